@@ -1,0 +1,16 @@
+# Sourced by scripts/serve and scripts/test: make .venv and install the project when it is missing.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.installed-$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+if [ ! -f "$STAMP" ]; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[dev]"
+  rm -f "$VENV"/.installed-*
+  touch "$STAMP"
+fi
+export PATH="$VENV/bin:$PATH"
+cd "$ROOT"

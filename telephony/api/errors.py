@@ -1,0 +1,92 @@
+"""Every failure the API reports, as one exception type rendered to the spec's error body.
+
+    ApiError(status, message, errors)
+     ├── BadRequest        400  validation and login failures, one item per invalid field
+     ├── Unauthorized      401  missing, unknown or expired token
+     ├── Forbidden         403  authenticated but not allowed
+     ├── NotFound          404  unknown id, or another customer's
+     ├── MethodNotAllowed  405
+     ├── Conflict          409
+     ├── PreconditionFailed 412
+     └── TooManyRequests   429
+
+The body is always `{"message": str, "errors": [{"field": str | None, "message": str}, ...]}` with at
+least one item, so clients that print `errors[0].message` always have one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+from aiohttp import web
+
+
+class FieldError(msgspec.Struct):
+    field: str | None
+    message: str
+
+
+class ErrorBody(msgspec.Struct):
+    message: str
+    errors: list[FieldError]
+
+
+_encode = msgspec.json.encode
+
+
+class ApiError(Exception):
+    status = 500
+    default_message = "Internal server error"
+
+    def __init__(self, message: str | None = None, errors: Sequence[FieldError] = (), headers=None) -> None:
+        self.message = message or self.default_message
+        self.errors = list(errors) or [FieldError(None, self.message)]
+        self.headers = headers
+        super().__init__(self.message)
+
+    def response(self) -> web.Response:
+        return error_response(self.status, self.message, self.errors, self.headers)
+
+
+class BadRequest(ApiError):
+    status, default_message = 400, "Bad request"
+
+    @classmethod
+    def field(cls, field: str | None, message: str) -> BadRequest:
+        return cls(f"{field}: {message}" if field else message, [FieldError(field, message)])
+
+
+class Unauthorized(ApiError):
+    status, default_message = 401, "Unauthorized"
+
+
+class Forbidden(ApiError):
+    status, default_message = 403, "Access denied"
+
+
+class NotFound(ApiError):
+    status, default_message = 404, "Resource not found"
+
+
+class MethodNotAllowed(ApiError):
+    status, default_message = 405, "Method not allowed"
+
+
+class Conflict(ApiError):
+    status, default_message = 409, "Conflict"
+
+
+class PreconditionFailed(ApiError):
+    status, default_message = 412, "Precondition failed"
+
+
+class TooManyRequests(ApiError):
+    status, default_message = 429, "Too many requests"
+
+
+def error_response(
+    status: int, message: str, errors: Sequence[FieldError] = (), headers=None
+) -> web.Response:
+    body = ErrorBody(message, list(errors) or [FieldError(None, message)])
+    return web.Response(status=status, body=_encode(body), content_type="application/json", headers=headers)

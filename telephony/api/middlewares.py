@@ -1,0 +1,58 @@
+"""Request ids and error rendering for every route, known or not."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+from aiohttp import web
+
+from ..keys import REQUEST_ID
+from ..logs import request_id
+from .errors import ApiError, error_response
+
+log = logging.getLogger(__name__)
+REQUEST_ID_HEADER = "X-Request-Id"
+_VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_HTTP_MESSAGES = {
+    404: "Resource not found",
+    405: "Method not allowed",
+    413: "Request body is too large",
+}
+
+
+@web.middleware
+async def request_ids(request: web.Request, handler) -> web.StreamResponse:
+    """Take the caller's X-Request-Id when it is sane, otherwise make one; echo it on the response."""
+    incoming = request.headers.get(REQUEST_ID_HEADER, "")
+    rid = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
+    request[REQUEST_ID] = rid
+    token = request_id.set(rid)
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers[REQUEST_ID_HEADER] = rid
+        raise
+    finally:
+        request_id.reset(token)
+    response.headers[REQUEST_ID_HEADER] = rid
+    return response
+
+
+@web.middleware
+async def errors(request: web.Request, handler) -> web.StreamResponse:
+    """Render every failure as `{message, errors}` JSON, never HTML, never a traceback."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.response()
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
+        message = _HTTP_MESSAGES.get(exc.status, exc.reason)
+        return error_response(exc.status, message, headers=headers)
+    except Exception:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "Internal server error")

@@ -1,0 +1,77 @@
+"""The route table and the one pipeline that wraps every API handler.
+
+A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whether it needs an
+authenticated user, and where it comes from (`spec` or a `real-platform` addition). `mount` adds
+every route under both version prefixes through `pipeline`, which sets the API version and
+authenticates before the handler runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from aiohttp import web
+
+from ..keys import API_VERSION
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Authenticate = Callable[[web.Request], Awaitable[None]]
+VERSIONS = ("v1.1", "v1.2")
+AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    auth: bool = True
+    origin: Literal["spec", "real-platform", "control"] = "spec"
+    versions: tuple[str, ...] = VERSIONS
+
+
+async def _authenticate_user(request: web.Request) -> None:
+    await request.app[AUTHENTICATE](request)
+
+
+def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_user) -> Handler:
+    """Wrap a handler with the version tag and, unless the route is open, the guard."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        request[API_VERSION] = version
+        if route.auth:
+            await guard(request)
+        return await route.handler(request)
+
+    handle.__name__ = getattr(route.handler, "__name__", "handler")
+    return handle
+
+
+def version_prefix(version: str, service: str) -> str:
+    return f"/{version}/{service}"
+
+
+def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
+    for route in routes:
+        for version in route.versions:
+            app.router.add_route(
+                route.method, version_prefix(version, service) + route.path, pipeline(route, version)
+            )
+
+
+def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:
+    for route in routes:
+        app.router.add_route(route.method, route.path, pipeline(route, "control", guard))
+
+
+def listing(routes: Iterable[Route], control: Iterable[Route], service: str) -> list[str]:
+    """Every method and path, one line each, as `telephony routes` prints them."""
+    lines = []
+    for route in routes:
+        mark = "" if route.origin == "spec" else f"  [{route.origin}]"
+        for version in route.versions:
+            lines.append(f"{route.method:<7}{version_prefix(version, service)}{route.path}{mark}")
+    lines.extend(f"{r.method:<7}{r.path}  [control]" for r in control)
+    return lines

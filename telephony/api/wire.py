@@ -1,0 +1,57 @@
+"""JSON in and out: msgspec-encoded responses with a Content-Length, typed request bodies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+import msgspec
+from aiohttp import web
+
+from .errors import BadRequest, FieldError
+
+T = TypeVar("T")
+_encode = msgspec.json.encode
+_PATH = re.compile(r" - at `\$(?:\.|\[\d+\]\.?)?(?P<path>[^`]*)`$")
+
+
+def json_response(payload: Any, status: int = 200) -> web.Response:
+    """The whole body at once, so the response carries a Content-Length."""
+    return web.Response(body=_encode(payload), status=status, content_type="application/json")
+
+
+def no_content(status: int = 204) -> web.Response:
+    return web.Response(status=status)
+
+
+def validation_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> BadRequest:
+    """A msgspec error as the spec's error body: one item naming the field."""
+    text = str(exc)
+    match = _PATH.search(text)
+    message = text[: match.start()] if match else text
+    field = match.group("path") if match and match.group("path") else None
+    if field is None and "missing required field" in message:
+        field = message.split("`")[1]
+    if "unknown field" in message and "`" in message:
+        field = message.split("`")[1]
+    return BadRequest(f"{field}: {message}" if field else message, [FieldError(field, message)])
+
+
+async def read_body(request: web.Request) -> bytes:
+    return await request.read()
+
+
+def decode(body: bytes, type_: type[T]) -> T:
+    """Decode and validate a JSON body as `type_`, or raise a 400 naming the field."""
+    if not body.strip():
+        body = b"{}"
+    try:
+        return msgspec.json.decode(body, type=type_)
+    except msgspec.ValidationError as exc:
+        raise validation_error(exc) from None
+    except msgspec.DecodeError as exc:
+        raise BadRequest("Malformed JSON body", [FieldError(None, f"Malformed JSON body: {exc}")]) from None
+
+
+async def read_json(request: web.Request, type_: type[T]) -> T:
+    return decode(await read_body(request), type_)

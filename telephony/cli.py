@@ -1,0 +1,212 @@
+"""The `telephony` command: serve, log, replay, verify, routes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sqlite3
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+from tqdm import tqdm
+
+from . import audit, logs, wiring
+from .config import ConfigError, Settings, load_settings
+from .eventlog import LOG_FILE, store
+from .redaction import redact
+
+DEFAULT_CONFIG = "config.toml"
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    path = args.config or (DEFAULT_CONFIG if Path(DEFAULT_CONFIG).exists() else None)
+    settings = load_settings(path)
+    if getattr(args, "host", None):
+        settings.server.host = args.host
+    if getattr(args, "port", None) is not None:
+        settings.server.port = args.port
+    if getattr(args, "data_dir", None):
+        settings.storage.data_dir = args.data_dir
+    return settings
+
+
+def _open_log(settings: Settings) -> sqlite3.Connection:
+    path = settings.data_dir / LOG_FILE
+    if not path.exists():
+        raise SystemExit(f"no event log at {path}")
+    return store.connect(path, readonly=True)
+
+
+# --- serve ---------------------------------------------------------------------------------------
+
+
+async def _serve(settings: Settings) -> None:
+    from aiohttp import web
+
+    from .app import create_app
+
+    app = create_app(settings, progress=True)
+    runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.server.host, settings.server.port)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    print("telephony shutting down", flush=True)
+    await runner.cleanup()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    logs.configure(settings.log.format, settings.log.level)
+    asyncio.run(_serve(settings))
+    return 0
+
+
+# --- log -----------------------------------------------------------------------------------------
+
+
+def _time_bound(text: str | None) -> str | None:
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text.replace(" ", "T")).replace(tzinfo=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _show(row: tuple, as_json: bool) -> str:
+    event = store.decode_row(row)
+    shown = msgspec.structs.replace(event, data=redact(event.data))
+    if as_json:
+        return msgspec.json.encode(shown).decode()
+    actor = f" user={event.meta.user_id}" if event.meta.user_id is not None else ""
+    data = msgspec.json.encode(shown.data).decode()
+    return (
+        f"{event.position:>8} {event.recorded_at} {event.stream}@{event.version} {event.type}{actor} {data}"
+    )
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    conn = _open_log(_settings(args))
+    filters = dict(
+        stream=args.stream,
+        types=args.type or None,
+        since_time=_time_bound(args.since),
+        until_time=_time_bound(args.until),
+    )
+    last = 0
+    try:
+        while True:
+            for row in store.raw_rows(conn, after=last, **filters):
+                last = row[0]
+                print(_show(row, args.json), flush=True)
+            if not args.follow:
+                return 0
+            time.sleep(0.5)
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 0
+
+
+# --- replay and verify ---------------------------------------------------------------------------
+
+
+def _until(text: str | None) -> tuple[int | None, str | None]:
+    if text is None:
+        return None, None
+    return (int(text), None) if text.isdigit() else (None, _time_bound(text))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    projections = wiring.projection_set()
+    until, until_time = _until(args.until)
+    if args.out:
+        copied = audit.replay_into(
+            settings.data_dir, Path(args.out), projections, until=until, until_time=until_time
+        )
+        print(f"wrote {copied} events and their projections to {args.out}")
+        return 0
+    if until is not None or until_time is not None:
+        raise SystemExit("--until needs --out: the live data dir always holds the whole log")
+    conn = store.connect(settings.data_dir / LOG_FILE)
+    applied = projections.rebuild(conn)
+    print(f"rebuilt {len(projections.all)} projections from {applied} events")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    conn = _open_log(settings)
+    total = store.count(conn)
+    with tqdm(total=total, desc="checking hash chain", unit="ev", file=sys.stderr, disable=None) as bar:
+        problem = audit.verify_chain(conn, bar.update)
+    if problem is None:
+        problem = audit.verify_projections(conn, wiring.projection_set())
+    if problem is not None:
+        print(f"verify FAILED at {problem}")
+        return 1
+    print(f"verify OK: {total} events, hash chain intact, projections match a fresh replay")
+    return 0
+
+
+def cmd_routes(args: argparse.Namespace) -> int:
+    service = _settings(args).api.service
+    for line in wiring.route_listing(service):
+        print(line)
+    return 0
+
+
+# --- parser --------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="telephony", description=__doc__)
+    parser.add_argument("--config", help="config file (default: ./config.toml when present)")
+    parser.add_argument("--data-dir", help="data directory (overrides [storage] data_dir)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the API server")
+    serve.add_argument("--config", default=argparse.SUPPRESS)
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--data-dir", default=argparse.SUPPRESS)
+    serve.set_defaults(func=cmd_serve)
+
+    show = sub.add_parser("log", help="print events")
+    show.add_argument("--stream")
+    show.add_argument("--type", action="append", help="event type (repeatable)")
+    show.add_argument("--since", help="from this UTC time (YYYY-MM-DD[ HH:MM:SS])")
+    show.add_argument("--until", help="up to this UTC time")
+    show.add_argument("--json", action="store_true", help="JSON lines")
+    show.add_argument("--follow", "-f", action="store_true", help="keep printing new events")
+    show.set_defaults(func=cmd_log)
+
+    replay = sub.add_parser("replay", help="rebuild projections, or the state at a point into a new dir")
+    replay.add_argument("--until", help="position or UTC time")
+    replay.add_argument("--out", help="new data dir to write the replayed state into")
+    replay.set_defaults(func=cmd_replay)
+
+    sub.add_parser("verify", help="check the hash chain and replay equality").set_defaults(func=cmd_verify)
+    sub.add_parser("routes", help="list every route").set_defaults(func=cmd_routes)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"telephony: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Typed settings: `config.toml`, overridden by `TELEPHONY_<SECTION>_<KEY>` environment variables.
+
+Every key is declared once below, with its default. An unknown key or a value of the wrong type
+stops the start with a `ConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+ENV_PREFIX = "TELEPHONY_"
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the offending key."""
+
+
+class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Base of every config section: unknown keys are errors."""
+
+
+class Server(Section):
+    host: str = "127.0.0.1"
+    port: int = 8080
+    max_body_bytes: int = 16 * 1024 * 1024
+
+
+class Api(Section):
+    service: str = "voipstudio"
+    default_page_size: int = 50
+    max_page_size: int = 5000
+
+
+class Storage(Section):
+    data_dir: str = "./data"
+
+
+class Bootstrap(Section):
+    customer_name: str = "Example Ltd"
+    admin_email: str = "admin@example.com"
+    admin_password: str = "change-me-now"  # noqa: S105 - documented bootstrap default
+
+
+class Control(Section):
+    key: str = ""
+
+
+class Log(Section):
+    format: Literal["text", "json"] = "text"
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+
+class Cors(Section):
+    allowed_origins: list[str] = msgspec.field(default_factory=lambda: ["*"])
+
+
+class Auth(Section):
+    v11_inactivity_seconds: int = 15 * 60
+    v12_inactivity_seconds: int = 30 * 60
+    sweep_interval_seconds: int = 60
+    max_failures: int = 5
+    failure_window_seconds: int = 15 * 60
+    lockout_seconds: int = 15 * 60
+    reset_token_ttl_seconds: int = 3600
+    two_factor_ttl_seconds: int = 600
+
+
+class Mail(Section):
+    host: str = ""
+    port: int = 25
+    username: str = ""
+    password: str = ""
+    sender: str = "telephony@localhost"
+    starttls: bool = False
+
+
+class EventLogSettings(Section):
+    max_batch: int = 512
+    synchronous: Literal["FULL", "NORMAL"] = "FULL"
+
+
+class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The whole configuration, one typed value passed to `create_app` and the CLI."""
+
+    server: Server = msgspec.field(default_factory=Server)
+    api: Api = msgspec.field(default_factory=Api)
+    storage: Storage = msgspec.field(default_factory=Storage)
+    bootstrap: Bootstrap = msgspec.field(default_factory=Bootstrap)
+    control: Control = msgspec.field(default_factory=Control)
+    log: Log = msgspec.field(default_factory=Log)
+    cors: Cors = msgspec.field(default_factory=Cors)
+    auth: Auth = msgspec.field(default_factory=Auth)
+    mail: Mail = msgspec.field(default_factory=Mail)
+    eventlog: EventLogSettings = msgspec.field(default_factory=EventLogSettings)
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.storage.data_dir)
+
+
+def _section_types() -> dict[str, type[Section]]:
+    return {f.name: f.type for f in msgspec.structs.fields(Settings)}
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """Turn `TELEPHONY_SECTION_KEY=value` into nested raw values, still as strings."""
+    sections = _section_types()
+    out: dict[str, dict[str, Any]] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        section, _, key = name[len(ENV_PREFIX) :].lower().partition("_")
+        if section not in sections or not key:
+            continue
+        out.setdefault(section, {})[key] = raw
+    return out
+
+
+def _coerce_env(section: str, key: str, raw: str) -> Any:
+    """Read an environment string as the declared type of `section.key`."""
+    fields = {f.name: f.type for f in msgspec.structs.fields(_section_types()[section])}
+    if key not in fields:
+        raise ConfigError(
+            f"unknown config key {section}.{key} (from {ENV_PREFIX}{section.upper()}_{key.upper()})"
+        )
+    if fields[key] == list[str]:
+        return [item.strip() for item in raw.split(",") if item.strip()]
+    if fields[key] is bool:
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    if fields[key] in (int, float):
+        try:
+            return msgspec.convert(raw, fields[key], strict=False)
+        except msgspec.ValidationError:
+            raise ConfigError(
+                f"config key {section}.{key}: expected {fields[key].__name__}, got {raw!r}"
+            ) from None
+    return raw
+
+
+def _location(err: msgspec.ValidationError) -> str:
+    message = str(err)
+    path = message.rpartition(" - at `$.")[2].rstrip("`") if " - at `$." in message else ""
+    if "unknown field" in message:
+        unknown = message.split("`")[1]
+        return f"unknown config key {path + '.' if path else ''}{unknown}"
+    return f"config key {path}: {message.partition(' - at')[0]}"
+
+
+def load_settings(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Read `path` (if it exists), apply environment overrides and validate everything."""
+    environ = os.environ if environ is None else environ
+    raw: dict[str, Any] = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(Path(path).read_text())
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file not found: {path}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    try:
+        for section, values in _env_overrides(environ).items():
+            target = raw.setdefault(section, {})
+            for key, value in values.items():
+                target[key] = _coerce_env(section, key, value)
+        return msgspec.convert(raw, Settings)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(_location(exc)) from None

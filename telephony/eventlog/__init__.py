@@ -1,0 +1,17 @@
+"""The append-only, hash-chained event log: the only source of truth."""
+
+from .log import LOG_FILE, EventLog
+from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, Metadata, NewEvent, RecordedEvent
+from .upcasting import Upcasters
+
+__all__ = [
+    "ANY_VERSION",
+    "LOG_FILE",
+    "NO_STREAM",
+    "ConcurrencyError",
+    "EventLog",
+    "Metadata",
+    "NewEvent",
+    "RecordedEvent",
+    "Upcasters",
+]

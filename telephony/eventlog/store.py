@@ -1,0 +1,124 @@
+"""The SQLite schema of the event log and its synchronous reads (shared by the writer, rebuilds and CLI)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+
+from .records import Metadata, RecordedEvent
+from .upcasting import Upcasters
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position    INTEGER PRIMARY KEY,
+    stream      TEXT    NOT NULL,
+    version     INTEGER NOT NULL,
+    type        TEXT    NOT NULL,
+    schema      INTEGER NOT NULL,
+    data        BLOB    NOT NULL,
+    meta        BLOB    NOT NULL,
+    recorded_at TEXT    NOT NULL,
+    hash        BLOB    NOT NULL,
+    UNIQUE (stream, version)
+);
+"""
+
+COLUMNS = "position, stream, version, type, schema, data, meta, recorded_at, hash"
+_decode_data = msgspec.json.decode
+_decode_meta = msgspec.json.Decoder(Metadata).decode
+
+
+def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
+    """Open the log database in WAL mode, in autocommit mode (transactions are explicit)."""
+    if readonly:
+        conn = sqlite3.connect(
+            f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+    else:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+    conn.execute(f"PRAGMA synchronous={'FULL' if synchronous == 'FULL' else 'NORMAL'}")
+    conn.execute("PRAGMA busy_timeout=5000")
+    return conn
+
+
+def head(conn: sqlite3.Connection) -> tuple[int, bytes]:
+    """The last position and its hash (0 and the genesis hash for an empty log)."""
+    row = conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
+    return (row[0], row[1]) if row else (0, bytes(32))
+
+
+def stream_version(conn: sqlite3.Connection, stream: str) -> int:
+    row = conn.execute("SELECT max(version) FROM events WHERE stream = ?", (stream,)).fetchone()
+    return row[0] or 0
+
+
+def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
+    position, stream, version, type_, schema, data, meta, recorded_at, digest = row
+    payload = _decode_data(data)
+    if upcasters:
+        schema, payload = upcasters.upcast(type_, schema, payload)
+    return RecordedEvent(
+        position=position,
+        stream=stream,
+        version=version,
+        type=type_,
+        schema=schema,
+        data=payload,
+        meta=_decode_meta(meta),
+        recorded_at=recorded_at,
+        hash=digest.hex(),
+    )
+
+
+def raw_rows(
+    conn: sqlite3.Connection,
+    *,
+    after: int = 0,
+    until: int | None = None,
+    stream: str | None = None,
+    types: list[str] | None = None,
+    since_time: str | None = None,
+    until_time: str | None = None,
+    chunk: int = 2000,
+) -> Iterator[tuple]:
+    """Stored rows in position order, filtered; read in chunks so memory stays flat."""
+    where: list[str] = ["position > ?"]
+    args: list[object] = [after]
+    if until is not None:
+        where.append("position <= ?")
+        args.append(until)
+    if stream is not None:
+        where.append("stream = ?")
+        args.append(stream)
+    if types:
+        where.append(f"type IN ({','.join('?' * len(types))})")
+        args.extend(types)
+    if since_time is not None:
+        where.append("recorded_at >= ?")
+        args.append(since_time)
+    if until_time is not None:
+        where.append("recorded_at <= ?")
+        args.append(until_time)
+    cursor = conn.execute(f"SELECT {COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
+    while rows := cursor.fetchmany(chunk):
+        yield from rows
+
+
+def read_events(
+    conn: sqlite3.Connection, upcasters: Upcasters | None = None, **filters
+) -> Iterator[RecordedEvent]:
+    for row in raw_rows(conn, **filters):
+        yield decode_row(row, upcasters)
+
+
+def count(conn: sqlite3.Connection, after: int = 0, until: int | None = None) -> int:
+    sql, args = "SELECT count(*) FROM events WHERE position > ?", [after]
+    if until is not None:
+        sql += " AND position <= ?"
+        args.append(until)
+    return conn.execute(sql, args).fetchone()[0]

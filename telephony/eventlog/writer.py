@@ -1,0 +1,192 @@
+"""Group commit: one writer task appends every request's events in shared transactions.
+
+Each request is a `decide` function run inside the writer's transaction (so it sees a consistent
+state and can check rules across streams) that returns the events to append. A batch of requests
+shares one COMMIT; each request sits in its own SAVEPOINT, so one that fails (a stale expected
+version, a broken rule) leaves nothing behind while the others commit. Projections are applied in
+the same transaction, and a caller is answered only once the COMMIT is durable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+
+from ..clock import Clock
+from . import store
+from .hashing import canonical_bytes, chain_hash
+from .records import ANY_VERSION, ConcurrencyError, Metadata, NewEvent, RecordedEvent
+
+Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
+_encode = msgspec.json.encode
+
+
+class ProjectionSink(Protocol):
+    """What the writer needs from the projections: apply an event, record a checkpoint."""
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
+
+    def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
+
+
+@dataclass
+class _Request:
+    decide: Decide
+    meta: Metadata
+    future: asyncio.Future[list[RecordedEvent]] = field(repr=False)
+
+
+class GroupCommitWriter:
+    """Owns the write connection and the one thread that uses it."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, *, max_batch: int = 512
+    ) -> None:
+        self._conn = conn
+        self._sink = sink
+        self._clock = clock
+        self._max_batch = max_batch
+        self._queue: asyncio.Queue[_Request | None] = asyncio.Queue()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
+        self._position, self._hash = store.head(conn)
+        self._listeners: list[Callable[[list[RecordedEvent]], Any]] = []
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="eventlog-writer")
+
+    def on_commit(self, listener: Callable[[list[RecordedEvent]], Any]) -> None:
+        """Call `listener(events)` in the event loop after each durable commit."""
+        self._listeners.append(listener)
+
+    async def submit(self, decide: Decide, meta: Metadata) -> list[RecordedEvent]:
+        if self._task is None or self._task.done():
+            raise RuntimeError("the event log writer is not running")
+        future: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Request(decide, meta, future))
+        return await asyncio.shield(future)
+
+    async def run_sync(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run `work(conn)` on the writer thread (for maintenance such as rebuilds)."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._conn)
+
+    async def close(self) -> None:
+        """Finish every queued append, then stop."""
+        if self._task is not None:
+            self._queue.put_nowait(None)
+            await self._task
+            self._task = None
+        self._executor.shutdown(wait=True)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < self._max_batch and not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stopping = True
+                    break
+                batch.append(nxt)
+            results = await loop.run_in_executor(self._executor, self._write_batch, batch)
+            self.batches += 1
+            committed: list[RecordedEvent] = []
+            for request, result in zip(batch, results, strict=True):
+                if isinstance(result, BaseException):
+                    if not request.future.done():
+                        request.future.set_exception(result)
+                    continue
+                committed.extend(result)
+                if not request.future.done():
+                    request.future.set_result(result)
+            if committed:
+                for listener in self._listeners:
+                    listener(committed)
+
+    def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
+        conn = self._conn
+        start_position, start_hash = self._position, self._hash
+        results: list[list[RecordedEvent] | BaseException] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for request in batch:
+                conn.execute("SAVEPOINT request")
+                saved = (self._position, self._hash)
+                try:
+                    results.append(self._append(request.decide(conn), request.meta))
+                    conn.execute("RELEASE request")
+                except Exception as exc:
+                    conn.execute("ROLLBACK TO request")
+                    conn.execute("RELEASE request")
+                    self._position, self._hash = saved
+                    results.append(exc)
+            if self._position != start_position:
+                self._sink.checkpoint(conn, self._position)
+            conn.execute("COMMIT")
+        except Exception as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._position, self._hash = start_position, start_hash
+            return [exc] * len(batch)
+        return results
+
+    def _append(self, events: Sequence[NewEvent], meta: Metadata) -> list[RecordedEvent]:
+        conn = self._conn
+        meta_bytes = _encode(meta)
+        recorded_at = self._clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        out: list[RecordedEvent] = []
+        for event in events:
+            current = store.stream_version(conn, event.stream)
+            if event.expected_version != ANY_VERSION and event.expected_version != current:
+                raise ConcurrencyError(event.stream, event.expected_version, current)
+            data = msgspec.to_builtins(event.data)
+            data_bytes = _encode(data)
+            position, version = self._position + 1, current + 1
+            canonical = canonical_bytes(
+                position, event.stream, version, event.type, event.schema, recorded_at, data_bytes, meta_bytes
+            )
+            digest = chain_hash(self._hash, canonical)
+            conn.execute(
+                f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    position,
+                    event.stream,
+                    version,
+                    event.type,
+                    event.schema,
+                    data_bytes,
+                    meta_bytes,
+                    recorded_at,
+                    digest,
+                ),
+            )
+            self._position, self._hash = position, digest
+            recorded = RecordedEvent(
+                position=position,
+                stream=event.stream,
+                version=version,
+                type=event.type,
+                schema=event.schema,
+                data=data,
+                meta=meta,
+                recorded_at=recorded_at,
+                hash=digest.hex(),
+            )
+            self._sink.apply(conn, recorded)
+            out.append(recorded)
+        return out

@@ -1,0 +1,33 @@
+"""Typed application keys: everything the handlers share lives on the app under one of these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiosqlite
+from aiohttp import web
+
+from .clock import Clock
+from .config import Settings
+from .eventlog import EventLog
+
+SETTINGS = web.AppKey("settings", Settings)
+CLOCK = web.AppKey("clock", Clock)
+EVENT_LOG = web.AppKey("event_log", EventLog)
+READER = web.AppKey("reader", aiosqlite.Connection)
+CONTROL_KEY_DIGEST = web.AppKey("control_key_digest", bytes)
+SERVICES = web.AppKey("services", Any)
+
+REQUEST_ID = web.RequestKey("request_id", str)
+API_VERSION = web.RequestKey("api_version", str)
+
+__all__ = [
+    "API_VERSION",
+    "CLOCK",
+    "CONTROL_KEY_DIGEST",
+    "EVENT_LOG",
+    "READER",
+    "REQUEST_ID",
+    "SERVICES",
+    "SETTINGS",
+]

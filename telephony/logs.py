@@ -1,0 +1,75 @@
+"""Logging: every line carries the request id; text or JSON lines as `[log] format` says."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+
+from aiohttp.abc import AbstractAccessLogger
+from aiohttp.web import BaseRequest, StreamResponse
+
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+access_logger = logging.getLogger("telephony.access")
+
+
+class _RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "request_id": getattr(record, "request_id", "-"),
+            "message": record.getMessage(),
+        }
+        line.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line)
+
+
+def configure(fmt: str = "text", level: str = "INFO") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(_RequestIdFilter())
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s")
+        )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+class AccessLogger(AbstractAccessLogger):
+    """An access line a request: method, path (no query: it may hold filters but never secrets), status."""
+
+    def log(self, request: BaseRequest, response: StreamResponse, time: float) -> None:
+        fields = {
+            "remote": request.remote,
+            "method": request.method,
+            "path": request.path,
+            "status": response.status,
+            "bytes": response.body_length,
+            "ms": round(time * 1000, 2),
+        }
+        self.logger.info(
+            f"{request.method} {request.path} {response.status} {fields['ms']}ms",
+            extra={"request_id": response.headers.get("X-Request-Id", "-"), "fields": fields},
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return self.logger.isEnabledFor(logging.INFO)

@@ -1,0 +1,32 @@
+"""What a projection is: a read model fed by the event types it declares."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import ClassVar
+
+from ..eventlog.records import RecordedEvent
+
+
+class Projection:
+    """A durable read model kept in SQLite tables, written in the same transaction as the events.
+
+    Subclasses set `name`, `version` (bump it to rebuild from the log at the next start), `tables`
+    (the tables it owns, dropped on rebuild), `handles` (event types) and implement `create` and
+    `apply`. `apply` does no I/O beyond its own tables.
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int] = 1
+    tables: ClassVar[tuple[str, ...]] = ()
+    handles: ClassVar[frozenset[str]] = frozenset()
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        raise NotImplementedError
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        raise NotImplementedError
+
+    def drop(self, conn: sqlite3.Connection) -> None:
+        for table in self.tables:
+            conn.execute(f'DROP TABLE IF EXISTS "{table}"')

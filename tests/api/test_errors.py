@@ -1,0 +1,115 @@
+"""Every failure is the JSON error body, on both versions; CORS preflights are answered."""
+
+from __future__ import annotations
+
+import pytest
+
+from telephony import wiring
+from telephony.api.routing import Route
+from telephony.api.wire import json_response, read_json
+
+VERSIONS = ["v1.1", "v1.2"]
+
+
+async def echo(request):
+    body = await read_json(request, dict)
+    return json_response({"data": body})
+
+
+async def explode(request):
+    raise RuntimeError("secret internals")
+
+
+@pytest.fixture
+def probe_routes(monkeypatch):
+    routes = [Route("POST", "/probe", echo, auth=False), Route("GET", "/explode", explode, auth=False)]
+    original = wiring.api_routes
+    monkeypatch.setattr(wiring, "api_routes", lambda: [*original(), *routes])
+
+
+def assert_error_body(body: dict) -> None:
+    assert set(body) == {"message", "errors"}
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["errors"] and all(set(item) == {"field", "message"} for item in body["errors"])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_unknown_route_is_a_json_404(client, version):
+    response = await client.get(f"/{version}/voipstudio/no-such-thing")
+    assert response.status == 404
+    assert response.content_type == "application/json"
+    assert_error_body(await response.json())
+    assert response.headers["X-Request-Id"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_wrong_method_is_a_json_405(probe_routes, client, version):
+    response = await client.delete(f"/{version}/voipstudio/probe")
+    assert response.status == 405
+    assert "POST" in response.headers["Allow"]
+    assert_error_body(await response.json())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_malformed_json_is_a_400(probe_routes, client, version):
+    response = await client.post(
+        f"/{version}/voipstudio/probe", data=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert response.status == 400
+    body = await response.json()
+    assert_error_body(body)
+    assert "JSON" in body["message"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_an_oversized_body_is_a_413(probe_routes, client, settings, version):
+    big = b"[" + b"1," * (settings.server.max_body_bytes // 2) + b"1]"
+    response = await client.post(f"/{version}/voipstudio/probe", data=big)
+    assert response.status == 413
+    assert_error_body(await response.json())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_an_unexpected_exception_is_a_500_without_internals(probe_routes, client, version):
+    response = await client.get(f"/{version}/voipstudio/explode")
+    assert response.status == 500
+    text = await response.text()
+    assert "secret internals" not in text and "Traceback" not in text
+    assert_error_body(await response.json())
+
+
+async def test_the_request_id_is_echoed_when_the_caller_sends_one(client):
+    response = await client.get("/_telephony/health", headers={"X-Request-Id": "abc-123"})
+    assert response.headers["X-Request-Id"] == "abc-123"
+
+
+async def test_health_is_open_and_reports_the_log_position(client):
+    response = await client.get("/_telephony/health")
+    assert response.status == 200
+    assert await response.json() == {"status": "ok", "position": 0}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_cors_preflight_allows_the_methods_and_headers_clients_send(probe_routes, client, version):
+    response = await client.options(
+        f"/{version}/voipstudio/probe",
+        headers={
+            "Origin": "https://crm.example.com",
+            "Access-Control-Request-Method": "PATCH",
+            "Access-Control-Request-Headers": "Content-Type, X-Auth-Token, Authorization",
+        },
+    )
+    assert response.status == 200
+    assert response.headers["Access-Control-Allow-Origin"] in ("*", "https://crm.example.com")
+    methods = {m.strip() for m in response.headers["Access-Control-Allow-Methods"].split(",")}
+    assert {"GET", "POST", "PATCH", "DELETE"} <= methods
+    headers = {h.strip().lower() for h in response.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"content-type", "x-auth-token", "authorization"} <= headers
+
+
+async def test_actual_cross_origin_responses_carry_the_allowed_origin(probe_routes, client):
+    response = await client.post(
+        "/v1.2/voipstudio/probe", json={"a": 1}, headers={"Origin": "https://crm.example.com"}
+    )
+    assert response.status == 200
+    assert response.headers["Access-Control-Allow-Origin"] in ("*", "https://crm.example.com")

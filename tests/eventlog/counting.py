@@ -1,0 +1,33 @@
+"""A tiny projection for contract tests: events counted per stream."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from telephony.eventlog import RecordedEvent
+from telephony.projections import Projection
+
+
+class StreamCounts(Projection):
+    name = "stream_counts"
+    version = 1
+    tables = ("test_stream_counts",)
+    handles = frozenset({"thing.happened", "thing.undone"})
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS test_stream_counts "
+            "(stream TEXT PRIMARY KEY, n INTEGER, total INTEGER)"
+        )
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        delta = 1 if event.type == "thing.happened" else -1
+        conn.execute(
+            "INSERT INTO test_stream_counts VALUES (?, ?, ?) ON CONFLICT (stream) DO UPDATE "
+            "SET n = n + excluded.n, total = total + excluded.total",
+            (event.stream, delta, event.data.get("n", 0)),
+        )
+
+    @staticmethod
+    def read(conn: sqlite3.Connection) -> dict[str, int]:
+        return dict(conn.execute("SELECT stream, n FROM test_stream_counts"))

@@ -1,0 +1,150 @@
+"""The event log contract, written once; every store the project grows runs it."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from telephony.audit import verify_chain
+from telephony.clock import Clock
+from telephony.eventlog import NO_STREAM, ConcurrencyError, EventLog, Metadata, NewEvent, Upcasters
+from telephony.eventlog import store as sqlite_store
+from telephony.projections import Projections
+
+from .counting import StreamCounts
+
+
+async def open_log(data_dir, upcasters=None) -> EventLog:
+    return await EventLog.open(data_dir, Projections([StreamCounts()], upcasters), Clock(), progress=False)
+
+
+def event(stream: str, n: int = 0, expected: int = -1) -> NewEvent:
+    return NewEvent(stream=stream, type="thing.happened", data={"n": n}, expected_version=expected)
+
+
+@pytest.fixture
+async def log(tmp_path):
+    opened = await open_log(tmp_path)
+    yield opened
+    await opened.close()
+
+
+async def test_concurrent_appends_get_gap_free_positions(log):
+    await asyncio.gather(*(log.append([event(f"s-{i % 7}", i), event(f"s-{i % 7}", i)]) for i in range(200)))
+    events = await log.read()
+    assert [e.position for e in events] == list(range(1, 401))
+    for stream in {e.stream for e in events}:
+        versions = [e.version for e in events if e.stream == stream]
+        assert versions == list(range(1, len(versions) + 1))
+
+
+async def test_appends_are_batched_into_shared_commits(log):
+    await asyncio.gather(*(log.append([event(f"b-{i}")]) for i in range(100)))
+    assert log._writer.batches < 100
+
+
+async def test_a_stale_expected_version_is_rejected_and_nothing_of_its_batch_is_stored(log):
+    await log.append([event("acct-1", expected=NO_STREAM)])
+    stale = [event("acct-2", expected=NO_STREAM), event("acct-1", expected=NO_STREAM)]
+    results = await asyncio.gather(log.append(stale), log.append([event("acct-3")]), return_exceptions=True)
+    assert isinstance(results[0], ConcurrencyError)
+    assert results[0].stream == "acct-1" and results[0].actual == 1
+    streams = [e.stream for e in await log.read()]
+    assert streams == ["acct-1", "acct-3"]
+    assert [e.position for e in await log.read()] == [1, 2]
+
+
+async def test_a_failing_decision_leaves_nothing_behind_and_others_commit(log):
+    def refuse(_conn):
+        raise ValueError("rule broken")
+
+    results = await asyncio.gather(log.transact(refuse), log.append([event("ok")]), return_exceptions=True)
+    assert isinstance(results[0], ValueError)
+    assert [e.stream for e in await log.read()] == ["ok"]
+
+
+async def test_metadata_is_stored_with_each_event(log):
+    meta = Metadata(user_id=1000001, token_kind="login", customer_id=7, api_version="v1.2", request_id="r1")
+    await log.append([event("m")], meta)
+    (stored,) = await log.read()
+    assert stored.meta == meta
+
+
+async def test_events_and_projections_survive_a_restart(tmp_path):
+    first = await open_log(tmp_path)
+    await asyncio.gather(*(first.append([event("keep", i)]) for i in range(50)))
+    await first.close()
+    second = await open_log(tmp_path)
+    try:
+        assert second.position == 50
+        assert len(await second.read_stream("keep")) == 50
+        assert StreamCounts.read(sqlite_store.connect(second.path, readonly=True))["keep"] == 50
+        await second.append([event("keep")])
+        assert second.position == 51
+    finally:
+        await second.close()
+
+
+async def test_subscribers_see_new_events_in_order(log):
+    await log.append([event("old")])
+    seen = []
+
+    async def follow():
+        async for e in log.subscribe(after=0):
+            seen.append(e.position)
+            if len(seen) == 3:
+                return
+
+    task = asyncio.create_task(follow())
+    await asyncio.sleep(0)
+    await log.append([event("new"), event("new")])
+    await asyncio.wait_for(task, 5)
+    assert seen == [1, 2, 3]
+
+
+async def test_upcasters_turn_old_shapes_into_new_ones_on_read(tmp_path):
+    first = await open_log(tmp_path)
+    await first.append([NewEvent(stream="u", type="thing.happened", data={"count": 3}, schema=1)])
+    await first.close()
+    upcasters = Upcasters()
+    upcasters.register("thing.happened", 1, lambda d: {"n": d.get("count", d.get("n"))})
+    second = await open_log(tmp_path, upcasters)
+    try:
+        (stored,) = await second.read()
+        assert stored.data == {"n": 3} and stored.schema == 2
+    finally:
+        await second.close()
+
+
+@pytest.mark.parametrize("column", ["stream", "version", "type", "data", "meta", "recorded_at", "hash"])
+async def test_changing_any_stored_byte_breaks_the_chain_at_that_position(tmp_path, column):
+    opened = await open_log(tmp_path)
+    for i in range(5):
+        await opened.append([event("t", i)])
+    await opened.close()
+    conn = sqlite3.connect(tmp_path / "events.db")
+    value = conn.execute(f"SELECT {column} FROM events WHERE position = 3").fetchone()[0]
+    if isinstance(value, bytes):
+        tampered: object = bytes([value[0] ^ 1]) + value[1:]
+    elif isinstance(value, int):
+        tampered = value + 100
+    else:
+        tampered = value[:-1] + ("x" if value[-1] != "x" else "y")
+    conn.execute(f"UPDATE events SET {column} = ? WHERE position = 3", (tampered,))
+    conn.commit()
+    problem = verify_chain(conn)
+    assert problem is not None and problem.position == 3
+
+
+async def test_a_deleted_event_is_reported_as_a_gap(tmp_path):
+    opened = await open_log(tmp_path)
+    for i in range(4):
+        await opened.append([event("t", i)])
+    await opened.close()
+    conn = sqlite3.connect(tmp_path / "events.db")
+    conn.execute("DELETE FROM events WHERE position = 2")
+    conn.commit()
+    problem = verify_chain(conn)
+    assert problem is not None and problem.position == 2

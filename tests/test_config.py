@@ -1,0 +1,50 @@
+"""Configuration: the documented file loads, environment variables override, mistakes name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from telephony.config import ConfigError, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_shipped_config_file_loads_with_the_documented_defaults():
+    settings = load_settings(ROOT / "config.toml", environ={})
+    assert (settings.server.host, settings.server.port) == ("127.0.0.1", 8080)
+    assert settings.api.service == "voipstudio"
+    assert settings.storage.data_dir == "./data"
+
+
+def test_environment_variables_override_the_file():
+    env = {
+        "TELEPHONY_SERVER_PORT": "9001",
+        "TELEPHONY_BOOTSTRAP_ADMIN_EMAIL": "root@acme.test",
+        "TELEPHONY_CORS_ALLOWED_ORIGINS": "https://a.test, https://b.test",
+        "TELEPHONY_MAIL_STARTTLS": "true",
+    }
+    settings = load_settings(ROOT / "config.toml", environ=env)
+    assert settings.server.port == 9001
+    assert settings.bootstrap.admin_email == "root@acme.test"
+    assert settings.cors.allowed_origins == ["https://a.test", "https://b.test"]
+    assert settings.mail.starttls is True
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "named"),
+    [
+        ("[server]\nprot = 1\n", {}, "server.prot"),
+        ("[server]\nport = 'eighty'\n", {}, "server.port"),
+        ("[nonsense]\nx = 1\n", {}, "nonsense"),
+        ("", {"TELEPHONY_SERVER_PORT": "eighty"}, "server.port"),
+        ("", {"TELEPHONY_SERVER_COLOUR": "red"}, "server.colour"),
+        ("[log]\nformat = 'xml'\n", {}, "log.format"),
+    ],
+)
+def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env, named):
+    path = tmp_path / "config.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
+        load_settings(path, environ=env)
