@@ -9,19 +9,25 @@ import aiosqlite
 from aiohttp import web
 
 from . import control_key, wiring
+from .accounts.auth import ACCOUNTS, authenticate
+from .accounts.service import Accounts
+from .accounts.sessions import SessionIndex
 from .api import cors, middlewares
 from .api.control import require_control_key
-from .api.routing import mount, mount_control
+from .api.routing import AUTHENTICATE, mount, mount_control
 from .clock import Clock
 from .config import Settings
 from .eventlog import EventLog
-from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, READER, SETTINGS
+from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, READER, SCHEDULER, SETTINGS
+from .mail import Mailer
+from .scheduler import Scheduler
+from .security import Sealer
 
 log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False) -> web.Application:
-    """Build the app; the event log opens on startup and closes (after in-flight appends) on cleanup."""
+    """Build the app; resources open on startup in order and close in reverse on cleanup."""
     app = web.Application(
         middlewares=[middlewares.request_ids, middlewares.errors],
         client_max_size=settings.server.max_body_bytes,
@@ -29,8 +35,8 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[SETTINGS] = settings
     app[CLOCK] = clock or Clock()
     app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
-    app.cleanup_ctx.append(_event_log(progress))
-    app.cleanup_ctx.append(_reader)
+    app[AUTHENTICATE] = authenticate
+    app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler])
     mount(app, wiring.api_routes(), settings.api.service)
     mount_control(app, wiring.control_routes(), require_control_key)
     cors.enable(app, settings.cors.allowed_origins)
@@ -56,9 +62,29 @@ def _event_log(progress: bool):
 
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
-    path = app[EVENT_LOG].path
-    reader = await aiosqlite.connect(f"file:{path}?mode=ro", uri=True)
+    reader = await aiosqlite.connect(f"file:{app[EVENT_LOG].path}?mode=ro", uri=True)
     await reader.execute("PRAGMA query_only=1")
     app[READER] = reader
     yield
     await reader.close()
+
+
+async def _accounts(app: web.Application) -> AsyncIterator[None]:
+    settings, event_log, clock = app[SETTINGS], app[EVENT_LOG], app[CLOCK]
+    sealer = Sealer.for_data_dir(settings.data_dir)
+    index = SessionIndex()
+    await event_log.query(index.load)
+    event_log.on_commit(index.on_events)
+    mailer = Mailer(settings.mail, event_log, sealer, clock)
+    app[ACCOUNTS] = Accounts(settings, event_log, app[READER], clock, sealer, index, mailer)
+    await app[ACCOUNTS].bootstrap()
+    yield
+
+
+async def _scheduler(app: web.Application) -> AsyncIterator[None]:
+    scheduler = Scheduler(app[CLOCK])
+    scheduler.every(app[SETTINGS].auth.sweep_interval_seconds, app[ACCOUNTS].sweep_expired, "expire-tokens")
+    scheduler.start()
+    app[SCHEDULER] = scheduler
+    yield
+    scheduler.shutdown()

@@ -85,9 +85,7 @@ def _path_of(conn: sqlite3.Connection) -> str:
     return conn.execute("PRAGMA database_list").fetchone()[2]
 
 
-def _copy_events(
-    src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None
-) -> int:
+def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None) -> int:
     dst.execute("BEGIN IMMEDIATE")
     copied = 0
     rows = store.raw_rows(src, until=until, until_time=until_time, chunk=5000)

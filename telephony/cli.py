@@ -89,9 +89,7 @@ def _show(row: tuple, as_json: bool) -> str:
         return msgspec.json.encode(shown).decode()
     actor = f" user={event.meta.user_id}" if event.meta.user_id is not None else ""
     data = msgspec.json.encode(shown.data).decode()
-    return (
-        f"{event.position:>8} {event.recorded_at} {event.stream}@{event.version} {event.type}{actor} {data}"
-    )
+    return f"{event.position:>8} {event.recorded_at} {event.stream}@{event.version} {event.type}{actor} {data}"
 
 
 def cmd_log(args: argparse.Namespace) -> int:
@@ -129,9 +127,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     projections = wiring.projection_set()
     until, until_time = _until(args.until)
     if args.out:
-        copied = audit.replay_into(
-            settings.data_dir, Path(args.out), projections, until=until, until_time=until_time
-        )
+        copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until, until_time=until_time)
         print(f"wrote {copied} events and their projections to {args.out}")
         return 0
     if until is not None or until_time is not None:

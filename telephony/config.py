@@ -126,9 +126,7 @@ def _coerce_env(section: str, key: str, raw: str) -> Any:
     """Read an environment string as the declared type of `section.key`."""
     fields = {f.name: f.type for f in msgspec.structs.fields(_section_types()[section])}
     if key not in fields:
-        raise ConfigError(
-            f"unknown config key {section}.{key} (from {ENV_PREFIX}{section.upper()}_{key.upper()})"
-        )
+        raise ConfigError(f"unknown config key {section}.{key} (from {ENV_PREFIX}{section.upper()}_{key.upper()})")
     if fields[key] == list[str]:
         return [item.strip() for item in raw.split(",") if item.strip()]
     if fields[key] is bool:
@@ -137,9 +135,7 @@ def _coerce_env(section: str, key: str, raw: str) -> Any:
         try:
             return msgspec.convert(raw, fields[key], strict=False)
         except msgspec.ValidationError:
-            raise ConfigError(
-                f"config key {section}.{key}: expected {fields[key].__name__}, got {raw!r}"
-            ) from None
+            raise ConfigError(f"config key {section}.{key}: expected {fields[key].__name__}, got {raw!r}") from None
     return raw
 
 

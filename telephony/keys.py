@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import aiosqlite
 from aiohttp import web
 
 from .clock import Clock
 from .config import Settings
 from .eventlog import EventLog
+from .scheduler import Scheduler
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
 EVENT_LOG = web.AppKey("event_log", EventLog)
 READER = web.AppKey("reader", aiosqlite.Connection)
+SCHEDULER = web.AppKey("scheduler", Scheduler)
 CONTROL_KEY_DIGEST = web.AppKey("control_key_digest", bytes)
-SERVICES = web.AppKey("services", Any)
 
 REQUEST_ID = web.RequestKey("request_id", str)
 API_VERSION = web.RequestKey("api_version", str)
@@ -28,6 +27,6 @@ __all__ = [
     "EVENT_LOG",
     "READER",
     "REQUEST_ID",
-    "SERVICES",
+    "SCHEDULER",
     "SETTINGS",
 ]

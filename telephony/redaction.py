@@ -6,7 +6,7 @@ from typing import Any
 
 MASK = "[redacted]"
 SECRET_SUFFIXES = ("_hash", "_sealed", "_digest")
-SECRET_NAMES = frozenset({"password", "token", "api_key", "secret", "code", "sip_password"})
+SECRET_NAMES = frozenset({"password", "token", "api_key", "secret", "code", "sip_password", "digest", "sealed"})
 
 
 def is_secret(name: str) -> bool:

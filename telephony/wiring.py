@@ -6,14 +6,23 @@ Each capability contributes its parts here, so `create_app`, the CLI (`routes`, 
 
 from __future__ import annotations
 
+from .accounts import control as accounts_control
+from .accounts import customer, login, tokens
+from .accounts.projections import projections as account_projections
 from .api import control
-from .api.routing import Route
+from .api.routing import Route, listing
+from .documents import DocumentTable
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
+from .projections.sequences import Sequences
+
+DOCUMENT_KINDS: dict[str, dict] = {"user": {}}
+SEQUENCED_KINDS = ("customer", "user")
 
 
 def projections() -> list[Projection]:
-    return []
+    documents = [DocumentTable(kind, **options) for kind, options in DOCUMENT_KINDS.items()]
+    return [*account_projections(), *documents, Sequences(SEQUENCED_KINDS)]
 
 
 def upcasters() -> Upcasters:
@@ -25,14 +34,12 @@ def projection_set() -> Projections:
 
 
 def api_routes() -> list[Route]:
-    return []
+    return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES]
 
 
 def control_routes() -> list[Route]:
-    return [*control.ROUTES]
+    return [*control.ROUTES, *accounts_control.ROUTES]
 
 
 def route_listing(service: str) -> list[str]:
-    from .api.routing import listing
-
     return listing(api_routes(), control_routes(), service)

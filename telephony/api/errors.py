@@ -85,8 +85,6 @@ class TooManyRequests(ApiError):
     status, default_message = 429, "Too many requests"
 
 
-def error_response(
-    status: int, message: str, errors: Sequence[FieldError] = (), headers=None
-) -> web.Response:
+def error_response(status: int, message: str, errors: Sequence[FieldError] = (), headers=None) -> web.Response:
     body = ErrorBody(message, list(errors) or [FieldError(None, message)])
     return web.Response(status=status, body=_encode(body), content_type="application/json", headers=headers)

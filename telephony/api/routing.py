@@ -56,9 +56,7 @@ def version_prefix(version: str, service: str) -> str:
 def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
     for route in routes:
         for version in route.versions:
-            app.router.add_route(
-                route.method, version_prefix(version, service) + route.path, pipeline(route, version)
-            )
+            app.router.add_route(route.method, version_prefix(version, service) + route.path, pipeline(route, version))
 
 
 def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:

@@ -19,9 +19,7 @@ LOG_FILE = "events.db"
 class EventLog:
     """One SQLite log with its projections; open with `await EventLog.open(...)`, then `close()`."""
 
-    def __init__(
-        self, path: Path, conn: sqlite3.Connection, projections: Projections, writer: GroupCommitWriter
-    ):
+    def __init__(self, path: Path, conn: sqlite3.Connection, projections: Projections, writer: GroupCommitWriter):
         self.path = path
         self.projections = projections
         self._conn = conn
@@ -60,6 +58,10 @@ class EventLog:
     async def transact(self, decide: Decide, meta: Metadata | None = None) -> list[RecordedEvent]:
         """Run `decide(conn)` inside the writer's transaction and append the events it returns."""
         return await self._writer.submit(decide, meta or Metadata())
+
+    async def query(self, work):
+        """Run `work(conn)` on the writer's thread and connection (startup loads, maintenance)."""
+        return await self._writer.run_sync(work)
 
     async def read(self, **filters) -> list[RecordedEvent]:
         """Events in position order (filters as `store.raw_rows`), read on the writer's thread."""

@@ -34,9 +34,7 @@ _decode_meta = msgspec.json.Decoder(Metadata).decode
 def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
     """Open the log database in WAL mode, in autocommit mode (transactions are explicit)."""
     if readonly:
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-        )
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
     else:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
@@ -109,9 +107,7 @@ def raw_rows(
         yield from rows
 
 
-def read_events(
-    conn: sqlite3.Connection, upcasters: Upcasters | None = None, **filters
-) -> Iterator[RecordedEvent]:
+def read_events(conn: sqlite3.Connection, upcasters: Upcasters | None = None, **filters) -> Iterator[RecordedEvent]:
     for row in raw_rows(conn, **filters):
         yield decode_row(row, upcasters)
 

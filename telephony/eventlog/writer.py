@@ -45,9 +45,7 @@ class _Request:
 class GroupCommitWriter:
     """Owns the write connection and the one thread that uses it."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, *, max_batch: int = 512
-    ) -> None:
+    def __init__(self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, *, max_batch: int = 512) -> None:
         self._conn = conn
         self._sink = sink
         self._clock = clock
@@ -105,18 +103,17 @@ class GroupCommitWriter:
                 batch.append(nxt)
             results = await loop.run_in_executor(self._executor, self._write_batch, batch)
             self.batches += 1
-            committed: list[RecordedEvent] = []
-            for request, result in zip(batch, results, strict=True):
-                if isinstance(result, BaseException):
-                    if not request.future.done():
-                        request.future.set_exception(result)
-                    continue
-                committed.extend(result)
-                if not request.future.done():
-                    request.future.set_result(result)
+            committed = [e for result in results if not isinstance(result, BaseException) for e in result]
             if committed:
                 for listener in self._listeners:
                     listener(committed)
+            for request, result in zip(batch, results, strict=True):
+                if request.future.done():
+                    continue
+                if isinstance(result, BaseException):
+                    request.future.set_exception(result)
+                else:
+                    request.future.set_result(result)
 
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn

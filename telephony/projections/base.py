@@ -16,10 +16,10 @@ class Projection:
     `apply`. `apply` does no I/O beyond its own tables.
     """
 
-    name: ClassVar[str]
+    name: str
     version: ClassVar[int] = 1
-    tables: ClassVar[tuple[str, ...]] = ()
-    handles: ClassVar[frozenset[str]] = frozenset()
+    tables: tuple[str, ...] = ()
+    handles: frozenset[str] = frozenset()
 
     def create(self, conn: sqlite3.Connection) -> None:
         raise NotImplementedError

@@ -44,8 +44,7 @@ class Projections:
         """Projections whose stored version differs from their code, or that lag behind the log."""
         conn.execute(CHECKPOINTS)
         stored = {
-            name: (v, p)
-            for name, v, p in conn.execute("SELECT name, version, position FROM projection_checkpoints")
+            name: (v, p) for name, v, p in conn.execute("SELECT name, version, position FROM projection_checkpoints")
         }
         last, _ = store.head(conn)
         return [p for p in self.all if stored.get(p.name) != (p.version, last)]

@@ -16,8 +16,7 @@ class StreamCounts(Projection):
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
-            "CREATE TABLE IF NOT EXISTS test_stream_counts "
-            "(stream TEXT PRIMARY KEY, n INTEGER, total INTEGER)"
+            "CREATE TABLE IF NOT EXISTS test_stream_counts (stream TEXT PRIMARY KEY, n INTEGER, total INTEGER)"
         )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:

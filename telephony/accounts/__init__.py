@@ -1,0 +1,1 @@
+"""Customers, users, tokens and the login family."""

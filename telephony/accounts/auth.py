@@ -1,0 +1,71 @@
+"""Request authentication (both schemes, both versions) and the ACL check."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from aiohttp import web
+
+from ..api.context import PRINCIPAL, Principal
+from ..api.errors import Forbidden, Unauthorized
+from ..domain import acl
+from ..security import digest
+from .service import Accounts
+from .sessions import TOUCH_EVERY
+
+ACCOUNTS = web.AppKey("accounts", Accounts)
+
+
+def credentials(request: web.Request) -> tuple[str, int | None]:
+    """The token (or API key) a request presents, and the user id a Basic pair claims."""
+    token = request.headers.get("X-Auth-Token", "").strip()
+    if token:
+        return token, None
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "basic" and value:
+        try:
+            user, sep, secret = base64.b64decode(value.strip(), validate=True).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            raise Unauthorized("Malformed Basic credentials: expected base64(user_id:token)") from None
+        if not sep or not secret or not user.isdigit():
+            raise Unauthorized("Malformed Basic credentials: expected base64(user_id:token)")
+        return secret, int(user)
+    raise Unauthorized("Missing user token: send X-Auth-Token, or Basic user_id:token")
+
+
+async def authenticate(request: web.Request) -> None:
+    accounts = request.app[ACCOUNTS]
+    token, claimed_user = credentials(request)
+    session = accounts.index.by_digest.get(digest(token))
+    now = accounts.clock.time()
+    if session is None or (claimed_user is not None and claimed_user != session.user_id):
+        raise Unauthorized(f"User token {token} not found")
+    if session.expired(now):
+        raise Unauthorized(f"User token {token} has expired")
+    account = accounts.index.accounts.get(session.user_id)
+    if account is None or not account.active:
+        raise Unauthorized(f"User token {token} not found")
+    session.last_seen = now
+    if now - session.last_persisted >= TOUCH_EVERY:
+        session.last_persisted = now
+        await accounts.touch(session.token_id, now)
+    request[PRINCIPAL] = Principal(
+        user_id=session.user_id, customer_id=session.customer_id, is_root=account.is_root, roles=account.roles,
+        token_id=session.token_id, token_kind=session.kind, token_digest=session.digest,
+    )  # fmt: skip
+
+
+def authorize(request: web.Request, module: str, *, write: bool) -> Principal:
+    """The caller, if its roles allow reading (or writing) `module`; 403 otherwise."""
+    who = request[PRINCIPAL]
+    if not acl.allowed(who.is_root, list(who.roles), module, write):
+        raise Forbidden(f"Access denied: your roles do not allow {'changing' if write else 'reading'} {module}")
+    return who
+
+
+def require_root(request: web.Request) -> Principal:
+    who = request[PRINCIPAL]
+    if not who.is_root:
+        raise Forbidden("Access denied: only the root administrator may do this")
+    return who

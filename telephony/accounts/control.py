@@ -1,0 +1,100 @@
+"""Operator endpoints for tenants: customers, users and API keys, and the mail outbox."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from ..api.context import meta_of
+from ..api.control import control_route
+from ..api.errors import BadRequest, NotFound
+from ..api.responses import collection
+from ..api.wire import decode, json_response, read_json
+from ..domain import acl
+from .auth import ACCOUNTS
+from .models import PROTECTED_FIELDS, USER_FIELDS, Named, NewCustomer, NewUser, User
+
+
+async def create_customer(request: web.Request) -> web.Response:
+    body = await read_json(request, NewCustomer)
+    customer, user = await request.app[ACCOUNTS].create_customer(
+        body.name, body.admin_email, body.admin_password, meta_of(request)
+    )
+    return json_response({"data": {"customer": customer, "user": user}}, status=201)
+
+
+def _checked_attributes(body: NewUser) -> dict:
+    unknown = set(body.attributes) - USER_FIELDS
+    if unknown:
+        raise BadRequest.field(sorted(unknown)[0], "Unknown User attribute")
+    protected = set(body.attributes) & PROTECTED_FIELDS
+    if protected:
+        raise BadRequest.field(sorted(protected)[0], "This attribute cannot be set")
+    try:
+        msgspec.convert({"id": 1, **body.attributes}, User)
+    except msgspec.ValidationError as exc:
+        raise BadRequest.field(str(exc).rpartition("$.")[2].rstrip("`") or None, str(exc)) from None
+    return body.attributes
+
+
+async def create_user(request: web.Request) -> web.Response:
+    """Adds a user with roles and any User attribute (top-level keys that are User fields count too)."""
+    raw = await request.read()
+    body = decode(raw, NewUser)
+    named = ("email", "first_name", "last_name", "roles", "is_root")
+    extra = {k: v for k, v in decode(raw, dict).items() if k in USER_FIELDS and k not in named}
+    body = msgspec.structs.replace(body, attributes={**extra, **body.attributes})
+    try:
+        roles = tuple(acl.role_name(r) for r in body.roles) or (acl.DEFAULT_ROLE,)
+    except ValueError as exc:
+        raise BadRequest.field("roles", str(exc)) from None
+    user = await request.app[ACCOUNTS].create_user(
+        int(request.match_info["id"]), msgspec.structs.replace(body, attributes=_checked_attributes(body)),
+        roles, meta_of(request),
+    )  # fmt: skip
+    return json_response({"data": user}, status=201)
+
+
+async def create_api_key(request: web.Request) -> web.Response:
+    accounts = request.app[ACCOUNTS]
+    user_id = int(request.match_info["id"])
+    body = await read_json(request, Named)
+    account = accounts.index.accounts.get(user_id)
+    if account is None:
+        raise NotFound(f"User {user_id} not found")
+    meta = meta_of(request)
+    issued = await accounts.issue(user_id, account.customer_id, "apikey", meta, name=body.name)
+    data = {"id": issued.token_id, "name": body.name, "key": issued.token, "user_id": user_id,
+            "created_at": issued.created_at}  # fmt: skip
+    return json_response({"data": data}, status=201)
+
+
+async def list_api_keys(request: web.Request) -> web.Response:
+    accounts = request.app[ACCOUNTS]
+    async with accounts.reader.execute(
+        "SELECT token_id, name, sealed, created_at FROM tokens WHERE user_id = ? AND kind = 'apikey' "
+        "AND revoked IS NULL ORDER BY rowid", (int(request.match_info["id"]),),
+    ) as cursor:  # fmt: skip
+        rows = await cursor.fetchall()
+    return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])
+
+
+async def outbox(request: web.Request) -> web.Response:
+    """Mail that went to the outbox (or SMTP), newest last; `?to=` narrows to one recipient."""
+    accounts = request.app[ACCOUNTS]
+    to = request.query.get("to")
+    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at FROM outbox"
+    async with accounts.reader.execute(sql + (" WHERE recipient = ?" if to else "") + " ORDER BY id",
+                                       (to,) if to else ()) as cursor:  # fmt: skip
+        rows = await cursor.fetchall()
+    return collection([{"id": r[0], "to": r[1], "subject": r[2], "body": accounts.unseal(r[3]), "transport": r[4],
+                        "created_at": r[5]} for r in rows])  # fmt: skip
+
+
+ROUTES = [
+    control_route("POST", "/customers", create_customer),
+    control_route("POST", r"/customers/{id:\d+}/users", create_user),
+    control_route("POST", r"/users/{id:\d+}/apikeys", create_api_key),
+    control_route("GET", r"/users/{id:\d+}/apikeys", list_api_keys),
+    control_route("GET", "/outbox", outbox),
+]

@@ -1,0 +1,169 @@
+"""Customer-module endpoints of accounts: /me, /aclroles, /users, /users/{id}/audio, /customers/{id}."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from ..api.context import meta_of, principal
+from ..api.errors import BadRequest, NotFound
+from ..api.responses import collection, raw_collection, single
+from ..api.routing import Route
+from ..api.wire import read_json
+from ..collections import envelope, fetch, parse, properties
+from ..documents import reads
+from ..domain import acl
+from ..eventlog import NewEvent
+from ..keys import SETTINGS
+from . import commands
+from . import events as ev
+from .auth import ACCOUNTS, authorize, require_root
+from .models import User, UserBulkItem
+
+USER_PROPS = properties(User)
+USERS = "doc_user"
+_decode = msgspec.json.decode
+
+
+async def _user_or_404(request: web.Request, user_id: int) -> dict:
+    who = principal(request)
+    body = await reads.get(request.app[ACCOUNTS].reader, USERS, user_id, who.customer_id)
+    if body is None:
+        raise NotFound(f"User {user_id} not found")
+    return _decode(body)
+
+
+def _user_id(request: web.Request) -> int:
+    return int(request.match_info["id"])
+
+
+async def me(request: web.Request) -> web.Response:
+    accounts, who = request.app[ACCOUNTS], principal(request)
+    user = await _user_or_404(request, who.user_id)
+    row = await accounts.one("SELECT sip_password_sealed FROM credentials WHERE user_id = ?", (who.user_id,))
+    data = {
+        "id": who.user_id, "email": user["email"], "first_name": user["first_name"],
+        "last_name": user["last_name"], "customer_id": who.customer_id, "balance": 0.0,
+        "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": "EUR",
+        "is_root": user["is_root"], "language": user.get("language") or "en",
+        "sip_domain": f"{who.customer_id}.sip.telephony.local",
+        "sip_password": accounts.unseal(row[0] if row else None),
+    }  # fmt: skip
+    return single(request, data, "/me")
+
+
+async def list_roles(request: web.Request) -> web.Response:
+    return collection([grant.role for grant in acl.ROLE_TABLE])
+
+
+async def get_role(request: web.Request) -> web.Response:
+    role_id = int(request.match_info["id"])
+    for grant in acl.ROLE_TABLE:
+        if grant.role.id == role_id:
+            return single(request, grant.role, f"/aclroles/{role_id}")
+    raise NotFound(f"ACL role {role_id} not found")
+
+
+async def list_users(request: web.Request) -> web.Response:
+    who = authorize(request, "customer", write=False)
+    api = request.app[SETTINGS].api
+    q = parse(request.query, USER_PROPS, default_limit=api.default_page_size, max_limit=api.max_page_size)
+    bodies, total = await fetch(request.app[ACCOUNTS].reader, USERS, ("customer_id = ?", (who.customer_id,)), q)
+    return raw_collection(envelope(bodies, total))
+
+
+async def get_user(request: web.Request) -> web.Response:
+    authorize(request, "customer", write=False)
+    user_id = _user_id(request)
+    return single(request, await _user_or_404(request, user_id), f"/users/{user_id}")
+
+
+async def patch_users(request: web.Request) -> web.Response:
+    """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing."""
+    who = require_root(request)
+    items = await read_json(request, list[UserBulkItem])
+    existing = await reads.get_many(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
+    events = []
+    for item in items:
+        if item.id not in existing:
+            raise NotFound(f"User {item.id} not found")
+        changes = {k: v for k, v in msgspec.structs.asdict(item).items() if k != "id" and v is not msgspec.UNSET}
+        if "location_id" in changes and changes["location_id"] is not None:
+            changes["location_id"] = str(changes["location_id"])
+        events.append(
+            NewEvent(stream=f"user-{item.id}", type=ev.USER_UPDATED, data={"id": item.id, "changes": changes})
+        )
+    await request.app[ACCOUNTS].log.append(events, meta_of(request))
+    updated = await reads.get_many(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
+    return raw_collection(envelope([updated[i.id] for i in items], len(items)))
+
+
+async def delete_user(request: web.Request) -> web.Response:
+    who = require_root(request)
+    user_id = _user_id(request)
+    await _user_or_404(request, user_id)
+    if user_id == who.user_id:
+        raise BadRequest("You cannot delete your own user")
+
+    def decide(conn):
+        deleted = NewEvent(stream=f"user-{user_id}", type=ev.USER_DELETED, data={"id": user_id})
+        return [deleted, *commands.revocations(commands.live_tokens(conn, user_id=user_id), "user_deleted")]
+
+    await request.app[ACCOUNTS].log.transact(decide, meta_of(request))
+    return web.Response(status=204)
+
+
+AUDIO_FIELDS = ("vm_announcement_id", "fm_announcement_id")
+
+
+def _may_touch(request: web.Request, user_id: int) -> None:
+    if principal(request).user_id != user_id:
+        require_root(request)
+
+
+async def get_audio(request: web.Request) -> web.Response:
+    authorize(request, "customer", write=False)
+    user_id = _user_id(request)
+    user = await _user_or_404(request, user_id)
+    data = {"user_id": user_id, **{f: user.get(f) for f in AUDIO_FIELDS}}
+    return single(request, data, f"/users/{user_id}/audio")
+
+
+async def delete_audio(request: web.Request) -> web.Response:
+    user_id = _user_id(request)
+    await _user_or_404(request, user_id)
+    _may_touch(request, user_id)
+    changes = dict.fromkeys(AUDIO_FIELDS)
+    event = NewEvent(stream=f"user-{user_id}", type=ev.USER_UPDATED, data={"id": user_id, "changes": changes})
+    await request.app[ACCOUNTS].log.append([event], meta_of(request))
+    return web.Response(status=204)
+
+
+async def delete_customer(request: web.Request) -> web.Response:
+    """Deletes the caller's own customer: its tokens die at once, its data is no longer served."""
+    who = principal(request)
+    customer_id = int(request.match_info["id"])
+    if customer_id != who.customer_id:
+        raise NotFound(f"Customer {customer_id} not found")
+    require_root(request)
+
+    def decide(conn):
+        deleted = NewEvent(stream=f"customer-{customer_id}", type=ev.CUSTOMER_DELETED, data={"id": customer_id})
+        return [deleted, *commands.revocations(commands.live_tokens(conn, customer_id=customer_id), "customer_deleted")]
+
+    await request.app[ACCOUNTS].log.transact(decide, meta_of(request))
+    return web.Response(status=204)
+
+
+ROUTES = [
+    Route("GET", "/me", me),
+    Route("GET", "/aclroles", list_roles),
+    Route("GET", r"/aclroles/{id:\d+}", get_role),
+    Route("GET", "/users", list_users),
+    Route("PATCH", "/users", patch_users),
+    Route("GET", r"/users/{id:\d+}", get_user),
+    Route("DELETE", r"/users/{id:\d+}", delete_user),
+    Route("GET", r"/users/{id:\d+}/audio", get_audio),
+    Route("DELETE", r"/users/{id:\d+}/audio", delete_audio),
+    Route("DELETE", r"/customers/{id:\d+}", delete_customer),
+]

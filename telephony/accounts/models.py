@@ -1,0 +1,150 @@
+"""Wire shapes of the authentication and customer endpoints."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254)]
+Password = Annotated[str, msgspec.Meta(min_length=8, max_length=256)]
+
+
+class User(msgspec.Struct, kw_only=True):
+    """The spec's full User model (`customer_id_id` spelled exactly as the spec gives it)."""
+
+    id: int
+    is_initial: bool = False
+    email: str = ""
+    first_name: str = ""
+    last_name: str = ""
+    roles: list[str] = msgspec.field(default_factory=list)
+    active: bool = True
+    visited_apps: list[str] = msgspec.field(default_factory=list)
+    is_root: bool = False
+    two_factor_auth: str = "D"
+    created_at: str = ""
+    customer: int = 0
+    customer_id_id: int = 0
+    mobile_activated: bool = False
+    mobile: str | None = None
+    ext: str | None = None
+    cli: str | None = None
+    esc_cli: str | None = None
+    cc: str | None = "44"
+    area_code: str | None = None
+    ring_time: str = "20"
+    final_dst_type: str = "V"
+    final_dst_id: int | None = None
+    vm_pin: str | None = None
+    vm_to_email: bool = False
+    vm_emails: list[str] = msgspec.field(default_factory=list)
+    vm_tts: str | None = None
+    vm_new: int = 0
+    vm_old: int = 0
+    cw: bool = True
+    dnd: bool = False
+    rec_allowed: bool = True
+    rec_never_internal: bool = False
+    fm: bool = False
+    fm_only_direct: bool = False
+    fm_init_ring_time: int = 0
+    fm_announcement_enabled: bool = False
+    fm_confirm_required: bool = False
+    fm_allowed: bool = True
+    fm_targets: list[str] = msgspec.field(default_factory=list)
+    fm_ring_time: str = "20"
+    fm_strategy: str = "A"
+    fm_final_dst_type: str = "H"
+    fm_final_dst_id: int | None = None
+    fm_cli: str = "R"
+    nun: str | None = None
+    nun_only_direct: bool = False
+    nun_ring_time: int = 20
+    monitor: str = "N"
+    monitor_transcript: str = "D"
+    auto_answer_header: str | None = None
+    log_missed_calls: bool = True
+    language: str = "en"
+    cnam: bool = False
+    email_missed: str | None = None
+    call_barge_allowed: bool = False
+    transfer_cli: str = "R"
+    nb_sip_locations: int = 0
+    pickup_group_id: int | None = None
+    location_id: str | None = None
+    vm_announcement_id: int | None = None
+    fm_announcement_id: int | None = None
+    legacy_api_key: str | None = None
+    groups: list[int] = msgspec.field(default_factory=list)
+
+
+USER_FIELDS = frozenset(f.encode_name for f in msgspec.structs.fields(User))
+PROTECTED_FIELDS = frozenset({"id", "customer", "customer_id_id", "created_at", "email", "is_initial"})
+
+
+class NewCustomer(msgspec.Struct, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    admin_email: Email
+    admin_password: Password
+
+
+class NewUser(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    email: Email
+    password: Password
+    first_name: str = ""
+    last_name: str = ""
+    roles: list[int | str] = msgspec.field(default_factory=list)
+    is_root: bool = False
+    attributes: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Named(msgspec.Struct, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+
+
+class Login(msgspec.Struct, kw_only=True):
+    email: str
+    password: str
+    remember_me: bool = False
+    device_fingerprint: str | None = None
+
+
+class Login2fa(msgspec.Struct, kw_only=True):
+    code: str
+    nonce: str
+    add_device: bool = False
+    remember_me: bool = False
+    device_fingerprint: str | None = None
+
+
+class EmailOnly(msgspec.Struct, kw_only=True):
+    email: str
+
+
+class Reset(msgspec.Struct, kw_only=True):
+    token: str
+    password: Password
+
+
+class NewApiToken(msgspec.Struct, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+    expiry: Annotated[int, msgspec.Meta(ge=0)] = 0
+
+
+class ApiToken(msgspec.Struct, kw_only=True):
+    user_id: int
+    token: str
+    customer_id: int
+    name: str
+    host: str
+    user_agent: str
+    expiry: int
+    last_request_at: str | None
+    created_at: str
+
+
+class UserBulkItem(msgspec.Struct, kw_only=True):
+    id: int
+    location_id: int | str | None | msgspec.UnsetType = msgspec.UNSET
+    groups: list[int] | msgspec.UnsetType = msgspec.UNSET

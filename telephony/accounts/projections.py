@@ -1,0 +1,156 @@
+"""Read models of accounts: customers, credentials, login challenges, resets, tokens, outbox.
+
+Public user documents live in the generic `doc_user` table; this module keeps what
+authentication needs (hashes, digests, sealed copies), never a usable secret in plain text.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+
+from ..eventlog import RecordedEvent
+from ..projections import Projection
+from . import events as ev
+
+_json = msgspec.json.encode
+
+
+class Customers(Projection):
+    name = "customers"
+    tables = ("customers",)
+    handles = frozenset({ev.CUSTOMER_CREATED, ev.CUSTOMER_DELETED})
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "created_at TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)"
+        )
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        d = event.data
+        if event.type == ev.CUSTOMER_CREATED:
+            conn.execute("INSERT INTO customers VALUES (?, ?, ?, 0)", (d["id"], d["name"], d["created_at"]))
+        else:
+            conn.execute("UPDATE customers SET deleted = 1 WHERE id = ?", (d["id"],))
+
+
+class Credentials(Projection):
+    name = "credentials"
+    tables = ("credentials", "challenges", "resets")
+    handles = frozenset({
+        ev.USER_CREATED, ev.USER_UPDATED, ev.USER_DELETED, ev.PASSWORD_CHANGED, ev.DEVICE_ADDED,
+        ev.CHALLENGE_ISSUED, ev.CHALLENGE_PASSED, ev.RESET_REQUESTED, ev.RESET_USED, ev.CUSTOMER_DELETED,
+    })  # fmt: skip
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS credentials (user_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, "
+            "email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, sip_password_sealed TEXT, "
+            "two_factor TEXT NOT NULL DEFAULT 'D', devices TEXT NOT NULL DEFAULT '[]', "
+            "deleted INTEGER NOT NULL DEFAULT 0)"
+        )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS challenges (nonce_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
+            "code_hash TEXT NOT NULL, expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
+        )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS resets (reset_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
+            "expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
+        )
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        d, t = event.data, event.type
+        if t == ev.USER_CREATED:
+            conn.execute(
+                "INSERT INTO credentials (user_id, customer_id, email, password_hash, sip_password_sealed, "
+                "two_factor) VALUES (?, ?, ?, ?, ?, ?)",
+                (d["id"], d["customer_id"], d["body"]["email"].lower(), d["password_hash"],
+                 d.get("sip_password_sealed"), d["body"].get("two_factor_auth", "D")),
+            )  # fmt: skip
+        elif t == ev.USER_UPDATED and "two_factor_auth" in d["changes"]:
+            conn.execute("UPDATE credentials SET two_factor = ? WHERE user_id = ?",
+                         (d["changes"]["two_factor_auth"], d["id"]))  # fmt: skip
+        elif t == ev.USER_DELETED:
+            conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
+                         "WHERE user_id = ?", (d["id"],))  # fmt: skip
+        elif t == ev.CUSTOMER_DELETED:
+            conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
+                         "WHERE customer_id = ? AND deleted = 0", (d["id"],))  # fmt: skip
+        elif t == ev.PASSWORD_CHANGED:
+            conn.execute("UPDATE credentials SET password_hash = ? WHERE user_id = ?", (d["password_hash"], d["id"]))
+        elif t == ev.DEVICE_ADDED:
+            conn.execute("UPDATE credentials SET devices = json_insert(devices, '$[#]', ?) WHERE user_id = ?",
+                         (d["device_digest"], d["id"]))  # fmt: skip
+        elif t == ev.CHALLENGE_ISSUED:
+            conn.execute("INSERT INTO challenges VALUES (?, ?, ?, ?, 0)",
+                         (d["nonce_digest"], d["id"], d["code_hash"], d["expires_at"]))  # fmt: skip
+        elif t == ev.CHALLENGE_PASSED:
+            conn.execute("UPDATE challenges SET used = 1 WHERE nonce_digest = ?", (d["nonce_digest"],))
+        elif t == ev.RESET_REQUESTED:
+            conn.execute("INSERT INTO resets VALUES (?, ?, ?, 0)", (d["reset_digest"], d["id"], d["expires_at"]))
+        elif t == ev.RESET_USED:
+            conn.execute("UPDATE resets SET used = 1 WHERE reset_digest = ?", (d["reset_digest"],))
+
+
+class Tokens(Projection):
+    name = "tokens"
+    tables = ("tokens",)
+    handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED})
+    COLUMNS = ("token_id", "digest", "sealed", "user_id", "customer_id", "kind", "name", "expiry",
+               "inactivity", "api_version", "host", "user_agent", "created_at", "issued_epoch")  # fmt: skip
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS tokens (token_id TEXT PRIMARY KEY, digest TEXT NOT NULL UNIQUE, "
+            "sealed TEXT, user_id INTEGER NOT NULL, customer_id INTEGER NOT NULL, kind TEXT NOT NULL, "
+            "name TEXT, expiry INTEGER NOT NULL, inactivity INTEGER NOT NULL, api_version TEXT, host TEXT, "
+            "user_agent TEXT, created_at TEXT NOT NULL, issued_epoch REAL NOT NULL, last_request_at TEXT, "
+            "last_epoch REAL, revoked TEXT)"
+        )
+        conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
+        conn.execute(
+            "CREATE VIEW IF NOT EXISTS api_tokens AS SELECT rowid AS id, user_id, customer_id, kind, revoked, "
+            "json_object('user_id', user_id, 'sealed', sealed, 'customer_id', customer_id, 'name', name, "
+            "'host', host, 'user_agent', user_agent, 'expiry', expiry, 'last_request_at', last_request_at, "
+            "'created_at', created_at, '_token_id', token_id) AS body FROM tokens"
+        )
+
+    def drop(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DROP VIEW IF EXISTS api_tokens")
+        super().drop(conn)
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        d = event.data
+        if event.type == ev.TOKEN_ISSUED:
+            conn.execute(
+                f"INSERT INTO tokens ({', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * len(self.COLUMNS))})",
+                tuple(d.get(c) for c in self.COLUMNS),
+            )
+        elif event.type == ev.TOKEN_TOUCHED:
+            conn.execute("UPDATE tokens SET last_request_at = ?, last_epoch = ? WHERE token_id = ?",
+                         (d["at"], d["epoch"], d["token_id"]))  # fmt: skip
+        else:
+            conn.execute("UPDATE tokens SET revoked = ? WHERE token_id = ?", (d["reason"], d["token_id"]))
+
+
+class Outbox(Projection):
+    name = "outbox"
+    tables = ("outbox",)
+    handles = frozenset({ev.MAIL_SENT})
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, recipient TEXT NOT NULL, "
+            "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL)"
+        )
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        d = event.data
+        row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"])
+        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?)", row)
+
+
+def projections() -> list[Projection]:
+    return [Customers(), Credentials(), Tokens(), Outbox()]

@@ -1,0 +1,125 @@
+"""Account operations: bootstrap, customers, users, tokens, logins, resets, expiry sweeps.
+
+Handlers call these; each prepares slow secrets off the event loop, then lets a decision in
+`commands` run inside the writer's transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+import msgspec
+
+from ..clock import Clock, wire_time
+from ..config import Settings
+from ..eventlog import EventLog, Metadata, NewEvent
+from ..mail import Mailer
+from ..security import Sealer, hash_password, new_token
+from ..security import digest as digest_of
+from . import commands
+from . import events as ev
+from .models import NewUser
+from .sessions import SessionIndex
+from .throttle import Throttle
+
+
+@dataclass
+class Issued:
+    token: str
+    token_id: str
+    user_id: int
+    created_at: str
+
+
+class Accounts:
+    def __init__(self, settings: Settings, log: EventLog, reader: aiosqlite.Connection, clock: Clock,
+                 sealer: Sealer, index: SessionIndex, mailer: Mailer) -> None:  # fmt: skip
+        self.settings = settings
+        self.log = log
+        self.reader = reader
+        self.clock = clock
+        self.sealer = sealer
+        self.index = index
+        self.mailer = mailer
+        self.throttle = Throttle(settings.auth, clock)
+
+    # --- users and customers -------------------------------------------------------------------
+
+    async def plan_user(self, email: str, password: str, *, is_root: bool = False, roles: tuple[str, ...] = (),
+                        attributes: dict[str, Any] | None = None) -> commands.UserPlan:  # fmt: skip
+        password_hash = await asyncio.to_thread(hash_password, password)
+        return commands.UserPlan(
+            email=email, password_hash=password_hash, sip_password_sealed=self.sealer.seal(new_token()[:16]),
+            created_at=wire_time(self.clock.now()), is_root=is_root, roles=roles, attributes=attributes or {},
+        )  # fmt: skip
+
+    async def create_customer(self, name: str, email: str, password: str, meta: Metadata) -> tuple[dict, dict]:
+        admin = await self.plan_user(email, password, is_root=True, roles=("ROLE_ROOT_ADMIN",))
+        customer, user = await self.log.transact(commands.create_customer(name, admin), meta)
+        return customer.data, user.data["body"]
+
+    async def create_user(self, customer_id: int, body: NewUser, roles: tuple[str, ...], meta: Metadata) -> dict:
+        plan = await self.plan_user(body.email, body.password, is_root=body.is_root, roles=roles,
+                                    attributes={**body.attributes, "first_name": body.first_name,
+                                                "last_name": body.last_name})  # fmt: skip
+        (created,) = await self.log.transact(commands.create_user(customer_id, plan), meta)
+        return created.data["body"]
+
+    async def bootstrap(self) -> None:
+        """Create the first customer and its root user when the log is empty."""
+        if self.log.position == 0:
+            boot = self.settings.bootstrap
+            await self.create_customer(boot.customer_name, boot.admin_email, boot.admin_password,
+                                       Metadata(source="bootstrap"))  # fmt: skip
+
+    # --- tokens --------------------------------------------------------------------------------
+
+    def inactivity_for(self, version: str | None) -> int:
+        auth = self.settings.auth
+        return auth.v11_inactivity_seconds if version == "v1.1" else auth.v12_inactivity_seconds
+
+    async def issue(self, user_id: int, customer_id: int, kind: str, meta: Metadata, *, name: str | None = None,
+                    expiry: int = 0, inactivity: int = 0, host: str | None = None,
+                    user_agent: str | None = None) -> Issued:  # fmt: skip
+        token = new_token()
+        now = self.clock.now()
+        plan = commands.TokenPlan(
+            digest=digest_of(token), sealed=self.sealer.seal(token) if kind != "login" else None, user_id=user_id,
+            customer_id=customer_id, kind=kind, expiry=expiry, inactivity=inactivity,
+            api_version=meta.api_version, created_at=wire_time(now), issued_epoch=now.timestamp(), name=name,
+            host=host, user_agent=user_agent,
+        )  # fmt: skip
+        decide = commands.issue_api_token(plan) if name is not None else (lambda _c: [commands.token_issued(plan)])
+        (issued,) = await self.log.transact(decide, meta)
+        return Issued(token, issued.data["token_id"], user_id, plan.created_at)
+
+    async def revoke(self, token_ids: list[str], reason: str, meta: Metadata) -> None:
+        if token_ids:
+            await self.log.append(commands.revocations(token_ids, reason), meta)
+
+    async def touch(self, token_id: str, now: float) -> None:
+        data = {"token_id": token_id, "at": wire_time(now), "epoch": now}
+        await self.log.append([NewEvent(stream=f"token-{token_id}", type=ev.TOKEN_TOUCHED, data=data)])
+
+    async def sweep_expired(self) -> int:
+        """Record the expiry of every token past its lifetime (an APScheduler job)."""
+        expired = [s.token_id for s in self.index.expired(self.clock.time())]
+        await self.revoke(expired, "expired", Metadata(source="scheduler"))
+        return len(expired)
+
+    def unseal(self, sealed: str | None) -> str | None:
+        return self.sealer.unseal(sealed) if sealed else None
+
+    async def send_mail(self, to: str, subject: str, body: str, meta: Metadata) -> None:
+        await self.mailer.send(to, subject, body, meta)
+
+    async def one(self, sql: str, params: tuple) -> Any:
+        async with self.reader.execute(sql, params) as cursor:
+            return await cursor.fetchone()
+
+
+def decode(body: str) -> dict:
+    return msgspec.json.decode(body)

@@ -1,0 +1,51 @@
+"""Brute-force protection for the login family: slow down, then refuse for a while.
+
+Failures are counted per email and per remote address within a window, on the injectable clock.
+Each failure past the first delays its answer a little more; at `max_failures` the key is locked
+for `lockout_seconds` and every attempt gets 429. A success clears the email's count. This is
+request hygiene, not state of record, so it lives in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from ..api.errors import TooManyRequests
+from ..clock import Clock
+from ..config import Auth
+
+STEP_DELAY = 0.05
+MAX_DELAY = 0.5
+
+
+class Throttle:
+    def __init__(self, settings: Auth, clock: Clock) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._locked_until: dict[str, float] = {}
+
+    def check(self, *keys: str) -> None:
+        now = self._clock.time()
+        for key in keys:
+            until = self._locked_until.get(key, 0.0)
+            if now < until:
+                raise TooManyRequests(f"Too many failed attempts; try again in {int(until - now) + 1} seconds")
+
+    async def failed(self, *keys: str) -> None:
+        now = self._clock.time()
+        worst = 0
+        for key in keys:
+            window = self._failures.setdefault(key, deque())
+            window.append(now)
+            while window and window[0] < now - self._settings.failure_window_seconds:
+                window.popleft()
+            if len(window) >= self._settings.max_failures:
+                self._locked_until[key] = now + self._settings.lockout_seconds
+                window.clear()
+            worst = max(worst, len(window))
+        await asyncio.sleep(min(MAX_DELAY, STEP_DELAY * max(0, worst - 1)))
+
+    def succeeded(self, key: str) -> None:
+        self._failures.pop(key, None)

@@ -1,0 +1,71 @@
+"""API tokens (v1.2): POST, GET and DELETE /apitokens, as the real platform serves them."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from ..api.context import meta_of, principal
+from ..api.errors import NotFound
+from ..api.responses import raw_collection, single
+from ..api.routing import Route
+from ..api.wire import read_json
+from ..clock import wire_time
+from ..collections import Kind, envelope, fetch, parse
+from ..keys import SETTINGS
+from ..security import digest
+from .auth import ACCOUNTS
+from .models import ApiToken, NewApiToken
+
+API_TOKEN_FIELDS = {f.encode_name: Kind.TEXT for f in msgspec.structs.fields(ApiToken)} | {
+    "user_id": Kind.INT, "customer_id": Kind.INT, "expiry": Kind.INT,
+    "created_at": Kind.TIME, "last_request_at": Kind.TIME,
+}  # fmt: skip
+V12 = ("v1.2",)
+
+
+async def create(request: web.Request) -> web.Response:
+    accounts, who = request.app[ACCOUNTS], principal(request)
+    body = await read_json(request, NewApiToken)
+    issued = await accounts.issue(
+        who.user_id, who.customer_id, "apitoken", meta_of(request), name=body.name, expiry=body.expiry,
+        host=request.remote, user_agent=request.headers.get("User-Agent", ""),
+    )  # fmt: skip
+    token = ApiToken(user_id=who.user_id, token=issued.token, customer_id=who.customer_id, name=body.name,
+                     host=request.remote or "", user_agent=request.headers.get("User-Agent", ""),
+                     expiry=body.expiry, last_request_at=None, created_at=issued.created_at)  # fmt: skip
+    return single(request, token, f"/apitokens/{issued.token}", status=201)
+
+
+async def list_tokens(request: web.Request) -> web.Response:
+    """The caller's live API tokens, a normal collection; each item carries its token."""
+    accounts, who = request.app[ACCOUNTS], principal(request)
+    api = request.app[SETTINGS].api
+    q = parse(request.query, API_TOKEN_FIELDS, default_limit=api.default_page_size, max_limit=api.max_page_size)
+    scope = ("user_id = ? AND kind = 'apitoken' AND revoked IS NULL", (who.user_id,))
+    bodies, total = await fetch(accounts.reader, "api_tokens", scope, q)
+    items = []
+    for raw in bodies:
+        item = msgspec.json.decode(raw)
+        item["token"] = accounts.unseal(item.pop("sealed"))
+        session = accounts.index.by_id.get(item.pop("_token_id"))
+        if session is not None and session.last_seen > session.issued:
+            item["last_request_at"] = wire_time(session.last_seen)
+        items.append(msgspec.json.encode(item).decode())
+    return raw_collection(envelope(items, total))
+
+
+async def delete(request: web.Request) -> web.Response:
+    accounts, who = request.app[ACCOUNTS], principal(request)
+    session = accounts.index.by_digest.get(digest(request.match_info["token"]))
+    if session is None or session.user_id != who.user_id:
+        raise NotFound("API token not found")
+    await accounts.revoke([session.token_id], "deleted", meta_of(request))
+    return web.Response(status=204)
+
+
+ROUTES = [
+    Route("POST", "/apitokens", create, versions=V12),
+    Route("GET", "/apitokens", list_tokens, versions=V12, origin="real-platform"),
+    Route("DELETE", "/apitokens/{token}", delete, versions=V12, origin="real-platform"),
+]

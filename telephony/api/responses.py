@@ -1,0 +1,34 @@
+"""The spec's success envelopes: `{data, links}` for one resource, `{data, total}` for lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from ..keys import API_VERSION, SETTINGS
+
+_encode = msgspec.json.encode
+
+
+def base_url(request: web.Request) -> str:
+    return f"/{request[API_VERSION]}/{request.app[SETTINGS].api.service}"
+
+
+def single(request: web.Request, data: Any, self_path: str, status: int = 200) -> web.Response:
+    body = {"data": data, "links": {"self": base_url(request) + self_path}}
+    return web.Response(body=_encode(body), status=status, content_type="application/json")
+
+
+def collection(data: list[Any], total: int | None = None) -> web.Response:
+    body = {"data": data, "total": len(data) if total is None else total}
+    return web.Response(body=_encode(body), content_type="application/json")
+
+
+def raw_collection(payload: bytes) -> web.Response:
+    return web.Response(body=payload, content_type="application/json")
+
+
+def message(text: str, status: int = 200, **extra: Any) -> web.Response:
+    return web.Response(body=_encode({"message": text, **extra}), status=status, content_type="application/json")

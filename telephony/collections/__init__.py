@@ -1,0 +1,6 @@
+"""One collection engine for every list endpoint."""
+
+from .fields import Kind, properties
+from .query import ListQuery, envelope, fetch, parse
+
+__all__ = ["Kind", "ListQuery", "envelope", "fetch", "parse", "properties"]

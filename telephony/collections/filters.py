@@ -1,0 +1,169 @@
+"""`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made SQL.
+
+Every operator of version 1.2 and its aliases; conditions are ANDed. Values are read as the
+property's type ("10" equals 10 on a number); time properties compare as times and take a bare
+date, whose meaning depends on the operator (real-platform.md). `like`/`notlike` without `%` or `_`
+match a substring, case-insensitively. Property names are whitelisted, values always bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ..api.errors import BadRequest
+from ..documents import json_path
+from .fields import Kind
+
+OPERATORS = {
+    "eq": "=", "=": "=",
+    "ne": "!=", "neq": "!=", "<>": "!=", "!=": "!=",
+    "lt": "<", "<": "<", "lte": "<=", "<=": "<=",
+    "gt": ">", ">": ">", "gte": ">=", ">=": ">=",
+    "in": "in", "like": "like", "notlike": "notlike",
+}  # fmt: skip
+MAX_CONDITIONS = 50
+MAX_IN_VALUES = 1000
+MAX_FILTER_BYTES = 64 * 1024
+
+
+class Condition(msgspec.Struct, forbid_unknown_fields=False):
+    property: str
+    operator: str = "eq"
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Where:
+    sql: str
+    params: tuple[Any, ...]
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest.field(field, message)
+
+
+def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, Any]]:
+    """The checked conditions of a `filter` parameter: (property, canonical operator, typed value)."""
+    if raw is None or not raw.strip():
+        return []
+    if len(raw) > MAX_FILTER_BYTES:
+        raise _bad("filter", "The filter is too long")
+    try:
+        conditions = msgspec.json.decode(raw, type=list[Condition])
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        message = f"Malformed filter: expected a JSON array of {{property, operator, value}} ({exc})"
+        raise _bad("filter", message) from None
+    if len(conditions) > MAX_CONDITIONS:
+        raise _bad("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
+    return [_check(c, props) for c in conditions]
+
+
+def _check(condition: Condition, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
+    if condition.property not in props:
+        raise _bad("filter", f"Unknown property '{condition.property}'")
+    operator = OPERATORS.get(str(condition.operator).lower())
+    if operator is None:
+        raise _bad("filter", f"Unknown operator '{condition.operator}'")
+    kind = props[condition.property]
+    if operator == "in":
+        if not isinstance(condition.value, list):
+            raise _bad("filter", f"Operator 'in' on '{condition.property}' needs an array value")
+        if len(condition.value) > MAX_IN_VALUES:
+            raise _bad("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
+        return condition.property, operator, [_typed(condition.property, kind, v) for v in condition.value]
+    if operator in ("like", "notlike"):
+        if not isinstance(condition.value, str | int | float) or isinstance(condition.value, bool):
+            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text value")
+        return condition.property, operator, str(condition.value)
+    return condition.property, operator, _typed(condition.property, kind, condition.value)
+
+
+def _typed(prop: str, kind: Kind, value: Any) -> Any:
+    """A filter value read as the property's type, or a 400 naming the property."""
+    if value is None:
+        return None
+    try:
+        if kind is Kind.INT:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            return int(value)
+        if kind is Kind.FLOAT:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        if kind is Kind.BOOL:
+            if isinstance(value, str) and value.lower() in ("true", "1", "false", "0"):
+                return value.lower() in ("true", "1")
+            if value in (0, 1) or isinstance(value, bool):
+                return bool(value)
+            raise ValueError
+        if kind is Kind.TIME:
+            return _time(value)
+        if kind in (Kind.ARRAY, Kind.OBJECT):
+            if isinstance(value, list | dict):
+                raise ValueError
+            return value
+        if isinstance(value, list | dict):
+            raise ValueError
+        return str(value) if not isinstance(value, str) else value
+    except (ValueError, TypeError, OverflowError):
+        raise _bad("filter", f"Value {value!r} is not a valid {kind.value} for '{prop}'") from None
+
+
+def _time(value: Any) -> str:
+    from datetime import datetime
+
+    text = str(value).strip()
+    for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
+        try:
+            parsed = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return parsed.strftime("%Y-%m-%d") if fmt == "%Y-%m-%d" else parsed.strftime("%Y-%m-%d %H:%M:%S")
+    raise ValueError(text)
+
+
+def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Where:
+    """The AND of every condition, with bound parameters only."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for prop, operator, value in conditions:
+        column = json_path(prop)
+        kind = props[prop]
+        if operator == "in":
+            if not value:
+                clauses.append("0")
+                continue
+            clauses.append(f"{column} IN ({','.join('?' * len(value))})")
+            params.extend(_bind(v) for v in value)
+        elif operator in ("like", "notlike"):
+            pattern = value if ("%" in value or "_" in value) else f"%{value}%"
+            negate = "NOT " if operator == "notlike" else ""
+            clauses.append(f"({column} IS NOT NULL AND CAST({column} AS TEXT) {negate}LIKE ?)")
+            params.append(pattern)
+        elif value is None:
+            clauses.append(f"{column} IS {'NOT ' if operator == '!=' else ''}NULL")
+        elif kind is Kind.TIME and len(value) == 10:
+            clauses.append(_bare_date(column, operator, value, params))
+        else:
+            clauses.append(f"{column} {operator} ?")
+            params.append(_bind(value))
+    return Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+
+
+def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
+    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day."""
+    first, last = f"{day} 00:00:00", f"{day} 23:59:59"
+    if operator in ("=", "!="):
+        params.extend((first, last))
+        return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
+    params.append(last if operator == "<=" else first)
+    return f"{column} {operator} ?"
+
+
+def _bind(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value

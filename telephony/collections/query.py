@@ -1,0 +1,116 @@
+"""List requests: `page`, `limit`, `filter`, `sort`/`dir`, `group_by` into one parameterised query.
+
+Pages count from 1; a missing `limit` serves `[api] default_page_size` records, a `limit` above
+`[api] max_page_size` (5000) is served as that maximum. Order is always fixed, ties broken by id,
+so a page walk returns every row exactly once. `total` counts every match, whatever the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import aiosqlite
+
+from ..api.errors import BadRequest
+from ..documents import json_path
+from . import filters
+from .fields import Kind
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    page: int
+    limit: int
+    where: filters.Where
+    sort: str | None
+    descending: bool
+    group_by: str | None
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+
+def _positive(query: Mapping[str, str], name: str, default: int) -> int:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest.field(name, f"'{name}' must be a positive integer") from None
+    if value < 1:
+        raise BadRequest.field(name, f"'{name}' must be a positive integer")
+    return value
+
+
+def parse(
+    query: Mapping[str, str],
+    props: Mapping[str, Kind],
+    *,
+    default_limit: int,
+    max_limit: int,
+    extra: list[tuple[str, str, Any]] = (),  # type: ignore[assignment]
+) -> ListQuery:
+    """Read a list request's parameters; anything unknown or malformed is a 400 naming it."""
+    page = _positive(query, "page", 1)
+    limit = min(_positive(query, "limit", default_limit), max_limit)
+    conditions = [*extra, *filters.parse(query.get("filter"), props)]
+    sort, descending = query.get("sort") or None, (query.get("dir") or "ASC").upper() == "DESC"
+    if (query.get("dir") or "ASC").upper() not in ("ASC", "DESC"):
+        raise BadRequest.field("dir", "'dir' must be ASC or DESC")
+    if sort and sort.startswith("-"):
+        sort, descending = sort[1:], True
+    if sort and sort not in props:
+        raise BadRequest.field("sort", f"Unknown property '{sort}'")
+    group_by = query.get("group_by") or None
+    if group_by and group_by not in props:
+        raise BadRequest.field("group_by", f"Unknown property '{group_by}'")
+    if page * limit > 2**62:
+        raise BadRequest.field("page", "'page' is too large")
+    return ListQuery(page, limit, filters.to_sql(conditions, props), sort, descending, group_by)
+
+
+async def fetch(
+    reader: aiosqlite.Connection,
+    table: str,
+    scope: tuple[str, tuple[Any, ...]],
+    q: ListQuery,
+    *,
+    unfiltered_total: int | None = None,
+) -> tuple[list[str], int]:
+    """The page's JSON bodies and the total count of matches within `scope` (SQL, params)."""
+    direction = "DESC" if q.descending else "ASC"
+    order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort else f"id {direction}"
+    base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
+    params = (*scope[1], *q.where.params)
+    if q.group_by:
+        grouped = f"{base} GROUP BY {json_path(q.group_by)}"
+        sql = f"SELECT body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
+        count_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
+    else:
+        sql = f"SELECT body {base} ORDER BY {order} LIMIT ? OFFSET ?"
+        count_sql = f"SELECT count(*) {base}"
+    async with reader.execute(sql, (*params, q.limit, q.offset)) as cursor:
+        bodies = [row[0] for row in await cursor.fetchall()]
+    if unfiltered_total is not None and q.where.sql == "1" and not q.group_by:
+        total = unfiltered_total
+    elif q.page == 1 and len(bodies) < q.limit:
+        total = len(bodies)
+    else:
+        async with reader.execute(count_sql, params) as cursor:
+            total = (await cursor.fetchone())[0]  # type: ignore[index]
+    return bodies, total
+
+
+async def count(reader: aiosqlite.Connection, counts_table: str, customer_id: int) -> int:
+    async with reader.execute(f'SELECT n FROM "{counts_table}" WHERE customer_id = ?', (customer_id,)) as cursor:
+        row = await cursor.fetchone()
+    return row[0] if row else 0
+
+
+def envelope(bodies: list[str], total: int) -> bytes:
+    """`{data: [...], total}` built from stored JSON without decoding it."""
+    return b'{"data":[' + ",".join(bodies).encode() + b'],"total":' + str(total).encode() + b"}"

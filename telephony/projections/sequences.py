@@ -1,0 +1,33 @@
+"""Id allocation: the highest id ever created per kind, so ids are never reused after a delete."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+from ..eventlog import RecordedEvent
+from .base import Projection
+
+
+class Sequences(Projection):
+    name = "sequences"
+    tables = ("sequences",)
+
+    def __init__(self, kinds: Iterable[str]) -> None:
+        self.handles = frozenset(f"{kind}.created" for kind in kinds)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        if isinstance(event.data.get("id"), int):
+            conn.execute(
+                "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET last = max(last, excluded.last)",
+                (event.type.partition(".")[0], event.data["id"]),
+            )
+
+
+def next_id(conn: sqlite3.Connection, kind: str, first: int = 1) -> int:
+    """The next free id of `kind` (call inside the writer's transaction)."""
+    row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
+    return max(first, row[0] + 1) if row else first
