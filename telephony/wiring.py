@@ -15,14 +15,15 @@ from .documents import DocumentTable
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
 from .projections.sequences import Sequences
-
-DOCUMENT_KINDS: dict[str, dict] = {"user": {}}
-SEQUENCED_KINDS = ("customer", "user")
+from .registry.catalogue import RESOURCES
+from .registry.routes import registry_routes
 
 
 def projections() -> list[Projection]:
-    documents = [DocumentTable(kind, **options) for kind, options in DOCUMENT_KINDS.items()]
-    return [*account_projections(), *documents, Sequences(SEQUENCED_KINDS)]
+    documents = [DocumentTable("user")] + [
+        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed) for r in RESOURCES
+    ]
+    return [*account_projections(), *documents, Sequences(["customer", "user", *(r.kind for r in RESOURCES)])]
 
 
 def upcasters() -> Upcasters:
@@ -34,7 +35,7 @@ def projection_set() -> Projections:
 
 
 def api_routes() -> list[Route]:
-    return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES]
+    return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *registry_routes()]
 
 
 def control_routes() -> list[Route]:

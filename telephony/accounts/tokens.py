@@ -21,7 +21,7 @@ API_TOKEN_FIELDS = {f.encode_name: Kind.TEXT for f in msgspec.structs.fields(Api
     "user_id": Kind.INT, "customer_id": Kind.INT, "expiry": Kind.INT,
     "created_at": Kind.TIME, "last_request_at": Kind.TIME,
 }  # fmt: skip
-V12 = ("v1.2",)
+V12 = ("v1.1", "v1.2")  # served on both versions, as every spec endpoint is
 
 
 async def create(request: web.Request) -> web.Response:

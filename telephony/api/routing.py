@@ -8,6 +8,7 @@ authenticates before the handler runs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -64,12 +65,20 @@ def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenti
         app.router.add_route(route.method, route.path, pipeline(route, "control", guard))
 
 
+_PATTERN = re.compile(r"\{(\w+):[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+
+
+def template(path: str) -> str:
+    """A route path without its regular expressions: `/users/{id:\\d+}` is `/users/{id}`."""
+    return _PATTERN.sub(r"{\1}", path)
+
+
 def listing(routes: Iterable[Route], control: Iterable[Route], service: str) -> list[str]:
     """Every method and path, one line each, as `telephony routes` prints them."""
     lines = []
     for route in routes:
         mark = "" if route.origin == "spec" else f"  [{route.origin}]"
         for version in route.versions:
-            lines.append(f"{route.method:<7}{version_prefix(version, service)}{route.path}{mark}")
-    lines.extend(f"{r.method:<7}{r.path}  [control]" for r in control)
+            lines.append(f"{route.method:<7}{version_prefix(version, service)}{template(route.path)}{mark}")
+    lines.extend(f"{r.method:<7}{template(r.path)}  [control]" for r in control)
     return lines

@@ -4,6 +4,7 @@ Events, all on the stream `<kind>-<id>`:
     `<kind>.created`  {id, customer_id, body}     the whole resource document
     `<kind>.updated`  {id, changes}               only the fields that changed
     `<kind>.deleted`  {id}
+    `<kind>.cleared`  {customer_id}                the whole collection of one customer
 and `customer.deleted` {id} drops every document of that customer. Counts per customer are kept
 so an unfiltered list answers `total` without scanning.
 """
@@ -41,7 +42,9 @@ class DocumentTable(Projection):
         self.tables = (self.table, self.counts)
         self.text_ids = text_ids
         self.indexed = tuple(indexed)
-        self.handles = frozenset({f"{kind}.created", f"{kind}.updated", f"{kind}.deleted", CUSTOMER_DELETED})
+        self.handles = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared")) | {
+            CUSTOMER_DELETED
+        }
 
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
@@ -59,9 +62,10 @@ class DocumentTable(Projection):
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         data = event.data
         action = event.type.rpartition(".")[2]
-        if event.type == CUSTOMER_DELETED:
-            conn.execute(f'DELETE FROM "{self.table}" WHERE customer_id = ?', (data["id"],))
-            conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (data["id"],))
+        if event.type == CUSTOMER_DELETED or action == "cleared":
+            customer_id = data["id"] if event.type == CUSTOMER_DELETED else data["customer_id"]
+            conn.execute(f'DELETE FROM "{self.table}" WHERE customer_id = ?', (customer_id,))
+            conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
         elif action == "created":
             insert_document(conn, self.table, data["id"], data["customer_id"], data["body"])
             self._count(conn, data["customer_id"], 1)

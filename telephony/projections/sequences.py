@@ -20,10 +20,11 @@ class Sequences(Projection):
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        if isinstance(event.data.get("id"), int):
+        id_ = event.data.get("id")
+        if isinstance(id_, int):
             conn.execute(
                 "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET last = max(last, excluded.last)",
-                (event.type.partition(".")[0], event.data["id"]),
+                (event.type.partition(".")[0], id_),
             )
 
 

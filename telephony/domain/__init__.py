@@ -1,0 +1,1 @@
+"""The pure domain: schemas, code dictionaries and media checks, with no web framework and no storage."""

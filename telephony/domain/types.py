@@ -1,0 +1,104 @@
+"""Shared wire types: the two base structs, constrained strings, and dictionary-backed fields.
+
+`Resource` is what the API answers: every field has a default, so a partially stored document still
+decodes, and every field is always written (null where unknown). `Body` is what a client POSTs;
+unknown fields are ignored. PATCH bodies are derived from `Body` subclasses by the registry.
+
+A field whose value comes from a code dictionary is written `Annotated[Code, coded("language")]`:
+the client may send the code or the name, and the registry stores the code (see `dictionaries`).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Annotated, Any
+
+import msgspec
+
+from .dictionaries import DICTIONARIES, Code
+
+__all__ = [
+    "Body",
+    "Code",
+    "E164",
+    "E164Number",
+    "Email",
+    "Name",
+    "NonNegative",
+    "PositiveId",
+    "Resource",
+    "WireDate",
+    "WireTime",
+    "coded",
+    "dictionary_fields",
+]
+
+
+class Resource(msgspec.Struct, kw_only=True, omit_defaults=False):
+    """Base of response models: every field defaulted, every field always present in output."""
+
+
+class Body(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """Base of create (POST) bodies: a field without a default is required.
+
+    msgspec does not pass `kw_only` on to subclasses, so subclasses list their required fields first.
+    """
+
+
+E164 = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^\+?[1-9][0-9]{6,14}$",
+        description="E.164 number, 7 to 15 digits, with or without a leading '+'",
+        examples=["+447700900123", "447700900123"],
+    ),
+]
+E164Number = Annotated[int, msgspec.Meta(ge=10**6, le=10**15 - 1, description="E.164 number as an integer")]
+Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254, description="email address")]
+WireTime = Annotated[
+    str,
+    msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$", description="UTC time, YYYY-MM-DD HH:MM:SS"),
+]
+WireDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", description="date, YYYY-MM-DD")]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+PositiveId = Annotated[int, msgspec.Meta(ge=1)]
+
+_DICTIONARY_KEY = "dictionary"
+
+
+def coded(dictionary: str) -> msgspec.Meta:
+    """Mark a field as backed by the named dictionary: `Annotated[Code, coded("language")]`.
+
+    This returns the `Meta` rather than the whole `Annotated` type so that mypy can check the
+    annotation; the dictionary name is checked here, when the schema class is defined.
+    """
+    if dictionary not in DICTIONARIES:
+        raise ValueError(f"unknown dictionary {dictionary!r}; known: {', '.join(sorted(DICTIONARIES))}")
+    return msgspec.Meta(extra={_DICTIONARY_KEY: dictionary}, description=f"a {dictionary} code or name")
+
+
+def dictionary_fields(struct_type: type[msgspec.Struct]) -> dict[str, str]:
+    """Map each dictionary-backed field (by wire name) of `struct_type` to its dictionary name."""
+    found: dict[str, str] = {}
+    for field in msgspec.structs.fields(struct_type):
+        name = _dictionary_of(field.type)
+        if name is not None:
+            found[field.encode_name] = name
+    return found
+
+
+def _dictionary_of(annotation: Any) -> str | None:
+    """The dictionary named in an annotation, looking inside `X | None` and `X | UnsetType`."""
+    if typing.get_origin(annotation) is Annotated:
+        for meta in annotation.__metadata__:
+            if isinstance(meta, msgspec.Meta) and meta.extra and _DICTIONARY_KEY in meta.extra:
+                return str(meta.extra[_DICTIONARY_KEY])
+        return None
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        for member in typing.get_args(annotation):
+            name = _dictionary_of(member)
+            if name is not None:
+                return name
+    return None

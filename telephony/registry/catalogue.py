@@ -1,0 +1,67 @@
+"""Every stored resource of the API, declared once. The generic handlers serve them all.
+
+Module names are ACL modules (`telephony.domain.acl.MODULES`). `added_ops` are the operations
+`real-platform.md` adds to the spec's lists (marked as such by `telephony routes`).
+"""
+
+from __future__ import annotations
+
+from ..domain import schemas as s
+from .resource import CRUD, READ, Op, Resource
+
+L, C, G, U, D = Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE
+DM, DA, BP, DI = Op.DELETE_MANY, Op.DELETE_ALL, Op.BULK_PATCH, Op.DICTIONARIES
+R = Resource
+
+RESOURCES: tuple[Resource, ...] = (
+    # Settings
+    R("contacts", "contact", s.Contact, "settings", frozenset({L, C, G, U, DM, BP}), s.ContactCreate,
+      delete_many_status=202, bulk_item=s.ContactBulkItem, indexed=("user_id",)),
+    R("conferences", "conference", s.Conference, "settings", CRUD, s.ConferenceCreate),
+    R("ddis", "ddi", s.Ddi, "settings", frozenset({L, G, DI}), text_ids=True, id_pattern=r"\+?\d+", id_name="e164",
+      indexed=("e164", "campaign_id")),
+    R("queues", "queue", s.Queue, "settings", frozenset({L, C, G}), s.QueueCreate, added_ops=frozenset({U, D}),
+      includes=("users",)),
+    R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users")),
+    R("pickupgroups", "pickupgroup", s.PickupGroup, "settings", READ, s.PickupGroupCreate,
+      added_ops=frozenset({C, U, D})),
+    R("routingrules", "routingrule", s.RoutingRule, "settings", frozenset({L, C, G, U}), s.RoutingRuleCreate,
+      added_ops=frozenset({D})),
+    R("ivrs", "ivr", s.Ivr, "settings", frozenset({L, C, G}), s.IvrCreate, added_ops=frozenset({U, D})),
+    R("calltracking/campaigns", "campaign", s.CallTrackingCampaign, "settings", frozenset({L, C}),
+      s.CallTrackingCampaignCreate),
+    # Customer
+    R("queuegroups", "queuegroup", s.QueueGroup, "customer", CRUD, s.QueueGroupCreate),
+    R("usergroups", "usergroup", s.UserGroup, "customer", CRUD, s.UserGroupCreate),
+    R("usergrouppolicies", "usergrouppolicy", s.UserGroupPolicy, "customer", CRUD, s.UserGroupPolicyCreate),
+    # Storage
+    R("sms", "sms", s.Sms, "storage", frozenset({L, G, DA, DI}), delete_all_status=202, indexed=("user_id",)),
+    R("faxes", "fax", s.Fax, "storage", frozenset({L})),
+    R("vmannouncements", "vmannouncement", s.VmAnnouncement, "storage", CRUD, s.VmAnnouncementCreate,
+      validate=s.validate_vm_announcement),
+    R("sms/cannedresponses", "cannedresponse", s.SmsCannedResponse, "storage", CRUD, s.SmsCannedResponseCreate),
+    # History
+    R("chats", "chat", s.Chat, "history", READ),
+    R("chatmsgs", "chatmsg", s.ChatMsg, "history", frozenset({DM, DA}), indexed=("user_id",)),
+    R("cdrs", "cdr", s.Cdr, "history", frozenset({L, G, BP, DA, DI}), bulk_item=s.CdrBulkItem,
+      indexed=("calldate", "live_id", "user_id")),
+    R("monitors", "monitor", s.Monitor, "history", frozenset({L, G, U, DM, DA}), s.MonitorCreate,
+      delete_all_status=202, indexed=("live_id",)),
+    R("msdrs", "msdr", s.Msdr, "history", frozenset({L, G, DI})),
+    R("voicemessages", "voicemessage", s.Voicemessage, "history", frozenset({L, G, BP, DM, DA}),
+      bulk_item=s.VoicemessageBulkItem, delete_all_status=202, indexed=("live_id",)),
+    R("mediasessions", "mediasession", s.MediaSession, "calls", frozenset({L, G, DI})),
+    # Call Me Back
+    R("callmeback/settings", "cmbsetting", s.CallMeBackSetting, "callmeback", CRUD, s.CallMeBackSettingCreate),
+    R("callmeback/websites", "cmbwebsite", s.CallMeBackWebsite, "callmeback", frozenset({L})),
+    R("callmeback/visitors", "cmbvisitor", s.CallMeBackVisitor, "callmeback", frozenset({L})),
+    R("callmeback/cdrs", "cmbcdr", s.CallMeBackCdr, "callmeback", frozenset({L})),
+    R("callmeback/buttons", "cmbbutton", s.CallMeBackButton, "callmeback", frozenset({C, G, U, D}),
+      s.CallMeBackButtonCreate),
+    # Reports
+    R("reportschedules", "reportschedule", s.ReportSchedule, "reports", CRUD | {DI}, s.ReportScheduleCreate,
+      validate=s.validate_report_schedule),
+)  # fmt: skip
+
+BY_PATH = {resource.path: resource for resource in RESOURCES}
+BY_KIND = {resource.kind: resource for resource in RESOURCES}

@@ -1,0 +1,63 @@
+"""From a decoded request body to the fields a resource stores.
+
+Dictionary-backed fields take a code or a name and are stored as the code; a resource's
+`validate` hook adds checks msgspec cannot express; `prepare` maps request-only fields onto the
+model (for example queue members). Every problem is a 400 naming its field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..api.errors import BadRequest, FieldError
+from ..domain.dictionaries import DICTIONARIES
+from ..domain.types import dictionary_fields
+from .resource import Resource
+
+
+def _fail(problems: list[tuple[str | None, str]]) -> BadRequest:
+    first_field, first_message = problems[0]
+    return BadRequest(
+        f"{first_field}: {first_message}" if first_field else first_message,
+        [FieldError(f, m) for f, m in problems],
+    )
+
+
+def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> dict[str, Any]:
+    """The model fields `body` sets (absent PATCH fields stay absent), checked and normalised."""
+    sent: dict[str, Any] = msgspec.to_builtins(body)
+    problems: list[tuple[str | None, str]] = []
+    for name, dictionary in dictionary_fields(type(body)).items():
+        if sent.get(name) is None:
+            continue
+        try:
+            sent[name] = DICTIONARIES[dictionary].to_code(sent[name])
+        except ValueError as exc:
+            problems.append((name, str(exc)))
+    if not creating:
+        problems.extend((name, "This value cannot be changed.") for name in resource.fixed if name in sent)
+    if resource.validate is not None and not problems:
+        problems.extend(resource.validate(body))
+    if problems:
+        raise _fail(problems)
+    for request_name, stored_name in getattr(resource.create, "stored_as", {}).items():
+        if request_name in sent:
+            sent[stored_name] = sent.pop(request_name)
+    if resource.prepare is not None:
+        sent = resource.prepare(sent, {"creating": creating})
+    return {name: value for name, value in sent.items() if name in resource.model_fields and name != "id"}
+
+
+def new_document(resource: Resource, fields: dict[str, Any], id_: Any, customer_id: int, now: str) -> dict:
+    """A whole resource document: the model's defaults, the sent fields, id, owner and timestamps."""
+    document = msgspec.to_builtins(resource.model())
+    document.update(fields)
+    document["id"] = id_
+    for owner in ("customer_id", "customer"):
+        if owner in document:
+            document[owner] = customer_id
+    if "created_at" in document and not document.get("created_at"):
+        document["created_at"] = now
+    return document

@@ -1,0 +1,154 @@
+"""The generic handlers: one factory per operation, closed over a `Resource` declaration."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from ..accounts.auth import authorize
+from ..api.context import meta_of
+from ..api.errors import NotFound
+from ..api.responses import collection, raw_collection, single
+from ..api.wire import decode, read_body
+from ..clock import wire_time
+from ..collections import envelope, fetch, parse
+from ..collections.query import count
+from ..documents import reads
+from ..domain.dictionaries import resource_dictionaries
+from ..keys import CLOCK, EVENT_LOG, READER, SETTINGS
+from . import decisions
+from .coercion import fields_of, new_document
+from .rendering import render_many, render_one
+from .resource import Resource
+
+_decode = msgspec.json.decode
+
+
+def _id(resource: Resource, request: web.Request):
+    raw = request.match_info[resource.id_name]
+    return ("+" + raw.lstrip("+")) if resource.text_ids else int(raw)
+
+
+def _ids(request: web.Request) -> list[int]:
+    return [int(part) for part in request.match_info["ids"].split(",")]
+
+
+def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[str, tuple]:
+    """The rows a list may show: the caller's customer's, narrowed by a nested path if any."""
+    narrow = resource.extra.get("scope")
+    if narrow is None:
+        return "customer_id = ?", (customer_id,)
+    sql, params = narrow(request)
+    return f"customer_id = ? AND {sql}", (customer_id, *params)
+
+
+def list_handler(resource: Resource):
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=False)
+        api = request.app[SETTINGS].api
+        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
+        reader = request.app[READER]
+        plain = q.where.sql == "1" and not q.group_by and "scope" not in resource.extra
+        hint = await count(reader, resource.counts_table, who.customer_id) if plain else None
+        bodies, total = await fetch(reader, resource.table, scoped(resource, request, who.customer_id), q,
+                                    unfiltered_total=hint)  # fmt: skip
+        if resource.includes:
+            return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
+        return raw_collection(envelope(bodies, total))
+
+    return handle
+
+
+async def _document(request: web.Request, resource: Resource, id_, customer_id: int) -> dict:
+    body = await reads.get(request.app[READER], resource.table, id_, customer_id)
+    if body is None:
+        raise NotFound(f"{resource.path} {id_} not found")
+    return _decode(body)
+
+
+def get_handler(resource: Resource):
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=False)
+        id_ = _id(resource, request)
+        document = await _document(request, resource, id_, who.customer_id)
+        return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
+
+    return handle
+
+
+def create_handler(resource: Resource):
+    assert resource.create is not None
+
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=True)
+        body = decode(await read_body(request), resource.create)  # type: ignore[arg-type]
+        fields = fields_of(resource, body, creating=True)
+        now = wire_time(request.app[CLOCK].now())
+        decide = decisions.create(
+            resource, who.customer_id, lambda id_: new_document(resource, fields, id_, who.customer_id, now)
+        )
+        (created,) = await request.app[EVENT_LOG].transact(decide, meta_of(request))
+        document = created.data["body"]
+        path = f"/{resource.path}/{document['id']}"
+        return single(request, await render_one(request, resource, document), path, status=201)
+
+    return handle
+
+
+def update_handler(resource: Resource):
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=True)
+        id_ = _id(resource, request)
+        body = decode(await read_body(request), resource.patch)  # type: ignore[arg-type]
+        changes = fields_of(resource, body, creating=False)
+        await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, {id_: changes}),
+                                              meta_of(request))  # fmt: skip
+        document = await _document(request, resource, id_, who.customer_id)
+        return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
+
+    return handle
+
+
+def bulk_patch_handler(resource: Resource):
+    assert resource.bulk_item is not None
+
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=True)
+        items = decode(await read_body(request), list[resource.bulk_item])  # type: ignore[name-defined]
+        changes = {item.id: fields_of(resource, item, creating=False) for item in items}
+        await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, changes), meta_of(request))
+        found = await reads.get_many(request.app[READER], resource.table, list(changes), who.customer_id)
+        documents = [_decode(found[id_]) for id_ in changes]
+        return collection(await render_many(request, resource, documents))
+
+    return handle
+
+
+def delete_handler(resource: Resource, *, many: bool = False):
+    status = resource.delete_many_status if many else resource.delete_status
+
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=True)
+        ids = _ids(request) if many else [_id(resource, request)]
+        await request.app[EVENT_LOG].transact(decisions.delete(resource, who.customer_id, ids), meta_of(request))
+        return web.Response(status=status)
+
+    return handle
+
+
+def delete_all_handler(resource: Resource):
+    async def handle(request: web.Request) -> web.Response:
+        who = authorize(request, resource.module, write=True)
+        await request.app[EVENT_LOG].transact(decisions.clear(resource, who.customer_id), meta_of(request))
+        return web.Response(status=resource.delete_all_status)
+
+    return handle
+
+
+def dictionaries_handler(resource: Resource):
+    async def handle(request: web.Request) -> web.Response:
+        authorize(request, resource.module, write=False)
+        entries = resource_dictionaries(resource.extra.get("dictionaries", resource.path))
+        return collection([{"property": prop, "values": values} for prop, values in entries.items()])
+
+    return handle

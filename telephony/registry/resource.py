@@ -1,0 +1,114 @@
+"""How a resource is declared: its schemas, operations, statuses, scope and ACL module.
+
+A resource is data. One `Resource(...)` line gives the generic handlers everything they need; the
+PATCH body is derived from the create body (every field optional, `UNSET` when absent, so an
+explicit `null` is told apart from an absent field).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import msgspec
+
+from ..collections import Kind, properties
+from ..domain.types import dictionary_fields
+
+
+class Op(enum.Enum):
+    LIST = "list"
+    CREATE = "create"
+    GET = "get"
+    UPDATE = "update"
+    DELETE = "delete"
+    DELETE_MANY = "delete_many"
+    DELETE_ALL = "delete_all"
+    BULK_PATCH = "bulk_patch"
+    DICTIONARIES = "dictionaries"
+
+
+CRUD = frozenset({Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE})
+READ = frozenset({Op.LIST, Op.GET})
+Validator = Callable[[Any], list[tuple[str | None, str]]]
+Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """`<Thing>Patch`: every field of `create`, optional, nullable, `UNSET` when absent."""
+    fields = []
+    for f in msgspec.structs.fields(create):
+        fields.append(
+            (f.name, f.type | None | msgspec.UnsetType, msgspec.field(default=msgspec.UNSET, name=f.encode_name))
+        )
+    name = create.__name__.removesuffix("Create") + "Patch"
+    return msgspec.defstruct(name, fields, kw_only=True, forbid_unknown_fields=False, module=create.__module__)
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One collection of the API.
+
+    path: the collection's path after the version prefix (`contacts`, `sms/cannedresponses`).
+    kind: the stored kind, naming its events (`contact.created`) and table (`doc_contact`).
+    ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
+    """
+
+    path: str
+    kind: str
+    model: type[msgspec.Struct]
+    module: str
+    ops: frozenset[Op]
+    create: type[msgspec.Struct] | None = None
+    added_ops: frozenset[Op] = frozenset()
+    delete_status: int = 204
+    delete_many_status: int = 204
+    delete_all_status: int = 204
+    bulk_item: type[msgspec.Struct] | None = None
+    immutable: frozenset[str] = frozenset()
+    indexed: tuple[str, ...] = ()
+    validate: Validator | None = None
+    prepare: Prepare | None = None
+    includes: tuple[str, ...] = ()
+    id_pattern: str = r"\d+"
+    id_name: str = "id"
+    text_ids: bool = False
+    first_id: int = 1
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def all_ops(self) -> frozenset[Op]:
+        return self.ops | self.added_ops
+
+    @cached_property
+    def patch(self) -> type[msgspec.Struct] | None:
+        return derive_patch(self.create) if self.create is not None else None
+
+    @cached_property
+    def props(self) -> dict[str, Kind]:
+        return properties(self.model)
+
+    @cached_property
+    def model_fields(self) -> frozenset[str]:
+        return frozenset(self.props)
+
+    @cached_property
+    def coded(self) -> dict[str, str]:
+        """Dictionary-backed fields of the create body: wire name -> dictionary name."""
+        return dictionary_fields(self.create) if self.create is not None else {}
+
+    @cached_property
+    def fixed(self) -> frozenset[str]:
+        """Fields set on create that PATCH may not change."""
+        return self.immutable | getattr(self.create, "fixed_after_create", frozenset())
+
+    @property
+    def table(self) -> str:
+        return f"doc_{self.kind}"
+
+    @property
+    def counts_table(self) -> str:
+        return f"doc_{self.kind}_counts"

@@ -1,0 +1,67 @@
+"""Nested and narrowed lists: the same records as a registry resource, seen through a path.
+
+`/users/{id}/cdrs` is the CDR list narrowed to one user, `/ddis/calltracking` the numbers of call
+tracking campaigns, and so on; each is the resource's declaration with a path and a scope.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from aiohttp import web
+
+from ..documents import json_path
+from .catalogue import BY_PATH
+from .resource import Op, Resource
+
+
+def _by_user(request: web.Request) -> tuple[str, tuple]:
+    return f"{json_path('user_id')} = ?", (int(request.match_info["id"]),)
+
+
+def _by_contact(request: web.Request) -> tuple[str, tuple]:
+    party = f"contact:{int(request.match_info['id'])}"
+    return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ?)", (party, party)
+
+
+def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
+    return f"{json_path('campaign_id')} IS NOT NULL", ()
+
+
+def _tracked_calls(request: web.Request) -> tuple[str, tuple]:
+    numbers = (
+        f"SELECT ltrim({json_path('e164')}, '+') FROM doc_ddi d WHERE d.customer_id = doc_cdr.customer_id "
+        f"AND {json_path('campaign_id')} IS NOT NULL"
+    )
+    return f"ltrim({json_path('dst')}, '+') IN ({numbers})", ()
+
+
+def _thread(request: web.Request) -> tuple[str, tuple]:
+    a, b = request.match_info["from"].lstrip("+"), request.match_info["to"].lstrip("+")
+    pair = f"ltrim({json_path('from')}, '+') = ? AND ltrim({json_path('to')}, '+') = ?"
+    return f"{json_path('user_id')} = ? AND (({pair}) OR ({pair}))", (int(request.match_info["id"]), a, b, b, a)
+
+
+def view(path: str, of: str, scope, *, added: bool = False) -> Resource:
+    base = BY_PATH[of]
+    ops = frozenset({Op.LIST})
+    return dataclasses.replace(
+        base, path=path, ops=frozenset() if added else ops, added_ops=ops if added else frozenset(),
+        extra={**base.extra, "scope": scope},
+    )  # fmt: skip
+
+
+USER = r"users/{id:\d+}"
+THREAD = r"{from:\+?\d+}/{to:\+?\d+}"
+VIEWS: tuple[Resource, ...] = (
+    view(f"{USER}/contacts", "contacts", _by_user),
+    view(f"{USER}/cdrs", "cdrs", _by_user),
+    view(f"{USER}/chatmsgs", "chatmsgs", _by_user),
+    view(f"{USER}/smsthreads/{THREAD}", "sms", _thread),
+    view(f"{USER}/sms/threads/{THREAD}", "sms", _thread),
+    view(r"contacts/{id:\d+}/cdrs", "cdrs", _by_contact),
+    view("cdrs/calltracking", "cdrs", _tracked_calls),
+    view("calltracking/cdrs", "cdrs", _tracked_calls),
+    view("ddis/calltracking", "ddis", _tracked_numbers),
+    view("calltracking/ddis", "ddis", _tracked_numbers),
+)

@@ -1,0 +1,83 @@
+"""Shared wire types: number, email and time formats, and dictionary-backed fields."""
+
+from typing import Annotated
+
+import msgspec
+import pytest
+
+from telephony.domain.types import E164, Body, Code, Email, Resource, WireDate, WireTime, coded, dictionary_fields
+
+FORMATS = [
+    (E164, "+447700900123", True),
+    (E164, "447700900123", True),
+    (E164, "+1234567", True),
+    (E164, "123456789012345", True),
+    (E164, "abc", False),
+    (E164, "+0123", False),
+    (E164, "+0447700900123", False),
+    (E164, "123456", False),
+    (E164, "1234567890123456", False),
+    (E164, "+44 7700 900123", False),
+    (E164, "", False),
+    (Email, "ann@example.com", True),
+    (Email, "ann@example", False),
+    (Email, "ann example.com", False),
+    (WireTime, "2026-07-01 09:30:00", True),
+    (WireTime, "2026-07-01T09:30:00", False),
+    (WireTime, "2026-07-01", False),
+    (WireDate, "2026-07-01", True),
+    (WireDate, "01/07/2026", False),
+]
+
+
+@pytest.mark.parametrize(("annotation", "value", "valid"), FORMATS)
+def test_a_formatted_string_is_accepted_only_in_its_format(annotation, value, valid):
+    if valid:
+        assert msgspec.convert(value, annotation) == value
+    else:
+        with pytest.raises(msgspec.ValidationError):
+            msgspec.convert(value, annotation)
+
+
+class Widget(Body):
+    language: Annotated[Code, coded("language")]
+    culture: Annotated[Code, coded("culture")] | None = None
+    name: str | None = None
+
+
+def test_dictionary_fields_are_found_through_optional_and_unset():
+    patch = msgspec.defstruct(
+        "WidgetPatch",
+        [(f.name, f.type | msgspec.UnsetType, msgspec.UNSET) for f in msgspec.structs.fields(Widget)],
+        kw_only=True,
+    )
+    expected = {"language": "language", "culture": "culture"}
+    assert dictionary_fields(Widget) == expected
+    assert dictionary_fields(patch) == expected
+
+
+def test_a_coded_field_takes_a_code_or_a_name_but_not_other_types():
+    assert msgspec.convert({"language": "en"}, Widget).language == "en"
+    assert msgspec.convert({"language": 1}, Widget).language == 1
+    with pytest.raises(msgspec.ValidationError, match=r"\$\.language"):
+        msgspec.convert({"language": 1.5}, Widget)
+
+
+def test_an_unknown_dictionary_is_refused_when_the_schema_is_declared():
+    with pytest.raises(ValueError, match="unknown dictionary 'nope'"):
+        coded("nope")
+
+
+class Thing(Resource):
+    id: int = 0
+    from_: str | None = msgspec.field(default=None, name="from")
+    count: int | None = None
+
+
+def test_a_resource_decodes_a_partial_document_and_writes_every_field():
+    thing = msgspec.json.decode(b'{"id": 7}', type=Thing)
+    assert msgspec.json.decode(msgspec.json.encode(thing)) == {"id": 7, "from": None, "count": None}
+
+
+def test_a_body_ignores_unknown_fields():
+    assert msgspec.convert({"language": "en", "extra": 1}, Widget).language == "en"
