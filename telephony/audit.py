@@ -16,6 +16,7 @@ from pathlib import Path
 from .eventlog import LOG_FILE, store
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from .projections import Projections
+from .redaction import redact
 
 CARRIED_FILES = ("control-key.sha256", "secret.key")
 """Files of a data dir that belong with its log (keys), copied by `replay_into`."""
@@ -70,11 +71,12 @@ def verify_projections(conn: sqlite3.Connection, projections: Projections) -> Pr
                     ("main", "live", "missing from"),
                     ("live", "main", "unexpected in"),
                 ):
-                    row = fresh.execute(
+                    cursor = fresh.execute(
                         f'SELECT * FROM {left}."{table}" EXCEPT SELECT * FROM {right}."{table}" LIMIT 1'
-                    ).fetchone()
-                    if row is not None:
-                        return Problem(None, f"row {row[:3]!r}... {side} the live table {table!r}")
+                    )
+                    if (row := cursor.fetchone()) is not None:
+                        shown = redact(dict(zip([c[0] for c in cursor.description], row[:3], strict=False)))
+                        return Problem(None, f"row {shown!r}... {side} the live table {table!r}")
         finally:
             fresh.execute("DETACH DATABASE live")
             fresh.close()

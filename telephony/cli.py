@@ -34,11 +34,15 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _open_log(settings: Settings) -> sqlite3.Connection:
+def _log_path(settings: Settings) -> Path:
     path = settings.data_dir / LOG_FILE
     if not path.exists():
         raise SystemExit(f"no event log at {path}")
-    return store.connect(path, readonly=True)
+    return path
+
+
+def _open_log(settings: Settings) -> sqlite3.Connection:
+    return store.connect(_log_path(settings), readonly=True)
 
 
 # --- serve ---------------------------------------------------------------------------------------
@@ -78,7 +82,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _time_bound(text: str | None) -> str | None:
     if text is None:
         return None
-    moment = datetime.fromisoformat(text.replace(" ", "T")).replace(tzinfo=UTC)
+    moment = datetime.fromisoformat(text.replace(" ", "T"))
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -126,13 +131,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     settings = _settings(args)
     projections = wiring.projection_set()
     until, until_time = _until(args.until)
+    _log_path(settings)
     if args.out:
         copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until, until_time=until_time)
         print(f"wrote {copied} events and their projections to {args.out}")
         return 0
     if until is not None or until_time is not None:
         raise SystemExit("--until needs --out: the live data dir always holds the whole log")
-    conn = store.connect(settings.data_dir / LOG_FILE)
+    conn = store.connect(_log_path(settings))
     applied = projections.rebuild(conn)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
     return 0

@@ -11,10 +11,12 @@ from .accounts import customer, login, tokens
 from .accounts.projections import projections as account_projections
 from .api import control
 from .api.routing import Route, listing
+from .calls import idle
 from .documents import DocumentTable
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
 from .projections.sequences import Sequences
+from .registry import calltracking, files, provisioning, statements
 from .registry.catalogue import RESOURCES
 from .registry.routes import registry_routes
 
@@ -35,11 +37,13 @@ def projection_set() -> Projections:
 
 
 def api_routes() -> list[Route]:
-    return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *registry_routes()]
+    return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *files.ROUTES, *registry_routes(), *statements.ROUTES,
+            *calltracking.ROUTES,
+            *idle.ROUTES]  # fmt: skip
 
 
 def control_routes() -> list[Route]:
-    return [*control.ROUTES, *accounts_control.ROUTES]
+    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES]
 
 
 def route_listing(service: str) -> list[str]:

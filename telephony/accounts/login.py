@@ -59,15 +59,18 @@ async def login(request: web.Request) -> web.Response:
     user_id, customer_id, _, two_factor, devices = row
     known_device = body.device_fingerprint and digest_of(body.device_fingerprint) in devices
     if two_factor == "E" and not known_device:
-        return await _challenge(accounts, request, user_id, body.email)
+        return await _challenge(accounts, request, user_id, body.email, body.device_fingerprint)
     return await _issue_login(accounts, request, user_id, customer_id)
 
 
-async def _challenge(accounts: Accounts, request: web.Request, user_id: int, email: str) -> web.Response:
+async def _challenge(accounts: Accounts, request: web.Request, user_id: int, email: str,
+                     fingerprint: str | None) -> web.Response:  # fmt: skip
+    """Mails a code; the fingerprint of the device that logged in is kept for `add_device`."""
     nonce, code = new_token(), new_code()
     code_hash = await asyncio.to_thread(hash_password, code)
     expires = accounts.clock.time() + accounts.settings.auth.two_factor_ttl_seconds
-    data = {"id": user_id, "nonce_digest": digest_of(nonce), "code_hash": code_hash, "expires_at": expires}
+    data = {"id": user_id, "nonce_digest": digest_of(nonce), "code_hash": code_hash, "expires_at": expires,
+            "device_digest": digest_of(fingerprint) if fingerprint else None}  # fmt: skip
     meta = meta_of(request)
     await accounts.log.append([NewEvent(stream=f"user-{user_id}", type=ev.CHALLENGE_ISSUED, data=data)], meta)
     await accounts.send_mail(email, "Your login code", f"Your login code is {code}", meta)
@@ -80,7 +83,7 @@ async def login2fa(request: web.Request) -> web.Response:
     keys = (f"nonce:{digest_of(body.nonce)}", f"addr:{request.remote}")
     accounts.throttle.check(*keys)
     row = await accounts.one(
-        "SELECT h.user_id, h.code_hash, h.expires_at, c.customer_id FROM challenges h "
+        "SELECT h.user_id, h.code_hash, h.expires_at, c.customer_id, h.device_digest FROM challenges h "
         "JOIN credentials c ON c.user_id = h.user_id WHERE h.nonce_digest = ? AND h.used = 0 AND c.deleted = 0",
         (digest_of(body.nonce),),
     )  # fmt: skip
@@ -88,12 +91,14 @@ async def login2fa(request: web.Request) -> web.Response:
     if not ok or row is None or row[2] < accounts.clock.time():
         await accounts.throttle.failed(*keys)
         raise BadRequest(BAD_CODE)
-    user_id, _, _, customer_id = row
+    user_id, _, _, customer_id, device_digest = row
     passed = [NewEvent(stream=f"user-{user_id}", type=ev.CHALLENGE_PASSED,
                        data={"id": user_id, "nonce_digest": digest_of(body.nonce)})]  # fmt: skip
-    if body.add_device and body.device_fingerprint:
+    if body.device_fingerprint:
+        device_digest = digest_of(body.device_fingerprint)
+    if body.add_device and device_digest:
         passed.append(NewEvent(stream=f"user-{user_id}", type=ev.DEVICE_ADDED,
-                               data={"id": user_id, "device_digest": digest_of(body.device_fingerprint)}))  # fmt: skip
+                               data={"id": user_id, "device_digest": device_digest}))  # fmt: skip
     await accounts.log.append(passed, meta_of(request))
     return await _issue_login(accounts, request, user_id, customer_id)
 

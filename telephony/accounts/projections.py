@@ -38,6 +38,7 @@ class Customers(Projection):
 
 class Credentials(Projection):
     name = "credentials"
+    version = 2  # 2: challenges keep the fingerprint of the device that logged in
     tables = ("credentials", "challenges", "resets")
     handles = frozenset({
         ev.USER_CREATED, ev.USER_UPDATED, ev.USER_DELETED, ev.PASSWORD_CHANGED, ev.DEVICE_ADDED,
@@ -53,7 +54,7 @@ class Credentials(Projection):
         )
         conn.execute(
             "CREATE TABLE IF NOT EXISTS challenges (nonce_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
-            "code_hash TEXT NOT NULL, expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
+            "code_hash TEXT NOT NULL, expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0, device_digest TEXT)"
         )
         conn.execute(
             "CREATE TABLE IF NOT EXISTS resets (reset_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
@@ -84,8 +85,8 @@ class Credentials(Projection):
             conn.execute("UPDATE credentials SET devices = json_insert(devices, '$[#]', ?) WHERE user_id = ?",
                          (d["device_digest"], d["id"]))  # fmt: skip
         elif t == ev.CHALLENGE_ISSUED:
-            conn.execute("INSERT INTO challenges VALUES (?, ?, ?, ?, 0)",
-                         (d["nonce_digest"], d["id"], d["code_hash"], d["expires_at"]))  # fmt: skip
+            row = (d["nonce_digest"], d["id"], d["code_hash"], d["expires_at"], d.get("device_digest"))
+            conn.execute("INSERT INTO challenges VALUES (?, ?, ?, ?, 0, ?)", row)
         elif t == ev.CHALLENGE_PASSED:
             conn.execute("UPDATE challenges SET used = 1 WHERE nonce_digest = ?", (d["nonce_digest"],))
         elif t == ev.RESET_REQUESTED:

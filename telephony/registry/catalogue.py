@@ -6,8 +6,19 @@ Module names are ACL modules (`telephony.domain.acl.MODULES`). `added_ops` are t
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..domain import schemas as s
+from ..media import mp3
 from .resource import CRUD, READ, Op, Resource
+
+
+def _recording_size(fields: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
+    """A recording's `size` is the byte length of its `.mp3`, which its duration decides."""
+    if "duration" in fields or context["creating"]:
+        fields["size"] = mp3.size_for(fields.get("duration") or 0)
+    return fields
+
 
 L, C, G, U, D = Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE
 DM, DA, BP, DI = Op.DELETE_MANY, Op.DELETE_ALL, Op.BULK_PATCH, Op.DICTIONARIES
@@ -46,10 +57,13 @@ RESOURCES: tuple[Resource, ...] = (
     R("cdrs", "cdr", s.Cdr, "history", frozenset({L, G, BP, DA, DI}), bulk_item=s.CdrBulkItem,
       indexed=("calldate", "live_id", "user_id")),
     R("monitors", "monitor", s.Monitor, "history", frozenset({L, G, U, DM, DA}), s.MonitorCreate,
-      delete_all_status=202, indexed=("live_id",)),
+      delete_all_status=202, indexed=("live_id",), prepare=_recording_size),
     R("msdrs", "msdr", s.Msdr, "history", frozenset({L, G, DI})),
     R("voicemessages", "voicemessage", s.Voicemessage, "history", frozenset({L, G, BP, DM, DA}),
       bulk_item=s.VoicemessageBulkItem, delete_all_status=202, indexed=("live_id",)),
+    # Calls (records only: live calls belong to the call engine)
+    R("calllabels", "calllabel", s.CallLabel, "calls", CRUD, s.CallLabelCreate),
+    R("webcalls", "webcall", s.Webcall, "calls", frozenset({L})),
     R("mediasessions", "mediasession", s.MediaSession, "calls", frozenset({L, G, DI})),
     # Call Me Back
     R("callmeback/settings", "cmbsetting", s.CallMeBackSetting, "callmeback", CRUD, s.CallMeBackSettingCreate),

@@ -24,6 +24,10 @@ def _by_contact(request: web.Request) -> tuple[str, tuple]:
     return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ?)", (party, party)
 
 
+def _by_live_call(request: web.Request) -> tuple[str, tuple]:
+    return f"{json_path('live_id')} = ?", (int(request.match_info["id"]),)
+
+
 def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
     return f"{json_path('campaign_id')} IS NOT NULL", ()
 
@@ -60,6 +64,7 @@ VIEWS: tuple[Resource, ...] = (
     view(f"{USER}/smsthreads/{THREAD}", "sms", _thread),
     view(f"{USER}/sms/threads/{THREAD}", "sms", _thread),
     view(r"contacts/{id:\d+}/cdrs", "cdrs", _by_contact),
+    view(r"calls/{id:\d+}/monitors", "monitors", _by_live_call),
     view("cdrs/calltracking", "cdrs", _tracked_calls),
     view("calltracking/cdrs", "cdrs", _tracked_calls),
     view("ddis/calltracking", "ddis", _tracked_numbers),

@@ -21,6 +21,7 @@ from .callmeback import (
     CallMeBackVisitor,
     CallMeBackWebsite,
 )
+from .calls import CallLabel, CallLabelCreate, Webcall
 from .customer import (
     QueueGroup,
     QueueGroupCreate,
@@ -60,6 +61,9 @@ from .storage import (
 )
 
 __all__ = [
+    "CallLabel",
+    "CallLabelCreate",
+    "Webcall",
     "CallTrackingDdiItem",
     "CdrBulkItem",
     "ContactBulkItem",

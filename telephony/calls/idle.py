@@ -1,0 +1,80 @@
+"""The calls module before any call engine runs: no call is live, and none can be placed.
+
+Live calls exist only while a call is ongoing (spec, "States and transitions"), so lists are empty
+and a call id is unknown (404). Placing a call needs a registered VoIP client, which nobody has
+here, so POST answers the platform's own 412. SMS sending likewise needs an SMS-enabled number.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from aiohttp import web
+
+from ..accounts.auth import authorize
+from ..api.errors import NotFound, PreconditionFailed
+from ..api.responses import collection
+from ..api.routing import Route
+from ..api.wire import read_json
+from ..domain.types import E164
+
+NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
+Destination = Annotated[str, msgspec.Meta(pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$")]
+
+
+class PlaceCall(msgspec.Struct, kw_only=True):
+    to: E164
+    caller_id: str | None = None
+    from_: str | None = msgspec.field(default=None, name="from")
+
+
+class PlaceWebcall(msgspec.Struct, kw_only=True):
+    from_: E164 = msgspec.field(name="from")
+    to: Destination
+
+
+class PlaceLeadcall(msgspec.Struct, kw_only=True):
+    to: Destination
+    caller_id: str | None = None
+    tts: str | None = None
+
+
+class SendSms(msgspec.Struct, kw_only=True):
+    to: E164
+    message: Annotated[str, msgspec.Meta(min_length=1, max_length=1600)]
+    from_: E164 | None = msgspec.field(default=None, name="from")
+
+
+async def no_live_calls(request: web.Request) -> web.Response:
+    authorize(request, "calls", write=False)
+    return collection([])
+
+
+async def unknown_call(request: web.Request) -> web.Response:
+    authorize(request, "calls", write=request.method != "GET")
+    raise NotFound(f"Call {request.match_info['id']} not found")
+
+
+def refuse(body_type: type, message: str, module: str = "calls"):
+    async def handle(request: web.Request) -> web.Response:
+        authorize(request, module, write=True)
+        await read_json(request, body_type)
+        raise PreconditionFailed(message)
+
+    return handle
+
+
+CALL = r"/calls/{id:\d+}"
+ROUTES = [
+    Route("GET", "/calls", no_live_calls),
+    Route("POST", "/calls", refuse(PlaceCall, NO_CLIENTS)),
+    Route("GET", CALL, unknown_call),
+    Route("PATCH", CALL, unknown_call),
+    Route("DELETE", CALL, unknown_call),
+    Route("GET", CALL + "/trace", unknown_call),
+    Route("POST", "/webcalls", refuse(PlaceWebcall, NO_CLIENTS)),
+    Route("POST", "/leadcalls", refuse(PlaceLeadcall, NO_CLIENTS)),
+    Route("GET", r"/users/{id:\d+}/calls", no_live_calls),
+    Route("POST", "/sms", refuse(SendSms, "No SMS-enabled number is available to send from", "storage")),
+]

@@ -1,0 +1,36 @@
+"""PATCH /calltracking/ddis: assign numbers to call tracking campaigns, in bulk, by number."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from ..accounts.auth import authorize
+from ..api.context import meta_of
+from ..api.errors import BadRequest
+from ..api.responses import collection
+from ..api.routing import Route
+from ..api.wire import read_json
+from ..documents import reads
+from ..domain.schemas import CallTrackingDdiItem
+from ..keys import EVENT_LOG, READER
+from . import decisions
+from .catalogue import BY_PATH
+
+DDIS, CAMPAIGNS = BY_PATH["ddis"], BY_PATH["calltracking/campaigns"]
+
+
+async def assign_numbers(request: web.Request) -> web.Response:
+    who = authorize(request, DDIS.module, write=True)
+    items = await read_json(request, list[CallTrackingDdiItem])
+    changes = {"+" + item.e164.lstrip("+"): {"campaign_id": item.campaign_id} for item in items}
+    wanted = sorted({item.campaign_id for item in items if item.campaign_id is not None})
+    known = await reads.get_many(request.app[READER], CAMPAIGNS.table, wanted, who.customer_id)
+    if missing := [c for c in wanted if c not in known]:
+        raise BadRequest.field("campaign_id", f"Call tracking campaign {missing[0]} not found")
+    await request.app[EVENT_LOG].transact(decisions.update(DDIS, who.customer_id, changes), meta_of(request))
+    found = await reads.get_many(request.app[READER], DDIS.table, list(changes), who.customer_id)
+    return collection([msgspec.json.decode(found[number]) for number in changes])
+
+
+ROUTES = [Route("PATCH", "/calltracking/ddis", assign_numbers)]

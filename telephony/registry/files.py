@@ -1,0 +1,92 @@
+"""File renditions of stored records: traces, captures, recordings, exports, fax PDFs.
+
+Each is derived from the record itself, so it is the same on every request and after a replay.
+A file answers with its own media type, never JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+
+import msgspec
+from aiohttp import web
+
+from ..accounts.auth import authorize
+from ..api.errors import NotFound
+from ..api.responses import collection
+from ..api.routing import Route
+from ..documents import reads
+from ..keys import READER
+from ..media import mp3, pcap, pdf, sip
+from .catalogue import BY_PATH
+from .resource import Resource
+
+Render = Callable[[dict], bytes]
+
+
+def _fax_pdf(fax: dict) -> bytes:
+    lines = [f"Fax {fax.get('id')}", f"From: {fax.get('from') or ''}", f"To: {fax.get('to') or ''}",
+             f"Pages: {fax.get('pages') or 0}", f"Received: {fax.get('created_at') or ''}"]  # fmt: skip
+    return pdf.document(lines)
+
+
+RENDERINGS: dict[str, tuple[str, Render]] = {
+    "trace": ("text/plain", lambda r: sip.trace_text(r).encode()),
+    "pcap": ("application/vnd.tcpdump.pcap", lambda r: pcap.capture(sip.ladder(r))),
+    "mp3": ("audio/mpeg", lambda r: mp3.silence(r.get("duration") or 0)),
+    "pdf": ("application/pdf", _fax_pdf),
+}
+
+
+async def _record(request: web.Request, resource: Resource) -> dict:
+    who = authorize(request, resource.module, write=False)
+    record_id = int(request.match_info["id"])
+    body = await reads.get(request.app[READER], resource.table, record_id, who.customer_id)
+    if body is None:
+        raise NotFound(f"{resource.path} {record_id} not found")
+    return msgspec.json.decode(body)
+
+
+def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
+    resource = BY_PATH[path]
+    content_type, render = RENDERINGS[extension]
+
+    async def handle(request: web.Request) -> web.Response:
+        return web.Response(body=render(await _record(request, resource)), content_type=content_type)
+
+    return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin)  # type: ignore[arg-type]
+
+
+async def cdr_notes(request: web.Request) -> web.Response:
+    cdr = await _record(request, BY_PATH["cdrs"])
+    notes = [{"id": 1, "cdr_id": cdr["id"], "text": cdr["info"]}] if cdr.get("info") else []
+    return collection(notes)
+
+
+async def user_cdrs_csv(request: web.Request) -> web.Response:
+    """Every CDR of one user, oldest first, as CSV with the CDR model's columns."""
+    cdrs = BY_PATH["cdrs"]
+    who = authorize(request, cdrs.module, write=False)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(cdrs.props), extrasaction="ignore")
+    writer.writeheader()
+    sql = f"SELECT body FROM {cdrs.table} WHERE customer_id = ? AND json_extract(body, '$.user_id') = ? ORDER BY id"
+    async with request.app[READER].execute(sql, (who.customer_id, int(request.match_info["id"]))) as cursor:
+        async for (body,) in cursor:
+            writer.writerow(msgspec.json.decode(body))
+    return web.Response(body=out.getvalue().encode(), content_type="text/csv")
+
+
+ROUTES = [
+    file_route("cdrs", "trace"),
+    file_route("cdrs", "pcap"),
+    file_route("msdrs", "trace"),
+    file_route("msdrs", "pcap"),
+    file_route("monitors", "mp3"),
+    file_route("voicemessages", "mp3"),
+    file_route("faxes", "pdf", origin="real-platform"),
+    Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes),
+    Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv),
+]

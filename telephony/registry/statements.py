@@ -1,0 +1,24 @@
+"""DELETE /statements: clears the customer's billing statements (recorded as one event)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from ..accounts.auth import authorize
+from ..api.context import meta_of
+from ..api.routing import Route
+from ..eventlog import NewEvent
+from ..keys import EVENT_LOG
+
+STATEMENTS_CLEARED = "statement.cleared"
+
+
+async def delete_statements(request: web.Request) -> web.Response:
+    who = authorize(request, "history", write=True)
+    event = NewEvent(stream=f"statements-{who.customer_id}", type=STATEMENTS_CLEARED,
+                     data={"customer_id": who.customer_id})  # fmt: skip
+    await request.app[EVENT_LOG].append([event], meta_of(request))
+    return web.Response(status=204)
+
+
+ROUTES = [Route("DELETE", "/statements", delete_statements)]
