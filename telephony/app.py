@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import aiosqlite
 from aiohttp import web
 
-from . import control_key, wiring
+from . import control_key, datadir, wiring
 from .accounts.auth import ACCOUNTS, authenticate
 from .accounts.service import Accounts
 from .accounts.sessions import SessionIndex
@@ -46,16 +46,17 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
 def _event_log(progress: bool):
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
-        app[EVENT_LOG] = await EventLog.open(
-            settings.data_dir,
-            wiring.projection_set(),
-            app[CLOCK],
-            synchronous=settings.eventlog.synchronous,
-            max_batch=settings.eventlog.max_batch,
-            progress=progress,
-        )
-        yield
-        await app[EVENT_LOG].close()
+        with datadir.exclusive(settings.data_dir):
+            app[EVENT_LOG] = await EventLog.open(
+                settings.data_dir,
+                wiring.projection_set(),
+                app[CLOCK],
+                synchronous=settings.eventlog.synchronous,
+                max_batch=settings.eventlog.max_batch,
+                progress=progress,
+            )
+            yield
+            await app[EVENT_LOG].close()
 
     return ctx
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 from tqdm import tqdm
 
-from . import audit, logs, wiring
+from . import audit, datadir, logs, wiring
 from .config import ConfigError, Settings, load_settings
 from .eventlog import LOG_FILE, store
 from .redaction import redact
@@ -166,6 +166,59 @@ def cmd_routes(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- import and export ---------------------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .api.errors import BadRequest
+    from .clock import Clock
+    from .eventlog import EventLog, Metadata
+    from .registry.importing import run_import
+    from .security import Sealer
+
+    settings = _settings(args)
+    path = Path(args.file)
+
+    def lines():
+        with path.open("rb") as source:
+            yield from source
+
+    async def run() -> int:
+        with datadir.exclusive(settings.data_dir):
+            log = await EventLog.open(settings.data_dir, wiring.projection_set(), Clock(), progress=True)
+            try:
+                with tqdm(total=sum(1 for _ in lines()), desc="importing", unit="rec", file=sys.stderr,
+                          disable=None) as bar:  # fmt: skip
+                    return await run_import(log, Sealer.for_data_dir(settings.data_dir), Clock(), lines,
+                                            Metadata(source="import"), progress=bar.update)  # fmt: skip
+            finally:
+                await log.close()
+
+    try:
+        count = asyncio.run(run())
+    except BadRequest as exc:
+        print(exc.message, file=sys.stderr)
+        for problem in exc.errors[1:]:
+            print(problem.message, file=sys.stderr)
+        return 1
+    print(f"imported {count} records into {settings.data_dir}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .registry.transfer import export
+
+    conn = _open_log(_settings(args))
+    out = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+    try:
+        for line in export(conn):
+            out.write(line + b"\n")
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
 # --- parser --------------------------------------------------------------------------------------
 
 
@@ -198,6 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("verify", help="check the hash chain and replay equality").set_defaults(func=cmd_verify)
     sub.add_parser("routes", help="list every route").set_defaults(func=cmd_routes)
+
+    load = sub.add_parser("import", help="load records from JSON lines (server stopped)")
+    load.add_argument("file")
+    load.set_defaults(func=cmd_import)
+    dump = sub.add_parser("export", help="write every record as JSON lines")
+    dump.add_argument("--out", help="file to write (default: standard output)")
+    dump.set_defaults(func=cmd_export)
     return parser
 
 

@@ -6,6 +6,7 @@ Each capability contributes its parts here, so `create_app`, the CLI (`routes`, 
 
 from __future__ import annotations
 
+from . import openapi
 from .accounts import control as accounts_control
 from .accounts import customer, login, tokens
 from .accounts.projections import projections as account_projections
@@ -16,7 +17,7 @@ from .documents import DocumentTable
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
 from .projections.sequences import Sequences
-from .registry import calltracking, files, provisioning, statements
+from .registry import calltracking, files, importing, provisioning, statements
 from .registry.catalogue import RESOURCES
 from .registry.routes import registry_routes
 
@@ -43,7 +44,7 @@ def api_routes() -> list[Route]:
 
 
 def control_routes() -> list[Route]:
-    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES]
+    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *openapi.ROUTES]
 
 
 def route_listing(service: str) -> list[str]:

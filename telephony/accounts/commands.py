@@ -43,10 +43,12 @@ def customer_exists(conn: sqlite3.Connection, customer_id: int) -> bool:
     return row is not None
 
 
-def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False) -> NewEvent:
+def user_created(
+    conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False, user_id: int | None = None
+) -> NewEvent:
     if _email_taken(conn, plan.email):
         raise BadRequest.field("email", "This email is already used")
-    user_id = next_id(conn, "user", FIRST_USER_ID)
+    user_id = user_id or next_id(conn, "user", FIRST_USER_ID)
     body = User(
         **plan.attributes,
         id=user_id,

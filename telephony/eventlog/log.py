@@ -55,9 +55,10 @@ class EventLog:
         """Append `events` atomically; answered once they are durable and projected."""
         return await self._writer.submit(lambda _conn: events, meta or Metadata())
 
-    async def transact(self, decide: Decide, meta: Metadata | None = None) -> list[RecordedEvent]:
-        """Run `decide(conn)` inside the writer's transaction and append the events it returns."""
-        return await self._writer.submit(decide, meta or Metadata())
+    async def transact(self, decide: Decide, meta: Metadata | None = None, *, keep: bool = True) -> list[RecordedEvent]:
+        """Run `decide(conn)` inside the writer's transaction and append the events it returns
+        (`keep=False` for bulk loads: nothing is returned or published, see the writer)."""
+        return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
     async def query(self, work):
         """Run `work(conn)` on the writer's thread and connection (startup loads, maintenance)."""

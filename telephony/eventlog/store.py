@@ -73,7 +73,7 @@ def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     )
 
 
-def raw_rows(
+def raw_chunks(
     conn: sqlite3.Connection,
     *,
     after: int = 0,
@@ -83,8 +83,8 @@ def raw_rows(
     since_time: str | None = None,
     until_time: str | None = None,
     chunk: int = 2000,
-) -> Iterator[tuple]:
-    """Stored rows in position order, filtered; read in chunks so memory stays flat."""
+) -> Iterator[list[tuple]]:
+    """Stored rows in position order, filtered, as lists of up to `chunk` rows (memory stays flat)."""
     where: list[str] = ["position > ?"]
     args: list[object] = [after]
     if until is not None:
@@ -104,6 +104,12 @@ def raw_rows(
         args.append(until_time)
     cursor = conn.execute(f"SELECT {COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
     while rows := cursor.fetchmany(chunk):
+        yield rows
+
+
+def raw_rows(conn: sqlite3.Connection, **filters) -> Iterator[tuple]:
+    """Stored rows in position order, filtered as `raw_chunks`, one by one."""
+    for rows in raw_chunks(conn, **filters):
         yield from rows
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -23,7 +23,7 @@ from . import store
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, Metadata, NewEvent, RecordedEvent
 
-Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
+Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
 
 
@@ -39,6 +39,7 @@ class ProjectionSink(Protocol):
 class _Request:
     decide: Decide
     meta: Metadata
+    keep: bool
     future: asyncio.Future[list[RecordedEvent]] = field(repr=False)
 
 
@@ -68,11 +69,13 @@ class GroupCommitWriter:
         """Call `listener(events)` in the event loop after each durable commit."""
         self._listeners.append(listener)
 
-    async def submit(self, decide: Decide, meta: Metadata) -> list[RecordedEvent]:
+    async def submit(self, decide: Decide, meta: Metadata, *, keep: bool = True) -> list[RecordedEvent]:
+        """Append what `decide` returns; with `keep=False` (bulk loads) the recorded events are neither
+        returned nor passed to commit listeners, so memory stays flat whatever the size."""
         if self._task is None or self._task.done():
             raise RuntimeError("the event log writer is not running")
         future: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Request(decide, meta, future))
+        self._queue.put_nowait(_Request(decide, meta, keep, future))
         return await asyncio.shield(future)
 
     async def run_sync(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
@@ -125,7 +128,7 @@ class GroupCommitWriter:
                 conn.execute("SAVEPOINT request")
                 saved = (self._position, self._hash)
                 try:
-                    results.append(self._append(request.decide(conn), request.meta))
+                    results.append(self._append(request.decide(conn), request.meta, request.keep))
                     conn.execute("RELEASE request")
                 except Exception as exc:
                     conn.execute("ROLLBACK TO request")
@@ -142,7 +145,7 @@ class GroupCommitWriter:
             return [exc] * len(batch)
         return results
 
-    def _append(self, events: Sequence[NewEvent], meta: Metadata) -> list[RecordedEvent]:
+    def _append(self, events: Iterable[NewEvent], meta: Metadata, keep: bool = True) -> list[RecordedEvent]:
         conn = self._conn
         meta_bytes = _encode(meta)
         recorded_at = self._clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -185,5 +188,6 @@ class GroupCommitWriter:
                 hash=digest.hex(),
             )
             self._sink.apply(conn, recorded)
-            out.append(recorded)
+            if keep:
+                out.append(recorded)
         return out

@@ -20,6 +20,7 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
 )
 """
 REBUILD_COMMIT_EVERY = 100_000
+REBUILD_CHUNK = 5000
 
 
 class Projections:
@@ -64,7 +65,11 @@ class Projections:
         until: int | None = None,
         progress: bool = True,
     ) -> int:
-        """Drop and refill `projections` (all by default) from the log; returns events applied."""
+        """Drop and refill `projections` (all by default) from the log; returns the position replayed to.
+
+        Only the rows of handled types are read and decoded; commits come every
+        `REBUILD_COMMIT_EVERY` positions so the WAL stays small.
+        """
         targets = list(self.all if projections is None else projections)
         subset = Projections(targets, self.upcasters)
         conn.execute(CHECKPOINTS)
@@ -76,32 +81,35 @@ class Projections:
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.version),
             )
-        total = store.count(conn, until=until)
-        applied, position = 0, 0
-        bar = tqdm(
-            total=total,
-            desc="rebuilding projections",
-            unit="ev",
-            file=sys.stderr,
-            disable=None if progress else True,
-            mininterval=0.5,
-        )
-        for row in store.raw_rows(conn, until=until, chunk=5000):
-            position = row[0]
-            if row[3] in subset._by_type:
-                subset.apply(conn, store.decode_row(row, self.upcasters))
-            applied += 1
-            if applied % 5000 == 0:
-                bar.update(5000)
-            if applied % REBUILD_COMMIT_EVERY == 0:
-                subset._checkpoint_names(conn, targets, position)
-                conn.execute("COMMIT")
-                conn.execute("BEGIN IMMEDIATE")
-        bar.update(applied % 5000)
-        bar.close()
-        subset._checkpoint_names(conn, targets, store.head(conn)[0] if until is None else position)
+        head = store.head(conn)[0]
+        last = head if until is None else min(until, head)
+        committed = 0
+        with tqdm(total=last, desc="rebuilding projections", unit="ev", file=sys.stderr,
+                  disable=None if progress else True, mininterval=0.5) as bar:  # fmt: skip
+            types = sorted(subset._by_type)
+            chunks = store.raw_chunks(conn, until=last, types=types, chunk=REBUILD_CHUNK) if types else ()
+            for chunk in chunks:
+                subset._apply_rows(conn, chunk)
+                position = chunk[-1][0]
+                bar.update(position - bar.n)
+                if position - committed >= REBUILD_COMMIT_EVERY:
+                    subset._checkpoint_names(conn, targets, position)
+                    conn.execute("COMMIT")
+                    conn.execute("BEGIN IMMEDIATE")
+                    committed = position
+            bar.update(last - bar.n)
+        subset._checkpoint_names(conn, targets, last)
         conn.execute("COMMIT")
-        return applied
+        return last
+
+    def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:
+        """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop)."""
+        handlers = {type_: tuple(p.apply for p in projections) for type_, projections in self._by_type.items()}
+        decode, upcasters = store.decode_row, self.upcasters or None
+        for row in rows:
+            event = decode(row, upcasters)
+            for apply in handlers[row[3]]:
+                apply(conn, event)
 
     @staticmethod
     def _checkpoint_names(conn: sqlite3.Connection, targets: Sequence[Projection], position: int) -> None:

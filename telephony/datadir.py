@@ -1,0 +1,33 @@
+"""One writer per data dir: the server and offline writers (import, in-place replay) hold a lock.
+
+The lock is an advisory `flock` on `<data_dir>/.lock`; the kernel drops it when its process dies,
+so a crashed server never leaves the data dir locked.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK_FILE = ".lock"
+
+
+class DataDirBusy(RuntimeError):
+    """Another process is writing to this data dir."""
+
+
+@contextmanager
+def exclusive(data_dir: Path) -> Iterator[None]:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DataDirBusy(f"{data_dir} is in use by another telephony process (stop the server first)") from None
+        yield
+    finally:
+        os.close(fd)

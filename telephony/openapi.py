@@ -1,0 +1,459 @@
+"""The OpenAPI 3.1 document of the whole API, built from the route table, and a page that reads it.
+
+Registry routes are described from their `Resource` declarations (rebuilt as `routes_of` builds them);
+the hand-written routes (login family, API tokens, customer endpoints) from `HANDWRITTEN` below. Every
+schema comes from a msgspec Struct through `msgspec.json.schema_components`, so the document says what
+the handlers decode and answer. Served open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgspec
+from aiohttp import web
+from msgspec import inspect as mi
+
+from . import wiring
+from .accounts import models as am
+from .accounts.customer import USER_PROPS
+from .accounts.tokens import API_TOKEN_FIELDS
+from .api.control import control_route
+from .api.errors import ErrorBody
+from .api.routing import Route, template, version_prefix
+from .collections import Kind
+from .collections.filters import OPERATORS
+from .domain import acl
+from .domain.dictionaries import DICTIONARIES, Code
+from .domain.types import Resource as ResourceModel
+from .domain.types import dictionary_fields
+from .keys import SETTINGS
+from .registry.catalogue import RESOURCES
+from .registry.resource import Op, Resource
+from .registry.routes import _METHOD_PATH
+from .registry.views import VIEWS
+
+REF = "#/components/schemas/{name}"
+JSON = "application/json"
+
+
+# Answers the handlers build as dicts, described here as Structs.
+class LoginResult(msgspec.Struct, kw_only=True):
+    message: str
+    user_token: str
+    user_id: int
+
+
+class Challenge(msgspec.Struct, kw_only=True):
+    """A second factor is needed: a code was mailed; send it with this nonce to /login2fa."""
+
+    message: str
+    nonce: str
+
+
+class Message(msgspec.Struct, kw_only=True):
+    message: str
+
+
+class Me(msgspec.Struct, kw_only=True):
+    id: int
+    email: str
+    first_name: str
+    last_name: str
+    customer_id: int
+    balance: float
+    cc: str
+    cli: str
+    currency_iso: str
+    is_root: bool
+    language: str
+    sip_domain: str
+    sip_password: str | None
+
+
+class Audio(msgspec.Struct, kw_only=True):
+    user_id: int
+    vm_announcement_id: int | None
+    fm_announcement_id: int | None
+
+
+class DictionaryValue(msgspec.Struct, kw_only=True):
+    code: Code
+    name: str
+
+
+class DictionaryEntry(msgspec.Struct, kw_only=True):
+    property: str
+    values: list[DictionaryValue]
+
+
+Envelope = Literal["single", "list", "bare", "none"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one operation takes and answers. `answer` is the model inside the envelope."""
+
+    answer: Any = None
+    envelope: Envelope = "single"
+    status: int = 200
+    body: Any = None
+    listing: Mapping[str, Kind] | None = None
+    includes: tuple[str, ...] = ()
+    errors: tuple[int, ...] = ()
+    also: Mapping[int, Any] = field(default_factory=dict)
+    tag: str = "customer"
+
+
+def _auth(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (400,), **kw: Any) -> Shape:
+    return Shape(answer, "bare", body=body, errors=errors, tag="authentication", **kw)
+
+
+HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
+    ("POST", "/login"): _auth(LoginResult, am.Login, (400, 429), also={202: Challenge}),
+    ("POST", "/login2fa"): _auth(LoginResult, am.Login2fa, (400, 429)),
+    ("POST", "/logout"): _auth(errors=()),
+    ("GET", "/ping"): _auth(errors=()),
+    ("POST", "/confirmation"): _auth(body=am.EmailOnly),
+    ("POST", "/password"): _auth(body=am.EmailOnly),
+    ("POST", "/reset"): _auth(body=am.Reset, errors=(400, 429)),
+    ("POST", "/apitokens"): Shape(am.ApiToken, status=201, body=am.NewApiToken, errors=(400,), tag="authentication"),
+    ("GET", "/apitokens"): Shape(am.ApiToken, "list", listing=API_TOKEN_FIELDS, errors=(400,), tag="authentication"),
+    ("DELETE", "/apitokens/{token}"): Shape(envelope="none", status=204, errors=(404,), tag="authentication"),
+    ("GET", "/me"): Shape(Me),
+    ("GET", "/aclroles"): Shape(acl.AclRole, "list"),
+    ("GET", "/aclroles/{id}"): Shape(acl.AclRole, errors=(404,)),
+    ("GET", "/users"): Shape(am.User, "list", listing=USER_PROPS, errors=(400,)),
+    ("PATCH", "/users"): Shape(am.User, "list", body=list[am.UserBulkItem], errors=(400, 404)),
+    ("GET", "/users/{id}"): Shape(am.User, errors=(404,)),
+    ("DELETE", "/users/{id}"): Shape(envelope="none", status=204, errors=(400, 404)),
+    ("GET", "/users/{id}/audio"): Shape(Audio, errors=(404,)),
+    ("DELETE", "/users/{id}/audio"): Shape(envelope="none", status=204, errors=(404,)),
+    ("DELETE", "/customers/{id}"): Shape(envelope="none", status=204, errors=(404,)),
+}
+
+
+def registry_shape(resource: Resource, op: Op) -> Shape:
+    """The shape of one registry operation, read off the resource's declaration."""
+    no_content = {Op.DELETE: resource.delete_status, Op.DELETE_MANY: resource.delete_many_status,
+                  Op.DELETE_ALL: resource.delete_all_status}  # fmt: skip
+    if op in no_content:
+        return Shape(envelope="none", status=no_content[op], errors=() if op is Op.DELETE_ALL else (404,),
+                     tag=resource.module)  # fmt: skip
+    if op is Op.DICTIONARIES:
+        return Shape(DictionaryEntry, "list", tag=resource.module)
+    if op is Op.LIST:
+        return Shape(resource.model, "list", listing=resource.props, includes=resource.includes, errors=(400,),
+                     tag=resource.module)  # fmt: skip
+    if op is Op.BULK_PATCH:
+        return Shape(resource.model, "list", body=list[resource.bulk_item], errors=(400, 404),  # type: ignore[name-defined]
+                     tag=resource.module)  # fmt: skip
+    body = {Op.CREATE: resource.create, Op.UPDATE: resource.patch}.get(op)
+    errors = {Op.CREATE: (400,), Op.UPDATE: (400, 404), Op.GET: (404,)}[op]
+    status = 201 if op is Op.CREATE else 200
+    return Shape(resource.model, body=body, status=status, includes=resource.includes, errors=errors,
+                 tag=resource.module)  # fmt: skip
+
+
+def registry_operations() -> dict[tuple[str, str], tuple[Resource, Op]]:
+    """(method, template path) -> (resource, op), for every registry route, as `routes_of` makes them."""
+    table = {}
+    for resource in (*VIEWS, *RESOURCES):
+        for op in resource.all_ops:
+            method, suffix = _METHOD_PATH[op]
+            suffix = suffix.replace("{id}", "{" + resource.id_name + ":" + resource.id_pattern + "}")
+            table[(method, template(f"/{resource.path}{suffix}"))] = (resource, op)
+    return table
+
+
+def shape_of(route: Route, registry: Mapping[tuple[str, str], tuple[Resource, Op]]) -> Shape | None:
+    key = (route.method, template(route.path))
+    if key in registry:
+        return registry_shape(*registry[key])
+    return HANDWRITTEN.get(key)
+
+
+_PARAM = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
+ERRORS = {
+    400: "Invalid request: a malformed body or query, or a value out of range",
+    401: "Missing, unknown or expired token",
+    403: "Authenticated, but not allowed",
+    404: "Unknown id, or another customer's",
+    405: "Method not allowed on this path",
+    429: "Too many failed attempts; try again later",
+}
+SECURITY: list[dict[str, list[str]]] = [{"XAuthToken": []}, {"BasicAuth": []}]
+
+
+def path_parameters(path: str) -> list[dict[str, Any]]:
+    """A route's path parameters, typed from its regular expressions (`\\d+` is an integer)."""
+    out = []
+    for name, pattern in _PARAM.findall(path):
+        if pattern == r"\d+":
+            schema: dict[str, Any] = {"type": "integer", "minimum": 0}
+        elif pattern:
+            schema = {"type": "string", "pattern": f"^{pattern}$"}
+        else:
+            schema = {"type": "string", "minLength": 1}
+        out.append({"name": name, "in": "path", "required": True, "schema": schema})
+    return out
+
+
+def list_parameters(props: Mapping[str, Kind], includes: Iterable[str] = ()) -> list[dict[str, Any]]:
+    names = sorted(props)
+    condition = {
+        "type": "object",
+        "properties": {"property": {"enum": names}, "operator": {"enum": list(OPERATORS)}, "value": {}},
+        "required": ["property"],
+    }
+    params: list[dict[str, Any]] = [
+        {"name": "page", "schema": {"type": "integer", "minimum": 1}, "description": "page number, from 1"},
+        {"name": "limit", "schema": {"type": "integer", "minimum": 1},
+         "description": "records per page; above 5000 is served as 5000"},
+        {"name": "filter", "content": {JSON: {"schema": {"type": "array", "items": condition}}},
+         "description": "JSON array of {property, operator, value}, all ANDed"},
+        {"name": "sort", "schema": {"enum": [*names, *(f"-{n}" for n in names)]},
+         "description": "property to order by; a leading '-' sorts descending"},
+        {"name": "dir", "schema": {"enum": ["ASC", "DESC"]}},
+        {"name": "group_by", "schema": {"enum": names}},
+    ]  # fmt: skip
+    return [*(p | {"in": "query"} for p in params), *include_parameter(includes)]
+
+
+def include_parameter(includes: Iterable[str]) -> list[dict[str, Any]]:
+    names = "|".join(map(re.escape, includes))
+    if not names:
+        return []
+    schema = {"type": "string", "pattern": f"^({names})(,({names}))*$"}
+    return [{"name": "include", "in": "query", "schema": schema, "description": "related records to embed"}]
+
+
+def _json(schema: dict[str, Any], description: str = "") -> dict[str, Any]:
+    return {"description": description or "OK", "content": {JSON: {"schema": schema}}}
+
+
+def _envelope(shape: Shape, model: dict[str, Any]) -> dict[str, Any]:
+    if shape.envelope == "bare":
+        return model
+    if shape.envelope == "list":
+        data, extra = {"type": "array", "items": model}, {"total": {"type": "integer", "minimum": 0}}
+    else:
+        data, extra = model, {"links": {"$ref": REF.format(name="Links")}}
+    return {"type": "object", "properties": {"data": data, **extra}, "required": ["data", *extra]}
+
+
+class Schemas:
+    """Every Struct the document names, converted once; `ref(type)` is its schema (a $ref for Structs)."""
+
+    def __init__(self, types: Iterable[Any]) -> None:
+        self.types = list(dict.fromkeys([ErrorBody, *types]))
+        structs = sorted(_structs(self.types), key=lambda t: (t.__module__, t.__qualname__))
+        self.types += [s for s in structs if s not in self.types]
+        schemas, self.components = msgspec.json.schema_components(self.types, ref_template=REF)
+        self._schemas = dict(zip(self.types, schemas, strict=True))
+        for struct in structs:
+            component = self.components[self._schemas[struct]["$ref"].rpartition("/")[2]]
+            _code_enums(struct, component)
+            if issubclass(struct, ResourceModel):  # answers: every field is always written
+                component["required"] = list(component.get("properties", {}))
+        self.components["Links"] = {"type": "object", "properties": {"self": {"type": "string"}}, "required": ["self"]}
+
+    def ref(self, type_: Any) -> dict[str, Any]:
+        return self._schemas[type_]
+
+
+def _structs(types: Iterable[Any]) -> set[type]:
+    found: set[type] = set()
+
+    def walk(info: mi.Type) -> None:
+        if isinstance(info, mi.StructType) and info.cls not in found:
+            found.add(info.cls)
+            for f in info.fields:
+                walk(f.type)
+        elif isinstance(info, mi.UnionType):
+            for member in info.types:
+                walk(member)
+        elif isinstance(info, mi.Metadata):
+            walk(info.type)
+        elif isinstance(info, mi.ListType | mi.SetType | mi.FrozenSetType | mi.VarTupleType):
+            walk(info.item_type)
+        elif isinstance(info, mi.DictType):
+            walk(info.value_type)
+
+    for info in mi.multi_type_info(list(types)):
+        walk(info)
+    return found
+
+
+_CODE = [{"type": "integer"}, {"type": "string"}]
+
+
+def _code_enums(struct: type, component: dict[str, Any]) -> None:
+    """Dictionary-backed fields list their allowed codes and names (names are case-insensitive)."""
+    for name, dictionary in dictionary_fields(struct).items():
+        entries = DICTIONARIES[dictionary].entries
+        allowed = list(dict.fromkeys([*entries, *entries.values()]))
+        _replace_code(component["properties"][name], allowed)
+
+
+def _replace_code(node: Any, allowed: list[Any]) -> None:
+    if isinstance(node, dict):
+        if node.get("anyOf") == _CODE:
+            del node["anyOf"]
+            node["enum"] = allowed
+            return
+        for value in node.values():
+            _replace_code(value, allowed)
+    elif isinstance(node, list):
+        for item in node:
+            _replace_code(item, allowed)
+
+
+def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas) -> dict[str, Any]:
+    path = template(route.path)
+    op: dict[str, Any] = {
+        "operationId": re.sub(r"\W+", "_", f"{route.method.lower()}_{version}{path}").strip("_"),
+        "summary": f"{route.method} {path}",
+        "tags": [shape.tag if shape else "other"],
+        "security": SECURITY if route.auth else [],
+    }
+    if route.origin != "spec":
+        op["description"] = f"Added by {route.origin}.md"
+    shape = shape or Shape(envelope="bare", answer=None)
+    params = path_parameters(route.path)
+    if shape.listing is not None:
+        params += list_parameters(shape.listing, shape.includes)
+    elif shape.includes:
+        params += include_parameter(shape.includes)
+    if params:
+        op["parameters"] = params
+    if shape.body is not None:
+        op["requestBody"] = {"required": True, "content": {JSON: {"schema": schemas.ref(shape.body)}}}
+    if shape.envelope == "none":
+        responses: dict[str, Any] = {str(shape.status): {"description": "No content"}}
+    else:
+        model = schemas.ref(shape.answer) if shape.answer is not None else {}
+        responses = {str(shape.status): _json(_envelope(shape, model))}
+    for status, answer in shape.also.items():
+        responses[str(status)] = _json(schemas.ref(answer), answer.__doc__ or "")
+    errors = sorted({*shape.errors, *((401, 403) if route.auth else ())})
+    responses |= {str(status): {"$ref": f"#/components/responses/{status}"} for status in errors}
+    op["responses"] = responses
+    return op
+
+
+def build_document(service: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every API route, under both version prefixes."""
+    routes = wiring.api_routes()
+    registry = registry_operations()
+    shapes = {route: shape_of(route, registry) for route in routes}
+    schemas = Schemas(
+        t for shape in shapes.values() if shape for t in (shape.answer, shape.body, *shape.also.values()) if t
+    )
+    paths: dict[str, dict[str, Any]] = {}
+    for route, version in itertools.chain.from_iterable(((r, v) for v in r.versions) for r in routes):
+        path = version_prefix(version, service) + template(route.path)
+        paths.setdefault(path, {})[route.method.lower()] = _operation(route, shapes[route], version, schemas)
+    error = _json(schemas.ref(ErrorBody))
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "telephony",
+            "version": "1.2",
+            "description": "A cloud telephony platform's REST API. Every error is {message, errors}; a method "
+            "a path does not list answers 405.",
+        },
+        "servers": [{"url": "/"}],
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "schemas": dict(sorted(schemas.components.items())),
+            "responses": {str(s): error | {"description": d} for s, d in ERRORS.items()},
+            "securitySchemes": {
+                "XAuthToken": {"type": "apiKey", "in": "header", "name": "X-Auth-Token"},
+                "BasicAuth": {"type": "http", "scheme": "basic", "description": "user_id:token or user_id:API key"},
+            },
+        },
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def document_bytes(service: str) -> bytes:
+    return msgspec.json.encode(build_document(service))
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    return web.Response(body=document_bytes(request.app[SETTINGS].api.service), content_type=JSON)
+
+
+async def docs_page(request: web.Request) -> web.Response:
+    return web.Response(text=DOCS_PAGE, content_type="text/html")
+
+
+ROUTES = [
+    control_route("GET", "/openapi.json", openapi_json, open_=True),
+    control_route("GET", "/docs", docs_page, open_=True),
+]
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>telephony API</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
+details{border:1px solid #ddd;border-radius:4px;margin:.3em 0;padding:.2em .6em}
+summary{cursor:pointer}code,.m{font-family:ui-monospace,monospace}
+.m{display:inline-block;width:4.5em;font-weight:bold}.get{color:#2a7}.post{color:#27c}.patch{color:#c80}
+.delete{color:#c33}table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ddd;padding:2px 6px;
+text-align:left;vertical-align:top}h3{margin-top:1.5em}
+</style></head><body><h1>telephony API</h1><p id="intro">Loading openapi.json&hellip;</p><div id="ops"></div>
+<h2>Schemas</h2><div id="schemas"></div>
+<script>
+const esc = s => String(s).replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
+function type(s) {
+  if (!s || !Object.keys(s).length) return "any";
+  if (s.$ref) { const n = s.$ref.split("/").pop(); return `<a href="#schema-${esc(n)}">${esc(n)}</a>`; }
+  if (s.enum) return "one of " + s.enum.map(v => "<code>" + esc(JSON.stringify(v)) + "</code>").join(", ");
+  if (s.anyOf) return s.anyOf.map(type).join(" | ");
+  if (s.type === "array") return "array of " + type(s.items);
+  if (s.type === "object" && s.properties)
+    return "{" + Object.entries(s.properties).map(([k, v]) => esc(k) + ": " + type(v)).join(", ") + "}";
+  const facets = ["pattern", "minimum", "maximum", "minLength", "maxLength"].filter(k => k in s)
+    .map(k => k + " " + esc(s[k])).join(", ");
+  return esc(s.type || "any") + (facets ? ` <small>(${facets})</small>` : "");
+}
+const table = (head, rows) => rows.length ? `<table><tr>${head.map(h => `<th>${h}</th>`).join("")}</tr>` +
+  rows.map(r => `<tr>${r.map(c => `<td>${c}</td>`).join("")}</tr>`).join("") + "</table>" : "";
+fetch("openapi.json").then(r => r.json()).then(doc => {
+  document.getElementById("intro").innerHTML = esc(doc.info.description) + ` <a href="openapi.json">openapi.json</a>`;
+  const schemaOf = c => c && c.content ? type(Object.values(c.content)[0].schema) : "";
+  const byTag = {};
+  for (const [path, item] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(item)) (byTag[op.tags[0]] ||= []).push([path, method, op]);
+  let html = "";
+  for (const [tag, ops] of Object.entries(byTag).sort()) {
+    html += `<h3>${esc(tag)}</h3>`;
+    for (const [path, method, op] of ops) {
+      const resp = Object.entries(op.responses).map(([code, r]) =>
+        [code, r.$ref ? "error: " + type({$ref: "#/x/ErrorBody"}) : esc(r.description) + " " + schemaOf(r)]);
+      const params = (op.parameters || []).map(p => [esc(p.name), p.in, p.required ? "yes" : "",
+        p.schema ? type(p.schema) : "JSON " + schemaOf(p), esc(p.description || "")]);
+      html += `<details><summary><span class="m ${method}">${method.toUpperCase()}</span><code>${esc(path)}</code>` +
+        (op.security.length ? "" : " <small>(open)</small>") +
+        (op.description ? ` <small>${esc(op.description)}</small>` : "") + "</summary>" +
+        table(["parameter", "in", "required", "type", "description"], params) +
+        (op.requestBody ? "<p>Body: " + schemaOf(op.requestBody) + "</p>" : "") +
+        table(["status", "answer"], resp) + "</details>";
+    }
+  }
+  document.getElementById("ops").innerHTML = html;
+  document.getElementById("schemas").innerHTML = Object.entries(doc.components.schemas).map(([name, s]) =>
+    `<details id="schema-${esc(name)}"><summary><code>${esc(name)}</code></summary><p>${esc(s.description || "")}</p>` +
+    table(["property", "type", "required"], Object.entries(s.properties || {}).map(([k, v]) =>
+      [esc(k), type(v), (s.required || []).includes(k) ? "yes" : ""])) + "</details>").join("");
+  addEventListener("hashchange", () => { const d = document.querySelector(location.hash); if (d) d.open = true; });
+});
+</script></body></html>
+"""

@@ -1,0 +1,51 @@
+"""Running an import against an open event log: the control endpoint and the CLI share this."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from aiohttp import web
+
+from ..accounts.auth import ACCOUNTS
+from ..api.context import meta_of
+from ..api.control import control_route
+from ..api.wire import json_response, read_body
+from ..clock import Clock, wire_time
+from ..eventlog import EventLog, Metadata
+from ..security import Sealer, hash_password, new_token
+from . import transfer
+
+
+async def run_import(log: EventLog, sealer: Sealer, clock: Clock, lines: Callable[[], Iterable[bytes]],
+                     meta: Metadata, progress: Callable[[int], object] | None = None) -> int:  # fmt: skip
+    """Check every line, then append every record in one transaction; returns the record count."""
+    count = transfer.check(lines())
+    decide = transfer.decide(
+        lines, now=wire_time(clock.now()), sealed_sip_password=lambda: sealer.seal(new_token()[:16]),
+        unusable_hash=hash_password(new_token()), progress=progress,
+    )  # fmt: skip
+    await log.transact(decide, meta, keep=False)
+    return count
+
+
+async def import_lines(request: web.Request) -> web.Response:
+    """POST /_telephony/import: the body is JSON lines, one record each."""
+    accounts = request.app[ACCOUNTS]
+    body = await read_body(request)
+    count = await run_import(accounts.log, accounts.sealer, accounts.clock, body.splitlines, meta_of(request))
+    await accounts.log.query(accounts.index.load)
+    return json_response({"data": {"imported": count}})
+
+
+async def export_lines(request: web.Request) -> web.StreamResponse:
+    """GET /_telephony/export: every record as JSON lines (the import format)."""
+    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    await response.prepare(request)
+    lines = await request.app[ACCOUNTS].log.query(lambda conn: list(transfer.export(conn)))
+    for start in range(0, len(lines), 1000):
+        await response.write(b"\n".join(lines[start : start + 1000]) + b"\n")
+    await response.write_eof()
+    return response
+
+
+ROUTES = [control_route("POST", "/import", import_lines), control_route("GET", "/export", export_lines)]
