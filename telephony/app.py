@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False) -> web.Application:
     """Build the app; resources open on startup in order and close in reverse on cleanup."""
     app = web.Application(
-        middlewares=[middlewares.request_ids, middlewares.errors],
+        middlewares=[middlewares.request_ids(), middlewares.errors],
         client_max_size=settings.server.max_body_bytes,
     )
     app[SETTINGS] = settings

@@ -79,30 +79,36 @@ async def fetch(
     scope: tuple[str, tuple[Any, ...]],
     q: ListQuery,
     *,
-    unfiltered_total: int | None = None,
+    counts: tuple[str, int] | None = None,
 ) -> tuple[list[str], int]:
-    """The page's JSON bodies and the total count of matches within `scope` (SQL, params)."""
+    """The page's JSON bodies and the total count of matches within `scope` (SQL, params).
+
+    One statement does both: the page is chosen on ids alone (a deferred join, so skipped rows
+    are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
+    list is unfiltered. A second query runs only for a page past the end.
+    """
     direction = "DESC" if q.descending else "ASC"
     order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort else f"id {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
+    total_params: tuple[Any, ...]
     if q.group_by:
         grouped = f"{base} GROUP BY {json_path(q.group_by)}"
-        sql = f"SELECT body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
-        count_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
+        total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
+        sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
     else:
-        sql = f"SELECT body {base} ORDER BY {order} LIMIT ? OFFSET ?"
-        count_sql = f"SELECT count(*) {base}"
-    async with reader.execute(sql, (*params, q.limit, q.offset)) as cursor:
-        bodies = [row[0] for row in await cursor.fetchall()]
-    if unfiltered_total is not None and q.where.sql == "1" and not q.group_by:
-        total = unfiltered_total
-    elif q.page == 1 and len(bodies) < q.limit:
-        total = len(bodies)
-    else:
-        async with reader.execute(count_sql, params) as cursor:
-            total = (await cursor.fetchone())[0]  # type: ignore[index]
-    return bodies, total
+        if counts is not None and q.where.sql == "1":
+            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
+            total_params = (counts[1],)
+        else:
+            total_sql, total_params = f"SELECT count(*) {base}", params
+        page = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
+        sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({page}) ORDER BY {order}'
+    rows = await reader.execute_fetchall(sql, (*total_params, *params, q.limit, q.offset))
+    if rows:
+        return [row[1] for row in rows], next(iter(rows))[0]
+    total = await reader.execute_fetchall(total_sql, total_params)
+    return [], next(iter(total))[0]
 
 
 async def count(reader: aiosqlite.Connection, counts_table: str, customer_id: int) -> int:

@@ -9,18 +9,15 @@ import aiosqlite
 
 async def get(reader: aiosqlite.Connection, table: str, id_: Any, customer_id: int) -> str | None:
     """One document's JSON body, only if it belongs to `customer_id`."""
-    async with reader.execute(
+    rows = await reader.execute_fetchall(
         f'SELECT body FROM "{table}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
-    ) as cursor:
-        row = await cursor.fetchone()
-    return row[0] if row else None
+    )
+    return next(iter(rows))[0] if rows else None
 
 
 async def get_many(reader: aiosqlite.Connection, table: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    async with reader.execute(
-        f'SELECT id, body FROM "{table}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)
-    ) as cursor:
-        return {row[0]: row[1] for row in await cursor.fetchall()}
+    sql = f'SELECT id, body FROM "{table}" WHERE customer_id = ? AND id IN ({marks})'
+    return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}

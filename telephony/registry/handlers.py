@@ -12,7 +12,6 @@ from ..api.responses import collection, raw_collection, single
 from ..api.wire import decode, read_body
 from ..clock import wire_time
 from ..collections import envelope, fetch, parse
-from ..collections.query import count
 from ..documents import reads
 from ..domain.dictionaries import resource_dictionaries
 from ..keys import CLOCK, EVENT_LOG, READER, SETTINGS
@@ -47,11 +46,9 @@ def list_handler(resource: Resource):
         who = authorize(request, resource.module, write=False)
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
-        reader = request.app[READER]
-        plain = q.where.sql == "1" and not q.group_by and "scope" not in resource.extra
-        hint = await count(reader, resource.counts_table, who.customer_id) if plain else None
-        bodies, total = await fetch(reader, resource.table, scoped(resource, request, who.customer_id), q,
-                                    unfiltered_total=hint)  # fmt: skip
+        counts = None if "scope" in resource.extra else (resource.counts_table, who.customer_id)
+        bodies, total = await fetch(request.app[READER], resource.table, scoped(resource, request, who.customer_id), q,
+                                    counts=counts)  # fmt: skip
         if resource.includes:
             return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
         return raw_collection(envelope(bodies, total))
