@@ -24,6 +24,9 @@ from .scheduler import Scheduler
 from .security import Sealer
 
 log = logging.getLogger(__name__)
+MAX_REQUEST_LINE = 256 * 1024
+"""Long enough for any filter the collection engine accepts (64 KiB, even fully URL-encoded)."""
+MAX_HEADER = 16 * 1024
 
 
 def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False) -> web.Application:
@@ -31,6 +34,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app = web.Application(
         middlewares=[middlewares.request_ids(), middlewares.errors],
         client_max_size=settings.server.max_body_bytes,
+        handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or Clock()

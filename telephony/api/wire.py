@@ -51,6 +51,8 @@ def decode(body: bytes, type_: type[T]) -> T:
         raise validation_error(exc) from None
     except msgspec.DecodeError as exc:
         raise BadRequest("Malformed JSON body", [FieldError(None, f"Malformed JSON body: {exc}")]) from None
+    except RecursionError:
+        raise BadRequest("Malformed JSON body", [FieldError(None, "The JSON body is nested too deeply")]) from None
 
 
 async def read_json(request: web.Request, type_: type[T]) -> T:

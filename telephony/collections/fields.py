@@ -7,7 +7,8 @@ from enum import Enum
 import msgspec
 from msgspec import inspect as mi
 
-TIME_NAMES = ("_at", "date", "time", "timestamp", "origtime")
+# Text properties holding a time. Not every `*_time` is one: a user's `ring_time` is seconds.
+TIME_NAMES = ("_at", "date", "timestamp", "origtime")
 
 
 class Kind(Enum):
@@ -31,7 +32,7 @@ def _kind_of(name: str, info: mi.Type) -> Kind:
     if isinstance(info, mi.FloatType):
         return Kind.FLOAT
     if isinstance(info, mi.StrType):
-        return Kind.TIME if name.endswith(TIME_NAMES) and name != "time_interval" else Kind.TEXT
+        return Kind.TIME if name.endswith(TIME_NAMES) else Kind.TEXT
     if isinstance(info, mi.ListType | mi.TupleType | mi.VarTupleType | mi.SetType):
         return Kind.ARRAY
     if isinstance(info, mi.StructType | mi.DictType | mi.TypedDictType | mi.DataclassType):

@@ -28,6 +28,7 @@ OPERATORS = {
 MAX_CONDITIONS = 50
 MAX_IN_VALUES = 1000
 MAX_FILTER_BYTES = 64 * 1024
+SQL_INTEGERS = range(-(2**63), 2**63)
 
 
 class Condition(msgspec.Struct, forbid_unknown_fields=False):
@@ -57,6 +58,8 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         message = f"Malformed filter: expected a JSON array of {{property, operator, value}} ({exc})"
         raise _bad("filter", message) from None
+    except RecursionError:
+        raise _bad("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:
         raise _bad("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
     return [_check(c, props) for c in conditions]
@@ -90,6 +93,8 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
         if kind is Kind.INT:
             if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                 raise ValueError
+            if int(value) not in SQL_INTEGERS:
+                raise ValueError
             return int(value)
         if kind is Kind.FLOAT:
             if isinstance(value, bool):
@@ -104,7 +109,7 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
         if kind is Kind.TIME:
             return _time(value)
         if kind in (Kind.ARRAY, Kind.OBJECT):
-            if isinstance(value, list | dict):
+            if isinstance(value, list | dict) or (isinstance(value, int) and value not in SQL_INTEGERS):
                 raise ValueError
             return value
         if isinstance(value, list | dict):
@@ -156,12 +161,16 @@ def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) ->
 
 
 def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
-    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day."""
-    first, last = f"{day} 00:00:00", f"{day} 23:59:59"
+    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day.
+
+    A stored bare date (`start_at`) is its own first second: as text it sorts before
+    `<day> 00:00:00`, so the lower bounds are the bare day itself wherever that gives the same answer.
+    """
+    last = f"{day} 23:59:59"
     if operator in ("=", "!="):
-        params.extend((first, last))
+        params.extend((day, last))
         return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
-    params.append(last if operator == "<=" else first)
+    params.append({"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))
     return f"{column} {operator} ?"
 
 

@@ -2,7 +2,7 @@
 
 A resource is data. One `Resource(...)` line gives the generic handlers everything they need; the
 PATCH body is derived from the create body (every field optional, `UNSET` when absent, so an
-explicit `null` is told apart from an absent field).
+explicit `null` is told apart from an absent field; a required field may not be nulled).
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
-    """`<Thing>Patch`: every field of `create`, optional, nullable, `UNSET` when absent."""
+    """`<Thing>Patch`: every field of `create`, optional, `UNSET` when absent; nullable unless `create`
+    requires it (a PATCH may clear an optional field, never a required one)."""
     fields = []
     for f in msgspec.structs.fields(create):
-        fields.append(
-            (f.name, f.type | None | msgspec.UnsetType, msgspec.field(default=msgspec.UNSET, name=f.encode_name))
-        )
+        type_ = f.type | msgspec.UnsetType if f.required else f.type | None | msgspec.UnsetType
+        fields.append((f.name, type_, msgspec.field(default=msgspec.UNSET, name=f.encode_name)))
     name = create.__name__.removesuffix("Create") + "Patch"
     return msgspec.defstruct(name, fields, kw_only=True, forbid_unknown_fields=False, module=create.__module__)
 

@@ -111,3 +111,16 @@ async def test_actual_cross_origin_responses_carry_the_allowed_origin(probe_rout
     response = await client.post("/v1.2/voipstudio/probe", json={"a": 1}, headers={"Origin": "https://crm.example.com"})
     assert response.status == 200
     assert response.headers["Access-Control-Allow-Origin"] in ("*", "https://crm.example.com")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_a_deeply_nested_body_is_a_400_not_a_500(probe_routes, client, version):
+    response = await client.post(f"/{version}/voipstudio/probe", data=b"[" * 100_000 + b"]" * 100_000)
+    assert response.status == 400
+    assert_error_body(await response.json())
+
+
+async def test_a_long_query_string_reaches_the_api_and_gets_a_json_answer(client):
+    response = await client.get("/v1.2/voipstudio/no-such-thing?filter=" + "x" * 100_000)
+    assert response.status == 404
+    assert_error_body(await response.json())
