@@ -26,9 +26,11 @@ from .accounts.tokens import API_TOKEN_FIELDS
 from .api.control import control_route
 from .api.errors import ErrorBody
 from .api.routing import Route, template, version_prefix
+from .calls import idle
 from .collections import Kind
 from .collections.filters import OPERATORS
 from .domain import acl
+from .domain import schemas as s
 from .domain.dictionaries import DICTIONARIES, Code
 from .domain.types import Resource as ResourceModel
 from .domain.types import dictionary_fields
@@ -92,7 +94,13 @@ class DictionaryEntry(msgspec.Struct, kw_only=True):
     values: list[DictionaryValue]
 
 
-Envelope = Literal["single", "list", "bare", "none"]
+class CdrNote(msgspec.Struct, kw_only=True):
+    id: int
+    cdr_id: int
+    text: str
+
+
+Envelope = Literal["single", "list", "bare", "none", "file"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,7 @@ class Shape:
     errors: tuple[int, ...] = ()
     also: Mapping[int, Any] = field(default_factory=dict)
     tag: str = "customer"
+    media: str = JSON
 
 
 def _auth(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (400,), **kw: Any) -> Shape:
@@ -135,6 +144,35 @@ HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
     ("GET", "/users/{id}/audio"): Shape(Audio, errors=(404,)),
     ("DELETE", "/users/{id}/audio"): Shape(envelope="none", status=204, errors=(404,)),
     ("DELETE", "/customers/{id}"): Shape(envelope="none", status=204, errors=(404,)),
+    ("GET", "/cdrs/{id}/notes"): Shape(CdrNote, "list", errors=(404,), tag="history"),
+    ("DELETE", "/statements"): Shape(envelope="none", status=204, tag="history"),
+    ("PATCH", "/calltracking/ddis"): Shape(
+        s.Ddi, "list", body=list[s.CallTrackingDdiItem], errors=(400, 404), tag="settings"
+    ),  # fmt: skip
+    **{
+        ("GET", f"/{path}"): Shape(envelope="file", errors=(404,), media=media, tag=tag)
+        for path, media, tag in (
+            ("cdrs/{id}.trace", "text/plain", "history"),
+            ("cdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
+            ("msdrs/{id}.trace", "text/plain", "history"),
+            ("msdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
+            ("monitors/{id}.mp3", "audio/mpeg", "history"),
+            ("voicemessages/{id}.mp3", "audio/mpeg", "history"),
+            ("faxes/{id}.pdf", "application/pdf", "storage"),
+            ("users/{id}/cdrs.csv", "text/csv", "history"),
+        )
+    },  # fmt: skip
+    # Calls: no call is ever live here, and placing one needs a registered VoIP client (412).
+    ("GET", "/calls"): Shape(envelope="list", tag="calls"),
+    ("GET", "/users/{id}/calls"): Shape(envelope="list", tag="calls"),
+    ("POST", "/calls"): Shape(status=201, body=idle.PlaceCall, errors=(400, 412), tag="calls"),
+    ("POST", "/webcalls"): Shape(status=201, body=idle.PlaceWebcall, errors=(400, 412), tag="calls"),
+    ("POST", "/leadcalls"): Shape(status=201, body=idle.PlaceLeadcall, errors=(400, 412), tag="calls"),
+    ("POST", "/sms"): Shape(s.Sms, status=201, body=idle.SendSms, errors=(400, 412), tag="storage"),
+    ("GET", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
+    ("PATCH", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
+    ("DELETE", "/calls/{id}"): Shape(envelope="none", status=204, errors=(404,), tag="calls"),
+    ("GET", "/calls/{id}/trace"): Shape(envelope="file", errors=(404,), media="text/plain", tag="calls"),
 }
 
 
@@ -185,6 +223,7 @@ ERRORS = {
     403: "Authenticated, but not allowed",
     404: "Unknown id, or another customer's",
     405: "Method not allowed on this path",
+    412: "Precondition failed (for example: no VoIP client registered)",
     429: "Too many failed attempts; try again later",
 }
 SECURITY: list[dict[str, list[str]]] = [{"XAuthToken": []}, {"BasicAuth": []}]
@@ -336,6 +375,9 @@ def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas
         op["requestBody"] = {"required": True, "content": {JSON: {"schema": schemas.ref(shape.body)}}}
     if shape.envelope == "none":
         responses: dict[str, Any] = {str(shape.status): {"description": "No content"}}
+    elif shape.envelope == "file":
+        file = {"type": "string", "contentMediaType": shape.media}
+        responses = {str(shape.status): {"description": "The file", "content": {shape.media: {"schema": file}}}}
     else:
         model = schemas.ref(shape.answer) if shape.answer is not None else {}
         responses = {str(shape.status): _json(_envelope(shape, model))}

@@ -14,6 +14,7 @@ from .api import control
 from .api.routing import Route, listing
 from .calls import idle
 from .documents import DocumentTable
+from .documents.blobs import Blobs
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
 from .projections.sequences import Sequences
@@ -26,7 +27,8 @@ def projections() -> list[Projection]:
     documents = [DocumentTable("user")] + [
         DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed) for r in RESOURCES
     ]
-    return [*account_projections(), *documents, Sequences(["customer", "user", *(r.kind for r in RESOURCES)])]
+    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)])
+    return [*account_projections(), *documents, Blobs(), sequences]
 
 
 def upcasters() -> Upcasters:

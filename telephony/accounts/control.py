@@ -71,9 +71,12 @@ async def create_api_key(request: web.Request) -> web.Response:
 
 async def list_api_keys(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS]
+    user_id = int(request.match_info["id"])
+    if user_id not in accounts.index.accounts:
+        raise NotFound(f"User {user_id} not found")
     async with accounts.reader.execute(
         "SELECT token_id, name, sealed, created_at FROM tokens WHERE user_id = ? AND kind = 'apikey' "
-        "AND revoked IS NULL ORDER BY rowid", (int(request.match_info["id"]),),
+        "AND revoked IS NULL ORDER BY rowid", (user_id,),
     ) as cursor:  # fmt: skip
         rows = await cursor.fetchall()
     return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])

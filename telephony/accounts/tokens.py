@@ -56,9 +56,10 @@ async def list_tokens(request: web.Request) -> web.Response:
 
 
 async def delete(request: web.Request) -> web.Response:
+    """Revokes one of the caller's API tokens (the ones GET lists); login tokens end with /logout."""
     accounts, who = request.app[ACCOUNTS], principal(request)
     session = accounts.index.by_digest.get(digest(request.match_info["token"]))
-    if session is None or session.user_id != who.user_id:
+    if session is None or session.user_id != who.user_id or session.kind != "apitoken":
         raise NotFound("API token not found")
     await accounts.revoke([session.token_id], "deleted", meta_of(request))
     return web.Response(status=204)

@@ -29,7 +29,8 @@ class Route:
     path: str
     handler: Handler
     auth: bool = True
-    origin: Literal["spec", "real-platform", "control"] = "spec"
+    origin: Literal["spec", "real-platform", "telephony", "control"] = "spec"
+    """`spec`; `real-platform` (added by real-platform.md); `telephony` (this server's own addition)."""
     versions: tuple[str, ...] = VERSIONS
 
 

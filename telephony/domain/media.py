@@ -27,10 +27,19 @@ _ADTS_SAMPLE_RATE_INDEXES = 13
 _ADTS_HEADER_LENGTH = 7
 
 
+def _wav_format_chunk(data: bytes) -> bool:
+    """A WAVE file's first chunk is a whole `fmt ` chunk naming channels and a sample rate."""
+    if len(data) < 36 or data[12:16] != b"fmt ":
+        return False
+    size = int.from_bytes(data[16:20], "little")
+    channels, rate = int.from_bytes(data[22:24], "little"), int.from_bytes(data[24:28], "little")
+    return size >= 16 and len(data) >= 20 + size and channels > 0 and rate > 0
+
+
 def sniff_audio(data: bytes) -> str | None:
     """The format the bytes are in: "mp3", "mp4", "wav" or "aac"; None when they are none of these."""
     if len(data) >= 12 and data[:4] == b"RIFF" and data[8:12] == b"WAVE":
-        return "wav"
+        return "wav" if _wav_format_chunk(data) else None
     if len(data) >= 16 and data[4:8] == b"ftyp" and int.from_bytes(data[:4], "big") >= 16:
         return "mp4" if all(0x20 <= byte < 0x7F for byte in data[8:12]) else None
     frames = data[_id3_length(data) :]

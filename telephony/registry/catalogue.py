@@ -49,7 +49,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("sms", "sms", s.Sms, "storage", frozenset({L, G, DA, DI}), delete_all_status=202, indexed=("user_id",)),
     R("faxes", "fax", s.Fax, "storage", frozenset({L})),
     R("vmannouncements", "vmannouncement", s.VmAnnouncement, "storage", CRUD, s.VmAnnouncementCreate,
-      validate=s.validate_vm_announcement),
+      validate=s.validate_vm_announcement, attachment="data"),
     R("sms/cannedresponses", "cannedresponse", s.SmsCannedResponse, "storage", CRUD, s.SmsCannedResponseCreate),
     # History
     R("chats", "chat", s.Chat, "history", READ),

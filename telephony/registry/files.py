@@ -79,6 +79,18 @@ async def user_cdrs_csv(request: web.Request) -> web.Response:
     return web.Response(body=out.getvalue().encode(), content_type="text/csv")
 
 
+async def uploaded_audio(request: web.Request) -> web.Response:
+    """The file a voicemail announcement was uploaded with, byte for byte, as its own media type."""
+    announcement = await _record(request, BY_PATH["vmannouncements"])
+    if not announcement.get("sha256") or announcement.get("format") != request.match_info["format"]:
+        raise NotFound(f"vmannouncements {announcement['id']} has no {request.match_info['format']} file")
+    rows = await request.app[READER].execute_fetchall(
+        "SELECT media_type, data FROM blobs WHERE sha256 = ?", (announcement["sha256"],)
+    )
+    media_type, data = next(iter(rows))
+    return web.Response(body=data, content_type=media_type)
+
+
 ROUTES = [
     file_route("cdrs", "trace"),
     file_route("cdrs", "pcap"),
@@ -89,4 +101,5 @@ ROUTES = [
     file_route("faxes", "pdf", origin="real-platform"),
     Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes),
     Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv),
+    Route("GET", r"/vmannouncements/{id:\d+}.{format:mp3|mp4|wav|aac}", uploaded_audio, origin="telephony"),
 ]

@@ -16,6 +16,7 @@ from ..documents import reads
 from ..domain.dictionaries import resource_dictionaries
 from ..keys import CLOCK, EVENT_LOG, READER, SETTINGS
 from . import decisions
+from .attachments import attached, then
 from .coercion import fields_of, new_document
 from .rendering import render_many, render_one
 from .resource import Resource
@@ -80,11 +81,13 @@ def create_handler(resource: Resource):
         who = authorize(request, resource.module, write=True)
         body = decode(await read_body(request), resource.create)  # type: ignore[arg-type]
         fields = fields_of(resource, body, creating=True)
+        file_fields, store = attached(resource, body)
+        fields.update(file_fields)
         now = wire_time(request.app[CLOCK].now())
         decide = decisions.create(
             resource, who.customer_id, lambda id_: new_document(resource, fields, id_, who.customer_id, now)
         )
-        (created,) = await request.app[EVENT_LOG].transact(decide, meta_of(request))
+        *_, created = await request.app[EVENT_LOG].transact(then(store, decide), meta_of(request))
         document = created.data["body"]
         path = f"/{resource.path}/{document['id']}"
         return single(request, await render_one(request, resource, document), path, status=201)
@@ -98,8 +101,10 @@ def update_handler(resource: Resource):
         id_ = _id(resource, request)
         body = decode(await read_body(request), resource.patch)  # type: ignore[arg-type]
         changes = fields_of(resource, body, creating=False)
-        await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, {id_: changes}),
-                                              meta_of(request))  # fmt: skip
+        file_fields, store = attached(resource, body)
+        changes.update(file_fields)
+        decide = then(store, decisions.update(resource, who.customer_id, {id_: changes}))
+        await request.app[EVENT_LOG].transact(decide, meta_of(request))
         document = await _document(request, resource, id_, who.customer_id)
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
 

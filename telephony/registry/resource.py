@@ -55,6 +55,7 @@ class Resource:
     path: the collection's path after the version prefix (`contacts`, `sms/cannedresponses`).
     kind: the stored kind, naming its events (`contact.created`) and table (`doc_contact`).
     ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
+    attachment: a body field carrying a base64 audio file, stored once and served back.
     """
 
     path: str
@@ -73,6 +74,7 @@ class Resource:
     validate: Validator | None = None
     prepare: Prepare | None = None
     includes: tuple[str, ...] = ()
+    attachment: str | None = None
     id_pattern: str = r"\d+"
     id_name: str = "id"
     text_ids: bool = False

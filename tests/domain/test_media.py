@@ -18,7 +18,18 @@ def adts_frame(payload: int = 9) -> bytes:
     return header + bytes(payload)
 
 
-WAV = b"RIFF" + (36).to_bytes(4, "little") + b"WAVEfmt " + bytes(24)
+WAV = (
+    b"RIFF"
+    + (36).to_bytes(4, "little")
+    + b"WAVEfmt "
+    + (16).to_bytes(4, "little")
+    + bytes.fromhex("01000100")
+    + (8000).to_bytes(4, "little")
+    + (16000).to_bytes(4, "little")
+    + bytes.fromhex("02001000")
+    + b"data"
+    + bytes(4)
+)
 MP4 = (24).to_bytes(4, "big") + b"ftypM4A " + bytes(4) + b"M4A isom"
 
 SAMPLES = [

@@ -60,7 +60,7 @@ def test_time_zones_are_iana_names(name, valid):
 
 
 @pytest.mark.parametrize(
-    ("data", "fields"), [("UklGRiQAAABXQVZFZm10IAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==", []), ("aGVsbG8=", ["data"])]
+    ("data", "fields"), [("UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=", []), ("aGVsbG8=", ["data"])]
 )
 def test_an_announcement_must_carry_real_audio(data, fields):
     body = VmAnnouncementCreate(extension_id=1, description="hi", data=data)

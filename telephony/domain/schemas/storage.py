@@ -58,10 +58,15 @@ class Fax(Resource):
 
 
 class VmAnnouncement(Resource):
+    """The spec's fields, and what was uploaded: its checked `format`, byte `size` and `sha256`."""
+
     id: int = 0
     created_at: str | None = None
     description: str | None = None
     extension: int | None = None
+    format: str | None = None
+    size: int | None = None
+    sha256: str | None = None
 
 
 class VmAnnouncementCreate(Body):
