@@ -18,7 +18,8 @@ from .api.routing import AUTHENTICATE, mount, mount_control
 from .clock import Clock
 from .config import Settings
 from .eventlog import EventLog
-from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, READER, SCHEDULER, SETTINGS
+from .collections.cache import PageCache
+from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
 from .mail import Mailer
 from .scheduler import Scheduler
 from .security import Sealer
@@ -70,6 +71,8 @@ async def _reader(app: web.Application) -> AsyncIterator[None]:
     reader = await aiosqlite.connect(f"file:{app[EVENT_LOG].path}?mode=ro", uri=True)
     await reader.execute("PRAGMA query_only=1")
     app[READER] = reader
+    app[PAGE_CACHE] = PageCache(app[SETTINGS].api.list_cache_bytes)
+    app[EVENT_LOG].on_commit(app[PAGE_CACHE].on_events)
     yield
     await reader.close()
 

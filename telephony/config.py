@@ -35,6 +35,7 @@ class Api(Section):
     service: str = "voipstudio"
     default_page_size: int = 50
     max_page_size: int = 5000
+    list_cache_bytes: int = 32 * 1024 * 1024
 
 
 class Storage(Section):

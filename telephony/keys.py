@@ -7,6 +7,7 @@ from aiohttp import web
 
 from .clock import Clock
 from .config import Settings
+from .collections.cache import PageCache
 from .eventlog import EventLog
 from .scheduler import Scheduler
 
@@ -15,6 +16,7 @@ CLOCK = web.AppKey("clock", Clock)
 EVENT_LOG = web.AppKey("event_log", EventLog)
 READER = web.AppKey("reader", aiosqlite.Connection)
 SCHEDULER = web.AppKey("scheduler", Scheduler)
+PAGE_CACHE = web.AppKey("page_cache", PageCache)
 CONTROL_KEY_DIGEST = web.AppKey("control_key_digest", bytes)
 
 REQUEST_ID = web.RequestKey("request_id", str)
@@ -26,6 +28,7 @@ __all__ = [
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
     "READER",
+    "PAGE_CACHE",
     "REQUEST_ID",
     "SCHEDULER",
     "SETTINGS",

@@ -66,7 +66,11 @@ class GroupCommitWriter:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="eventlog-writer")
 
     def on_commit(self, listener: Callable[[list[RecordedEvent]], Any]) -> None:
-        """Call `listener(events)` in the event loop after each durable commit."""
+        """Call `listener(events)` in the event loop after each durable commit.
+
+        Bulk appends (`keep=False`) pass no events: the listener is called with an empty list,
+        meaning "anything may have changed", and re-reads the projections it mirrors if it must.
+        """
         self._listeners.append(listener)
 
     async def submit(self, decide: Decide, meta: Metadata, *, keep: bool = True) -> list[RecordedEvent]:
@@ -107,7 +111,10 @@ class GroupCommitWriter:
             results = await loop.run_in_executor(self._executor, self._write_batch, batch)
             self.batches += 1
             committed = [e for result in results if not isinstance(result, BaseException) for e in result]
-            if committed:
+            bulk = any(
+                not r.keep and not isinstance(result, BaseException) for r, result in zip(batch, results, strict=True)
+            )
+            if committed or bulk:
                 for listener in self._listeners:
                     listener(committed)
             for request, result in zip(batch, results, strict=True):

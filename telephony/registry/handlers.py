@@ -14,7 +14,7 @@ from ..clock import wire_time
 from ..collections import envelope, fetch, parse
 from ..documents import reads
 from ..domain.dictionaries import resource_dictionaries
-from ..keys import CLOCK, EVENT_LOG, READER, SETTINGS
+from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, SETTINGS
 from . import decisions
 from .attachments import attached, then
 from .coercion import fields_of, new_document
@@ -47,12 +47,20 @@ def list_handler(resource: Resource):
         who = authorize(request, resource.module, write=False)
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
-        counts = None if "scope" in resource.extra else (resource.counts_table, who.customer_id)
+        plain = "scope" not in resource.extra and not resource.includes
+        cache, key = request.app[PAGE_CACHE], (resource.kind, who.customer_id, request.query_string)
+        if plain and (page := cache.get(key)) is not None:
+            return raw_collection(page)
+        generation = cache.generation(resource.kind)
+        counts = (resource.counts_table, who.customer_id) if plain else None
         bodies, total = await fetch(request.app[READER], resource.table, scoped(resource, request, who.customer_id), q,
                                     counts=counts)  # fmt: skip
         if resource.includes:
             return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
-        return raw_collection(envelope(bodies, total))
+        payload = envelope(bodies, total)
+        if plain:
+            cache.put(key, generation, payload)
+        return raw_collection(payload)
 
     return handle
 

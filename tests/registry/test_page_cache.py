@@ -1,0 +1,54 @@
+"""Cached list pages never outlive a change of their collection."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from telephony.collections.cache import PageCache
+from tests.conftest import CONTROL_KEY
+
+ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
+CONTACTS = "/v1.2/voipstudio/contacts"
+
+
+@pytest.fixture
+async def headers(client):
+    answer = await (await client.post("/v1.2/voipstudio/login", json=ADMIN)).json()
+    return {"X-Auth-Token": answer["user_token"]}
+
+
+async def names(client, headers) -> list[str]:
+    body = await (await client.get(CONTACTS + "?sort=id", headers=headers)).json()
+    return [item["first_name"] for item in body["data"]]
+
+
+async def test_a_list_read_again_after_each_kind_of_change_shows_the_change(client, headers):
+    created = await (await client.post(CONTACTS, json={"first_name": "Ann"}, headers=headers)).json()
+    assert await names(client, headers) == ["Ann"]
+    contact = f"{CONTACTS}/{created['data']['id']}"
+    await client.patch(contact, json={"first_name": "Anna"}, headers=headers)
+    assert await names(client, headers) == ["Anna"]
+    line = {"resource": "contacts", "customer_id": 100001, "data": {"first_name": "Bob"}}
+    imported = await client.post("/_telephony/import", data=json.dumps(line), headers={"X-Control-Key": CONTROL_KEY})
+    assert imported.status == 200
+    assert await names(client, headers) == ["Anna", "Bob"]
+    await client.delete(contact, headers=headers)
+    assert await names(client, headers) == ["Bob"]
+
+
+def test_the_cache_keeps_within_its_byte_budget_dropping_the_least_recently_used():
+    cache = PageCache(max_bytes=800)
+    for n in range(10):
+        cache.put(("contact", 1, f"page={n}"), cache.generation("contact"), b"x" * 100)
+    assert cache.get(("contact", 1, "page=0")) is None
+    assert cache.get(("contact", 1, "page=9")) == b"x" * 100
+
+
+def test_a_page_read_before_a_change_is_not_served_after_it():
+    cache = PageCache(max_bytes=10_000)
+    started = cache.generation("contact")
+    cache.on_events([])  # a bulk load committed while the page was being read
+    cache.put(("contact", 1, ""), started, b"stale")
+    assert cache.get(("contact", 1, "")) is None
