@@ -16,9 +16,9 @@ from .api import cors, middlewares
 from .api.control import require_control_key
 from .api.routing import AUTHENTICATE, mount, mount_control
 from .clock import Clock
+from .collections.cache import PageCache
 from .config import Settings
 from .eventlog import EventLog
-from .collections.cache import PageCache
 from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
 from .mail import Mailer
 from .scheduler import Scheduler

@@ -6,8 +6,8 @@ import aiosqlite
 from aiohttp import web
 
 from .clock import Clock
-from .config import Settings
 from .collections.cache import PageCache
+from .config import Settings
 from .eventlog import EventLog
 from .scheduler import Scheduler
 
