@@ -123,6 +123,18 @@ def _auth(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (40
     return Shape(answer, "bare", body=body, errors=errors, tag="authentication", **kw)
 
 
+FILES = (  # the routes that answer a file: path, media type, tag
+    ("/cdrs/{id}.trace", "text/plain", "history"),
+    ("/cdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
+    ("/msdrs/{id}.trace", "text/plain", "history"),
+    ("/msdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
+    ("/monitors/{id}.mp3", "audio/mpeg", "history"),
+    ("/voicemessages/{id}.mp3", "audio/mpeg", "history"),
+    ("/users/{id}/cdrs.csv", "text/csv", "history"),
+    ("/faxes/{id}.pdf", "application/pdf", "storage"),
+    ("/vmannouncements/{id}.{format}", "audio/*", "storage"),
+    ("/calls/{id}/trace", "text/plain", "calls"),
+)
 HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
     ("POST", "/login"): _auth(LoginResult, am.Login, (400, 429), also={202: Challenge}),
     ("POST", "/login2fa"): _auth(LoginResult, am.Login2fa, (400, 429)),
@@ -148,20 +160,8 @@ HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
     ("DELETE", "/statements"): Shape(envelope="none", status=204, tag="history"),
     ("PATCH", "/calltracking/ddis"): Shape(
         s.Ddi, "list", body=list[s.CallTrackingDdiItem], errors=(400, 404), tag="settings"
-    ),  # fmt: skip
-    **{
-        ("GET", f"/{path}"): Shape(envelope="file", errors=(404,), media=media, tag=tag)
-        for path, media, tag in (
-            ("cdrs/{id}.trace", "text/plain", "history"),
-            ("cdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
-            ("msdrs/{id}.trace", "text/plain", "history"),
-            ("msdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
-            ("monitors/{id}.mp3", "audio/mpeg", "history"),
-            ("voicemessages/{id}.mp3", "audio/mpeg", "history"),
-            ("faxes/{id}.pdf", "application/pdf", "storage"),
-            ("users/{id}/cdrs.csv", "text/csv", "history"),
-        )
-    },  # fmt: skip
+    ),
+    **{("GET", path): Shape(envelope="file", errors=(404,), media=media, tag=tag) for path, media, tag in FILES},
     # Calls: no call is ever live here, and placing one needs a registered VoIP client (412).
     ("GET", "/calls"): Shape(envelope="list", tag="calls"),
     ("GET", "/users/{id}/calls"): Shape(envelope="list", tag="calls"),
@@ -172,7 +172,6 @@ HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
     ("GET", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
     ("PATCH", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
     ("DELETE", "/calls/{id}"): Shape(envelope="none", status=204, errors=(404,), tag="calls"),
-    ("GET", "/calls/{id}/trace"): Shape(envelope="file", errors=(404,), media="text/plain", tag="calls"),
 }
 
 
@@ -226,6 +225,7 @@ ERRORS = {
     412: "Precondition failed (for example: no VoIP client registered)",
     429: "Too many failed attempts; try again later",
 }
+ORIGINS = {"real-platform": "Not in the spec: the real platform has it (real-platform.md)"}
 SECURITY: list[dict[str, list[str]]] = [{"XAuthToken": []}, {"BasicAuth": []}]
 
 
@@ -236,7 +236,7 @@ def path_parameters(path: str) -> list[dict[str, Any]]:
         if pattern == r"\d+":
             schema: dict[str, Any] = {"type": "integer", "minimum": 0}
         elif pattern:
-            schema = {"type": "string", "pattern": f"^{pattern}$"}
+            schema = {"type": "string", "pattern": f"^(?:{pattern})$"}
         else:
             schema = {"type": "string", "minLength": 1}
         out.append({"name": name, "in": "path", "required": True, "schema": schema})
@@ -305,6 +305,13 @@ class Schemas:
     def ref(self, type_: Any) -> dict[str, Any]:
         return self._schemas[type_]
 
+    def allow_embedding(self, resource: Resource) -> None:
+        """With `include=users` (or `ddis`) the model's ids become the records themselves."""
+        properties = self.components[self.ref(resource.model)["$ref"].rpartition("/")[2]]["properties"]
+        for name in resource.includes:
+            embedded = {"type": "array", "items": EMBEDDED.get(name, {"type": "object"})}
+            properties[name] = {"anyOf": [properties[name], embedded], "description": f"records with include={name}"}
+
 
 def _structs(types: Iterable[Any]) -> set[type]:
     found: set[type] = set()
@@ -330,6 +337,20 @@ def _structs(types: Iterable[Any]) -> set[type]:
 
 
 _CODE = [{"type": "integer"}, {"type": "string"}]
+_TEXT = {"type": "string"}
+EMBEDDED: Mapping[str, dict[str, Any]] = {
+    "users": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "first_name": _TEXT,
+            "last_name": _TEXT,
+            "status": {"type": "boolean"},
+        },
+        "required": ["id"],
+    },
+    "ddis": {"type": "object", "properties": {"e164": _TEXT}, "required": ["e164"], "description": "a Ddi"},
+}
 
 
 def _code_enums(struct: type, component: dict[str, Any]) -> None:
@@ -362,7 +383,7 @@ def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas
         "security": SECURITY if route.auth else [],
     }
     if route.origin != "spec":
-        op["description"] = f"Added by {route.origin}.md"
+        op["description"] = ORIGINS.get(route.origin, f"Origin: {route.origin}")
     shape = shape or Shape(envelope="bare", answer=None)
     params = path_parameters(route.path)
     if shape.listing is not None:
@@ -397,6 +418,9 @@ def build_document(service: str) -> dict[str, Any]:
     schemas = Schemas(
         t for shape in shapes.values() if shape for t in (shape.answer, shape.body, *shape.also.values()) if t
     )
+    for resource in RESOURCES:
+        if resource.includes:
+            schemas.allow_embedding(resource)
     paths: dict[str, dict[str, Any]] = {}
     for route, version in itertools.chain.from_iterable(((r, v) for v in r.versions) for r in routes):
         path = version_prefix(version, service) + template(route.path)

@@ -38,7 +38,7 @@ class Customers(Projection):
 
 class Credentials(Projection):
     name = "credentials"
-    version = 2  # 2: challenges keep the fingerprint of the device that logged in
+    version = 3  # 2: challenges keep the fingerprint of the device that logged in
     tables = ("credentials", "challenges", "resets")
     handles = frozenset({
         ev.USER_CREATED, ev.USER_UPDATED, ev.USER_DELETED, ev.PASSWORD_CHANGED, ev.DEVICE_ADDED,
@@ -48,7 +48,7 @@ class Credentials(Projection):
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS credentials (user_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, "
-            "email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, sip_password_sealed TEXT, "
+            "email TEXT NOT NULL, password_hash TEXT NOT NULL, sip_password_sealed TEXT, "
             "two_factor TEXT NOT NULL DEFAULT 'D', devices TEXT NOT NULL DEFAULT '[]', "
             "deleted INTEGER NOT NULL DEFAULT 0)"
         )
@@ -60,6 +60,9 @@ class Credentials(Projection):
             "CREATE TABLE IF NOT EXISTS resets (reset_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
             "expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
         )
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS credentials_email ON credentials (email)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d, t = event.data, event.type
@@ -97,6 +100,7 @@ class Credentials(Projection):
 
 class Tokens(Projection):
     name = "tokens"
+    version = 2
     tables = ("tokens",)
     handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED})
     COLUMNS = ("token_id", "digest", "sealed", "user_id", "customer_id", "kind", "name", "expiry",
@@ -104,19 +108,22 @@ class Tokens(Projection):
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
-            "CREATE TABLE IF NOT EXISTS tokens (token_id TEXT PRIMARY KEY, digest TEXT NOT NULL UNIQUE, "
+            "CREATE TABLE IF NOT EXISTS tokens (token_id TEXT PRIMARY KEY, digest TEXT NOT NULL, "
             "sealed TEXT, user_id INTEGER NOT NULL, customer_id INTEGER NOT NULL, kind TEXT NOT NULL, "
             "name TEXT, expiry INTEGER NOT NULL, inactivity INTEGER NOT NULL, api_version TEXT, host TEXT, "
             "user_agent TEXT, created_at TEXT NOT NULL, issued_epoch REAL NOT NULL, last_request_at TEXT, "
             "last_epoch REAL, revoked TEXT)"
         )
-        conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
         conn.execute(
             "CREATE VIEW IF NOT EXISTS api_tokens AS SELECT rowid AS id, user_id, customer_id, kind, revoked, "
             "json_object('user_id', user_id, 'sealed', sealed, 'customer_id', customer_id, 'name', name, "
             "'host', host, 'user_agent', user_agent, 'expiry', expiry, 'last_request_at', last_request_at, "
             "'created_at', created_at, '_token_id', token_id) AS body FROM tokens"
         )
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tokens_digest ON tokens (digest)")
+        conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
 
     def drop(self, conn: sqlite3.Connection) -> None:
         conn.execute("DROP VIEW IF EXISTS api_tokens")

@@ -12,8 +12,9 @@ so an unfiltered list answers `total` without scanning.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import ClassVar
 
 import msgspec
 
@@ -40,6 +41,11 @@ class DocumentTable(Projection):
         self.table = f"doc_{kind}"
         self.counts = f"doc_{kind}_counts"
         self.tables = (self.table, self.counts)
+        self._created = f"{kind}.created"
+        self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
+        self._count = (
+            f'INSERT INTO "{self.counts}" VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n'
+        )
         self.text_ids = text_ids
         self.indexed = tuple(indexed)
         self.handles = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared")) | {
@@ -49,52 +55,71 @@ class DocumentTable(Projection):
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT)')
+        conn.execute(
+            f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
+        )
+
+    def index(self, conn: sqlite3.Connection) -> None:
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for prop in self.indexed:
             conn.execute(
                 f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}" ON "{self.table}" '
                 f"(customer_id, {json_path(prop)}, id)"
             )
-        conn.execute(
-            f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
-        )
+        if self.rebuilding:
+            conn.execute(f'DELETE FROM "{self.counts}"')
+            conn.execute(
+                f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
+            )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        data = event.data
-        action = event.type.rpartition(".")[2]
-        if event.type == CUSTOMER_DELETED or action == "cleared":
-            customer_id = data["id"] if event.type == CUSTOMER_DELETED else data["customer_id"]
-            conn.execute(f'DELETE FROM "{self.table}" WHERE customer_id = ?', (customer_id,))
-            conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
-        elif action == "created":
-            insert_document(conn, self.table, data["id"], data["customer_id"], data["body"])
-            self._count(conn, data["customer_id"], 1)
-        elif action == "updated":
-            update_document(conn, self.table, data["id"], data["changes"])
-        elif action == "deleted":
-            row = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id', (data["id"],))
-            gone = row.fetchone()
-            if gone is not None:
-                self._count(conn, gone[0], -1)
+        self._actions[event.type](conn, event.data)
 
-    def _count(self, conn: sqlite3.Connection, customer_id: int, delta: int) -> None:
-        conn.execute(
-            f'INSERT INTO "{self.counts}" VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n',
-            (customer_id, delta),
-        )
+    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
+        """Creations go in one `executemany`; during a rebuild counts wait for `index`."""
+        if events[0].type != self._created:
+            for event in events:
+                self.apply(conn, event)
+            return
+        conn.executemany(self._insert, [(e.data["id"], e.data["customer_id"], _encode(e.data["body"]).decode())
+                                        for e in events])  # fmt: skip
+        if not self.rebuilding:
+            conn.executemany(self._count, [(e.data["customer_id"], 1) for e in events])
 
+    @cached_property
+    def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:
+        """Each handled event type's action, with its SQL written once."""
+        table, counts = f'"{self.table}"', f'"{self.counts}"'
+        insert, count = self._insert, self._count
+        delete = f"DELETE FROM {table} WHERE id = ? RETURNING customer_id"
+        updates: dict[tuple[str, ...], str] = {}
 
-def insert_document(conn: sqlite3.Connection, table: str, id_: Any, customer_id: int, body: dict) -> None:
-    conn.execute(
-        f'INSERT OR REPLACE INTO "{table}" (id, customer_id, body) VALUES (?, ?, ?)',
-        (id_, customer_id, _encode(body).decode()),
-    )
+        def created(conn: sqlite3.Connection, d: dict) -> None:
+            conn.execute(insert, (d["id"], d["customer_id"], _encode(d["body"]).decode()))
+            if not self.rebuilding:
+                conn.execute(count, (d["customer_id"], 1))
 
+        def updated(conn: sqlite3.Connection, d: dict) -> None:
+            changes = d["changes"]
+            if not changes:
+                return
+            names = tuple(changes)
+            if (sql := updates.get(names)) is None:
+                pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
+                sql = updates[names] = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?"
+            conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
 
-def update_document(conn: sqlite3.Connection, table: str, id_: Any, changes: dict) -> None:
-    """Set only the changed top-level fields, keeping their JSON types."""
-    if not changes:
-        return
-    pairs = ", ".join(f"'$.{name}', json(?)" for name in changes)
-    values = [_encode(value).decode() for value in changes.values()]
-    conn.execute(f'UPDATE "{table}" SET body = json_set(body, {pairs}) WHERE id = ?', (*values, id_))
+        def deleted(conn: sqlite3.Connection, d: dict) -> None:
+            gone = conn.execute(delete, (d["id"],)).fetchone()
+            if gone is not None and not self.rebuilding:
+                conn.execute(count, (gone[0], -1))
+                conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (gone[0],))
+
+        def cleared(conn: sqlite3.Connection, d: dict) -> None:
+            customer_id = d["customer_id"] if "customer_id" in d else d["id"]
+            conn.execute(f"DELETE FROM {table} WHERE customer_id = ?", (customer_id,))
+            conn.execute(f"DELETE FROM {counts} WHERE customer_id = ?", (customer_id,))
+
+        kind = self.kind
+        return {f"{kind}.created": created, f"{kind}.updated": updated, f"{kind}.deleted": deleted,
+                f"{kind}.cleared": cleared, CUSTOMER_DELETED: cleared}  # fmt: skip

@@ -13,19 +13,30 @@ class Projection:
 
     Subclasses set `name`, `version` (bump it to rebuild from the log at the next start), `tables`
     (the tables it owns, dropped on rebuild), `handles` (event types) and implement `create` and
-    `apply`. `apply` does no I/O beyond its own tables.
+    `apply`, and `index` when they have secondary indexes. `apply` does no I/O beyond its own tables.
     """
 
     name: str
     version: ClassVar[int] = 1
     tables: tuple[str, ...] = ()
     handles: frozenset[str] = frozenset()
+    rebuilding: bool = False
+    """True while a rebuild replays the log: aggregates may then wait for `index`."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         raise NotImplementedError
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         raise NotImplementedError
+
+    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
+        """Apply consecutive events of one type; override to batch them (rebuilds call this)."""
+        for event in events:
+            self.apply(conn, event)
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        """Create secondary indexes and settle aggregates. A rebuild calls it after the replay:
+        sorting once at the end is much cheaper than keeping indexes up to date row by row."""
 
     def drop(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:

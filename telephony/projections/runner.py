@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import sys
 from collections import defaultdict
@@ -77,6 +78,7 @@ class Projections:
         for projection in targets:
             projection.drop(conn)
             projection.create(conn)
+            projection.rebuilding = True
             conn.execute(
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.version),
@@ -98,18 +100,21 @@ class Projections:
                     conn.execute("BEGIN IMMEDIATE")
                     committed = position
             bar.update(last - bar.n)
+        for projection in targets:
+            projection.index(conn)
+            projection.rebuilding = False
         subset._checkpoint_names(conn, targets, last)
         conn.execute("COMMIT")
         return last
 
     def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:
         """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop)."""
-        handlers = {type_: tuple(p.apply for p in projections) for type_, projections in self._by_type.items()}
+        handlers = {type_: tuple(p.apply_many for p in projections) for type_, projections in self._by_type.items()}
         decode, upcasters = store.decode_row, self.upcasters or None
-        for row in rows:
-            event = decode(row, upcasters)
-            for apply in handlers[row[3]]:
-                apply(conn, event)
+        for type_, run in itertools.groupby(rows, key=lambda row: row[3]):
+            events = [decode(row, upcasters) for row in run]
+            for apply_many in handlers[type_]:
+                apply_many(conn, events)
 
     @staticmethod
     def _checkpoint_names(conn: sqlite3.Connection, targets: Sequence[Projection], position: int) -> None:

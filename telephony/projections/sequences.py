@@ -15,17 +15,35 @@ class Sequences(Projection):
 
     def __init__(self, kinds: Iterable[str]) -> None:
         self.handles = frozenset(f"{kind}.created" for kind in kinds)
+        self._highest: dict[str, int] = {}
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        id_ = event.data.get("id")
-        if isinstance(id_, int):
-            conn.execute(
-                "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET last = max(last, excluded.last)",
-                (event.type.partition(".")[0], id_),
-            )
+        self.apply_many(conn, [event])
+
+    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
+        ids = [e.data["id"] for e in events if isinstance(e.data.get("id"), int)]
+        if not ids:
+            return
+        kind = events[0].type.partition(".")[0]
+        if self.rebuilding:
+            self._highest[kind] = max(self._highest.get(kind, 0), *ids)
+        else:
+            self._raise(conn, kind, max(ids))
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        for kind, highest in self._highest.items():
+            self._raise(conn, kind, highest)
+        self._highest.clear()
+
+    @staticmethod
+    def _raise(conn: sqlite3.Connection, kind: str, highest: int) -> None:
+        conn.execute(
+            "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET last = max(last, excluded.last)",
+            (kind, highest),
+        )
 
 
 def next_id(conn: sqlite3.Connection, kind: str, first: int = 1) -> int:

@@ -1,0 +1,195 @@
+"""The `telephony` command, run as a subprocess against a data dir written by the real app."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from telephony.app import create_app
+from telephony.config import Control, Settings, Storage
+from telephony.security import digest
+
+from .serving import ADMIN, CONTROL_KEY, SERVICE, logged_events, login, telephony
+
+
+@dataclass
+class Prepared:
+    """A data dir with a login and two API tokens, `early` and `late`, ten minutes apart."""
+
+    data_dir: Path
+    secrets: list[str]
+    early_position: int
+    cut: str
+    """A UTC time between `early` and `late`."""
+
+
+async def issue(client, token: str, name: str) -> str:
+    response = await client.post(f"{SERVICE}/apitokens", json={"name": name, "expiry": 0}, headers=auth(token))
+    assert response.status == 201, await response.text()
+    return (await response.json())["data"]["token"]
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"X-Auth-Token": token}
+
+
+@pytest.fixture
+async def prepared(aiohttp_client, settings, clock) -> Prepared:
+    client = await aiohttp_client(create_app(settings, clock=clock))
+    user_token = await login(client)
+    early = await issue(client, user_token, "early")
+    early_position = (await (await client.get("/_telephony/health")).json())["position"]
+    cut = clock.now() + timedelta(seconds=300)
+    clock.advance(600)
+    late = await issue(client, user_token, "late")
+    await client.close()
+    return Prepared(settings.data_dir, [user_token, early, late], early_position, cut.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def run(prepared: Prepared, *args: str):
+    return telephony("--data-dir", prepared.data_dir, *args, cwd=prepared.data_dir.parent)
+
+
+def tamper(prepared: Prepared, sql: str, *params) -> None:
+    with sqlite3.connect(prepared.data_dir / "events.db") as conn:
+        assert conn.execute(sql, params).rowcount == 1
+
+
+# --- log -----------------------------------------------------------------------------------------
+
+
+def test_log_prints_one_line_per_event_in_position_order(prepared):
+    result = run(prepared, "log")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    events = logged_events(prepared.data_dir, cwd=prepared.data_dir.parent)
+    assert len(lines) == len(events) >= 5
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+    assert all(event["type"] in line for event, line in zip(events, lines, strict=True))
+
+
+def test_log_json_gives_one_event_object_per_line(prepared):
+    events = logged_events(prepared.data_dir, cwd=prepared.data_dir.parent)
+    assert [e["position"] for e in events] == list(range(1, len(events) + 1))
+    assert {"stream", "version", "type", "data", "meta", "recorded_at", "hash"} <= set(events[0])
+    assert [e["type"] for e in events[:2]] == ["customer.created", "user.created"]
+
+
+def shifted(utc: str, hours: int) -> str:
+    """The same moment as `utc`, written in the time zone `hours` east of UTC."""
+    moment = datetime.fromisoformat(utc).replace(tzinfo=UTC)
+    return moment.astimezone(timezone(timedelta(hours=hours))).isoformat(sep=" ")
+
+
+def selection(name: str, prepared: Prepared, first_token: dict):
+    """The arguments of one `log` filter and the predicate of the events it must show."""
+    cut = prepared.cut.replace(" ", "T")
+    return {
+        "type": (["--type", "token.issued"], lambda e: e["type"] == "token.issued"),
+        "stream": (["--stream", first_token["stream"]], lambda e: e["stream"] == first_token["stream"]),
+        "since": (["--since", prepared.cut], lambda e: e["recorded_at"] >= cut),
+        "until": (["--until", prepared.cut], lambda e: e["recorded_at"] <= cut),
+        "since with an offset": (["--since", shifted(prepared.cut, hours=2)], lambda e: e["recorded_at"] >= cut),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["type", "stream", "since", "until", "since with an offset"])
+def test_log_filters_show_exactly_the_matching_events(prepared, name):
+    everything = logged_events(prepared.data_dir, cwd=prepared.data_dir.parent)
+    args, keep = selection(name, prepared, next(e for e in everything if e["type"] == "token.issued"))
+    shown = logged_events(prepared.data_dir, *args, cwd=prepared.data_dir.parent)
+    assert shown == [e for e in everything if keep(e)]
+    assert 0 < len(shown) < len(everything)
+
+
+@pytest.mark.parametrize("form", [[], ["--json"]], ids=["text", "json"])
+def test_log_never_shows_a_token_or_password(prepared, form):
+    result = run(prepared, "log", *form)
+    assert result.returncode == 0, result.stderr
+    assert "[redacted]" in result.stdout
+    for secret in [*prepared.secrets, ADMIN["password"]]:
+        assert secret not in result.stdout
+
+
+# --- verify --------------------------------------------------------------------------------------
+
+
+def test_verify_passes_on_an_untouched_data_dir(prepared):
+    result = run(prepared, "verify")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "OK" in result.stdout
+
+
+def test_verify_names_the_position_of_a_changed_byte(prepared):
+    position = prepared.early_position
+    with sqlite3.connect(prepared.data_dir / "events.db") as conn:
+        (data,) = conn.execute("SELECT data FROM events WHERE position = ?", (position,)).fetchone()
+    middle = len(data) // 2
+    flipped = data[:middle] + bytes([data[middle] ^ 1]) + data[middle + 1 :]
+    tamper(prepared, "UPDATE events SET data = ? WHERE position = ?", flipped, position)
+    result = run(prepared, "verify")
+    assert result.returncode == 1
+    assert f"position {position}" in result.stdout
+
+
+def test_verify_fails_when_a_projection_row_was_changed(prepared):
+    tamper(prepared, "UPDATE tokens SET name = 'forged' WHERE name = 'early'")
+    result = run(prepared, "verify")
+    assert result.returncode == 1
+    assert "tokens" in result.stdout
+    assert all(digest(secret) not in result.stdout for secret in prepared.secrets)
+
+
+# --- replay --------------------------------------------------------------------------------------
+
+
+def test_replay_rebuilds_projections_that_were_lost(prepared):
+    tamper(prepared, "DELETE FROM tokens WHERE name = 'late'")
+    assert run(prepared, "verify").returncode == 1
+    result = run(prepared, "replay")
+    assert result.returncode == 0, result.stderr
+    assert "rebuilt" in result.stdout
+    assert run(prepared, "verify").returncode == 0
+
+
+@pytest.mark.parametrize("point", ["position", "time"])
+async def test_replay_until_writes_a_data_dir_holding_the_state_at_that_point(prepared, aiohttp_client, point):
+    out = prepared.data_dir.parent / "then"
+    until = str(prepared.early_position) if point == "position" else prepared.cut
+    result = run(prepared, "replay", "--until", until, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert logged_events(out, cwd=out.parent)[-1]["position"] == prepared.early_position
+    then = Settings(storage=Storage(data_dir=str(out)), control=Control(key=CONTROL_KEY))
+    client = await aiohttp_client(create_app(then))
+    _, early, late = prepared.secrets
+    listed = await client.get(f"{SERVICE}/apitokens", headers=auth(early))
+    assert listed.status == 200
+    assert [item["name"] for item in (await listed.json())["data"]] == ["early"]
+    assert (await client.get(f"{SERVICE}/apitokens", headers=auth(late))).status == 401
+
+
+def test_replay_until_refuses_to_overwrite_the_live_data_dir(prepared):
+    result = run(prepared, "replay", "--until", "1")
+    assert result.returncode != 0
+    assert "--out" in result.stderr
+
+
+# --- routes and config ---------------------------------------------------------------------------
+
+
+def test_routes_lists_health_and_login_on_both_versions(tmp_path):
+    result = telephony("routes", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    paths = {line.split()[1] for line in result.stdout.splitlines() if line.strip()}
+    assert {"/_telephony/health", "/v1.1/voipstudio/login", "/v1.2/voipstudio/login"} <= paths
+
+
+def test_an_unknown_config_key_stops_the_command_naming_the_key(tmp_path):
+    (tmp_path / "bad.toml").write_text("[server]\nport = 8080\nportt = 9090\n")
+    result = telephony("--config", "bad.toml", "routes", cwd=tmp_path)
+    assert result.returncode != 0
+    assert "server.portt" in result.stderr
