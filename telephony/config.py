@@ -66,6 +66,7 @@ class Auth(Section):
     v12_inactivity_seconds: int = 30 * 60
     sweep_interval_seconds: int = 60
     max_failures: int = 5
+    max_failures_per_address: int = 20
     failure_window_seconds: int = 15 * 60
     lockout_seconds: int = 15 * 60
     reset_token_ttl_seconds: int = 3600

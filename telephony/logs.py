@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 
@@ -12,6 +13,15 @@ from aiohttp.abc import AbstractAccessLogger
 from aiohttp.web import BaseRequest, StreamResponse
 
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+_SECRET_SEGMENT = re.compile(r"(?<=/)[0-9a-f]{40}(?=/|$)")
+"""A path segment shaped like a token or API key (`DELETE /apitokens/{token}`)."""
+
+
+def loggable_path(path: str) -> str:
+    """The path with any token-shaped segment masked."""
+    return _SECRET_SEGMENT.sub("[redacted]", path)
+
+
 access_logger = logging.getLogger("telephony.access")
 
 
@@ -58,13 +68,13 @@ class AccessLogger(AbstractAccessLogger):
         fields = {
             "remote": request.remote,
             "method": request.method,
-            "path": request.path,
+            "path": loggable_path(request.path),
             "status": response.status,
             "bytes": response.body_length,
             "ms": round(time * 1000, 2),
         }
         self.logger.info(
-            f"{request.method} {request.path} {response.status} {fields['ms']}ms",
+            f"{request.method} {fields['path']} {response.status} {fields['ms']}ms",
             extra={"request_id": response.headers.get("X-Request-Id", "-"), "fields": fields},
         )
 

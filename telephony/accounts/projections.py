@@ -38,7 +38,7 @@ class Customers(Projection):
 
 class Credentials(Projection):
     name = "credentials"
-    version = 3  # 2: challenges keep the fingerprint of the device that logged in
+    version = 3  # 2: challenges keep the device fingerprint; 3: the email index is built after rebuilds
     tables = ("credentials", "challenges", "resets")
     handles = frozenset({
         ev.USER_CREATED, ev.USER_UPDATED, ev.USER_DELETED, ev.PASSWORD_CHANGED, ev.DEVICE_ADDED,

@@ -41,7 +41,8 @@ class Throttle:
             window.append(now)
             while window and window[0] < now - self._settings.failure_window_seconds:
                 window.popleft()
-            if len(window) >= self._settings.max_failures:
+            limit = self._settings.max_failures_per_address if key.startswith("addr:") else self._settings.max_failures
+            if len(window) >= limit:
                 self._locked_until[key] = now + self._settings.lockout_seconds
                 window.clear()
             worst = max(worst, len(window))

@@ -1,0 +1,238 @@
+"""Operator endpoints of accounts under /_telephony/: customers, users, API keys, the outbox and the clock."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.accounts.conftest import HOME, ROOT_ID
+from tests.accounts.helpers import (
+    CONTROL,
+    HEX40,
+    PASSWORD,
+    create_api_key,
+    create_user,
+    error_of,
+    events,
+    is_user_id,
+    login,
+    outbox,
+    status_of,
+    url,
+)
+
+WIRE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
+ENDPOINTS = [
+    ("POST", "/_telephony/customers"),
+    ("POST", f"/_telephony/customers/{HOME}/users"),
+    ("POST", f"/_telephony/users/{ROOT_ID}/apikeys"),
+    ("GET", f"/_telephony/users/{ROOT_ID}/apikeys"),
+    ("GET", "/_telephony/outbox"),
+    ("GET", "/_telephony/clock"),
+    ("POST", "/_telephony/clock"),
+]
+
+
+@pytest.mark.parametrize("method, path", ENDPOINTS, ids=[f"{m} {p}" for m, p in ENDPOINTS])
+@pytest.mark.parametrize("key", [None, "wrong-key"], ids=["no-key", "wrong-key"])
+async def test_every_operator_endpoint_needs_the_control_key(client, method, path, key):
+    headers = {"X-Control-Key": key} if key else {}
+    error = await error_of(await client.request(method, path, json={}, headers=headers), 401)
+    assert "X-Control-Key" in error["message"]
+
+
+async def test_a_user_token_is_not_a_control_key(client, root):
+    response = await client.get("/_telephony/outbox", headers=root.headers())
+    await error_of(response, 401)
+
+
+# --- customers and users -----------------------------------------------------------------------
+
+
+async def test_creating_a_customer_answers_201_with_the_customer_and_its_root_user(client, version):
+    body = {"name": "B Ltd", "admin_email": "root@b.example", "admin_password": PASSWORD}
+    response = await client.post("/_telephony/customers", json=body, headers=CONTROL)
+    assert response.status == 201
+    data = (await response.json())["data"]
+    customer, user = data["customer"], data["user"]
+    assert customer["name"] == "B Ltd" and isinstance(customer["id"], int) and customer["id"] != HOME
+    assert is_user_id(user["id"]) and user["email"] == "root@b.example"
+    assert (user["is_root"], user["is_initial"], user["customer"]) == (True, True, customer["id"])
+    assert user["roles"] == ["ROLE_ROOT_ADMIN"]
+    assert "password" not in str(data)
+    creds = await login(client, version, "root@b.example", PASSWORD)
+    assert creds.user_id == user["id"]
+
+
+GOOD_CUSTOMER = {"name": "B", "admin_email": "root@b.example", "admin_password": PASSWORD}
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        pytest.param({"name": None}, "name", id="no-name"),
+        pytest.param({"admin_email": "not-an-email"}, "admin_email", id="bad-email"),
+        pytest.param({"admin_password": "short"}, "admin_password", id="short-password"),
+    ],
+)
+async def test_an_invalid_customer_is_a_400_naming_the_field(client, change, field):
+    body = {k: v for k, v in {**GOOD_CUSTOMER, **change}.items() if v is not None}
+    error = await error_of(await client.post("/_telephony/customers", json=body, headers=CONTROL), 400)
+    assert error["errors"][0]["field"] == field
+
+
+async def test_an_email_is_used_by_one_user_only(client, root_email):
+    body = {"name": "B", "admin_email": root_email.upper(), "admin_password": PASSWORD}
+    error = await error_of(await client.post("/_telephony/customers", json=body, headers=CONTROL), 400)
+    assert error["errors"][0]["field"] == "email"
+    body = {"email": root_email, "password": PASSWORD}
+    await error_of(await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL), 400)
+
+
+@pytest.mark.parametrize("roles", [["ROLE_READ_ONLY"], [4], ["4"]], ids=["by-name", "by-id", "by-id-text"])
+async def test_a_user_gets_its_roles_by_name_or_id(client, roles):
+    body = {"email": "reader@example.com", "password": PASSWORD, "roles": roles, "first_name": "Rea"}
+    response = await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL)
+    assert response.status == 201
+    user = (await response.json())["data"]
+    assert user["roles"] == ["ROLE_READ_ONLY"]
+    assert (user["is_root"], user["first_name"], user["customer"]) == (False, "Rea", HOME)
+    assert is_user_id(user["id"])
+
+
+async def test_a_user_without_roles_is_an_agent(client):
+    user_id = await create_user(client, HOME, "someone@example.com")
+    reader = await login(client, "v1.2", "someone@example.com", PASSWORD)
+    user = (await (await client.get(url("v1.2", f"/users/{user_id}"), headers=reader.headers())).json())["data"]
+    assert user["roles"] == ["ROLE_AGENT"]
+
+
+@pytest.mark.parametrize("where", ["top-level", "attributes"])
+async def test_user_attributes_may_be_given_at_the_top_level_or_under_attributes(client, where):
+    extra = {"two_factor_auth": "E", "language": "de"}
+    body = {
+        "email": "x@example.com",
+        "password": PASSWORD,
+        **(extra if where == "top-level" else {"attributes": extra}),
+    }
+    response = await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL)
+    user = (await response.json())["data"]
+    assert response.status == 201 and (user["two_factor_auth"], user["language"]) == ("E", "de")
+
+
+@pytest.mark.parametrize(
+    "extra, field",
+    [
+        pytest.param({"roles": ["ROLE_NOPE"]}, "roles", id="unknown-role"),
+        pytest.param({"attributes": {"colour": "red"}}, "colour", id="unknown-attribute"),
+        pytest.param({"attributes": {"customer": 1}}, "customer", id="protected-attribute"),
+        pytest.param({"attributes": {"dnd": "yes"}}, "dnd", id="wrong-type"),
+        pytest.param({"password": "short"}, "password", id="short-password"),
+    ],
+)
+async def test_an_invalid_user_is_a_400_naming_the_field(client, extra, field):
+    body = {"email": "x@example.com", "password": PASSWORD, **extra}
+    response = await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL)
+    error = await error_of(response, 400)
+    assert error["errors"][0]["field"] == field
+
+
+async def test_a_user_of_an_unknown_or_deleted_customer_is_a_404(client, root):
+    body = {"email": "x@example.com", "password": PASSWORD}
+    await error_of(await client.post("/_telephony/customers/999999/users", json=body, headers=CONTROL), 404)
+    await client.delete(url("v1.2", f"/customers/{HOME}"), headers=root.headers())
+    await error_of(await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL), 404)
+
+
+# --- API keys ----------------------------------------------------------------------------------
+
+
+async def test_creating_an_api_key_answers_201_with_the_key(client):
+    response = await client.post(f"/_telephony/users/{ROOT_ID}/apikeys", json={"name": "crm"}, headers=CONTROL)
+    assert response.status == 201
+    data = (await response.json())["data"]
+    assert set(data) == {"id", "name", "key", "user_id", "created_at"}
+    assert HEX40.match(data["key"]) and (data["name"], data["user_id"]) == ("crm", ROOT_ID)
+    assert WIRE_TIME.match(data["created_at"])
+
+
+async def test_listing_api_keys_shows_each_live_key(client):
+    keys = [await create_api_key(client, ROOT_ID, name) for name in ("crm", "bi")]
+    response = await client.get(f"/_telephony/users/{ROOT_ID}/apikeys", headers=CONTROL)
+    body = await response.json()
+    assert response.status == 200 and body["total"] == 2
+    assert [(item["name"], item["key"]) for item in body["data"]] == [("crm", keys[0].token), ("bi", keys[1].token)]
+
+
+async def test_api_key_names_are_unique_per_user(client):
+    await create_api_key(client, ROOT_ID, "crm")
+    response = await client.post(f"/_telephony/users/{ROOT_ID}/apikeys", json={"name": "crm"}, headers=CONTROL)
+    error = await error_of(response, 400)
+    assert error["errors"] == [{"field": "name", "message": "This name is already used"}]
+
+
+async def test_api_keys_of_an_unknown_user_are_a_404(client):
+    await error_of(await client.post("/_telephony/users/9999999/apikeys", json={"name": "x"}, headers=CONTROL), 404)
+    await error_of(await client.get("/_telephony/users/9999999/apikeys", headers=CONTROL), 404)
+
+
+async def test_an_api_key_creation_names_the_operator_as_the_actor(client):
+    await create_api_key(client, ROOT_ID, "crm")
+    (issued,) = await events(client, "token.issued")
+    assert issued.meta.token_kind == "control" and issued.meta.user_id is None
+
+
+async def test_an_api_key_of_a_deleted_user_no_longer_works(client, root):
+    user_id = await create_user(client, HOME, "leaver@example.com")
+    api_key = await create_api_key(client, user_id)
+    await client.delete(url("v1.2", f"/users/{user_id}"), headers=root.headers())
+    assert await status_of(client, "v1.2", api_key) == 401
+    await error_of(await client.post(f"/_telephony/users/{user_id}/apikeys", json={"name": "x"}, headers=CONTROL), 404)
+
+
+# --- outbox ------------------------------------------------------------------------------------
+
+
+async def test_the_outbox_lists_mail_newest_last_and_narrows_to_a_recipient(client, root_email):
+    await create_user(client, HOME, "other@example.com")
+    for email in (root_email, "other@example.com", root_email):
+        await client.post(url("v1.1", "/confirmation"), json={"email": email})
+    mails = await outbox(client)
+    assert [m["to"] for m in mails] == [root_email, "other@example.com", root_email]
+    assert all(set(m) == {"id", "to", "subject", "body", "transport", "created_at"} for m in mails)
+    assert [m["id"] for m in mails] == sorted(m["id"] for m in mails)
+    assert [m["to"] for m in await outbox(client, "other@example.com")] == ["other@example.com"]
+
+
+# --- clock -------------------------------------------------------------------------------------
+
+
+async def test_the_clock_reads_and_moves_forward(client):
+    response = await client.get("/_telephony/clock", headers=CONTROL)
+    before = (await response.json())["data"]
+    assert response.status == 200 and WIRE_TIME.match(before["now"])
+    response = await client.post("/_telephony/clock", json={"advance": 86400}, headers=CONTROL)
+    after = (await response.json())["data"]
+    assert response.status == 200 and 86400 <= after["epoch"] - before["epoch"] < 86400 + 60
+    assert after["jobs_run"] >= 1  # the expiry sweep became due
+
+
+async def test_the_clock_can_be_set_to_a_later_time(client):
+    response = await client.post("/_telephony/clock", json={"set": "2999-01-01 00:00:00"}, headers=CONTROL)
+    assert response.status == 200
+    assert (await response.json())["data"]["now"].startswith("2999-01-01 00:00:0")
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        pytest.param({"advance": -5}, "advance", id="backwards"),
+        pytest.param({"set": "2000-01-01 00:00:00"}, "set", id="set-in-the-past"),
+        pytest.param({"set": "next tuesday"}, "set", id="set-unreadable"),
+        pytest.param({}, None, id="nothing"),
+    ],
+)
+async def test_the_clock_refuses_to_go_back_or_guess(client, body, field):
+    error = await error_of(await client.post("/_telephony/clock", json=body, headers=CONTROL), 400)
+    assert error["errors"][0]["field"] == field
