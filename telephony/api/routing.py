@@ -16,7 +16,10 @@ from typing import Literal
 from aiohttp import web
 
 from ..keys import API_VERSION
+from .errors import NotFound
 
+_BEYOND_64_BITS = re.compile(r"\d{19,}")
+"""A number in a path too long for any stored id (ids are 64-bit): nothing has it."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Authenticate = Callable[[web.Request], Awaitable[None]]
 VERSIONS = ("v1.1", "v1.2")
@@ -45,6 +48,8 @@ def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_use
         request[API_VERSION] = version
         if route.auth:
             await guard(request)
+        if any(_BEYOND_64_BITS.search(value) for value in request.match_info.values()):
+            raise NotFound("Resource not found")
         return await route.handler(request)
 
     handle.__name__ = getattr(route.handler, "__name__", "handler")

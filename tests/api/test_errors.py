@@ -124,3 +124,14 @@ async def test_a_long_query_string_reaches_the_api_and_gets_a_json_answer(client
     response = await client.get("/v1.2/voipstudio/no-such-thing?filter=" + "x" * 100_000)
     assert response.status == 404
     assert_error_body(await response.json())
+
+
+async def test_an_id_too_long_for_64_bits_is_a_404_not_a_500(client):
+    login = await client.post(
+        "/v1.2/voipstudio/login", json={"email": "admin@example.com", "password": "change-me-now"}
+    )
+    headers = {"X-Auth-Token": (await login.json())["user_token"]}
+    for path in ("/contacts/99999999999999999999", "/contacts/1,99999999999999999999", "/users/99999999999999999999"):
+        response = await client.get("/v1.2/voipstudio" + path, headers=headers)
+        assert response.status in (404, 405)
+        assert_error_body(await response.json())
