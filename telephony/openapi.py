@@ -404,7 +404,8 @@ def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas
         responses = {str(shape.status): _json(_envelope(shape, model))}
     for status, answer in shape.also.items():
         responses[str(status)] = _json(schemas.ref(answer), answer.__doc__ or "")
-    errors = sorted({*shape.errors, *((401, 403) if route.auth else ())})
+    unknown = (404,) if "{" in route.path else ()  # a path naming no record, or a number beyond 64 bits
+    errors = sorted({*shape.errors, *unknown, *((401, 403) if route.auth else ())})
     responses |= {str(status): {"$ref": f"#/components/responses/{status}"} for status in errors}
     op["responses"] = responses
     return op

@@ -104,9 +104,9 @@ async def login2fa(request: web.Request) -> web.Response:
 
 
 async def logout(request: web.Request) -> web.Response:
-    """Ends the token the request used; API keys outlive it (they belong to the dashboard)."""
+    """Ends the login session the request used; API tokens and API keys outlive it."""
     accounts, who = request.app[ACCOUNTS], principal(request)
-    if who.token_kind != "apikey":
+    if who.token_kind == "login":
         await accounts.revoke([who.token_id], "logout", meta_of(request))
     return message("Logged out")
 

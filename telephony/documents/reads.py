@@ -6,9 +6,18 @@ from typing import Any
 
 import aiosqlite
 
+MAX_ID = 2**63 - 1
+
+
+def storable(ids: list[Any]) -> list[Any]:
+    """The ids that could exist: an integer beyond 64 bits names nothing (and SQLite cannot bind it)."""
+    return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
+
 
 async def get(reader: aiosqlite.Connection, table: str, id_: Any, customer_id: int) -> str | None:
     """One document's JSON body, only if it belongs to `customer_id`."""
+    if not storable([id_]):
+        return None
     rows = await reader.execute_fetchall(
         f'SELECT body FROM "{table}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
     )
@@ -16,6 +25,7 @@ async def get(reader: aiosqlite.Connection, table: str, id_: Any, customer_id: i
 
 
 async def get_many(reader: aiosqlite.Connection, table: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
+    ids = storable(ids)
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..api.errors import NotFound
+from ..documents.reads import storable
 from ..eventlog import NO_STREAM, NewEvent
 from ..projections.sequences import next_id
 from .resource import Resource
@@ -23,6 +24,9 @@ def _stream(resource: Resource, id_: Any) -> str:
 
 
 def owned(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> set[Any]:
+    ids = storable(ids)
+    if not ids:
+        return set()
     marks = ",".join("?" * len(ids))
     rows = conn.execute(
         f'SELECT id FROM "{resource.table}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)

@@ -1,0 +1,89 @@
+"""Schemathesis against the real app over HTTP: no 5xx, and every status, media type and body is documented.
+
+The app runs on 127.0.0.1 in a thread of its own; each operation of the OpenAPI document gets a few
+generated requests (positive data only, no shrinking), sent with an API key of the bootstrap root user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import pytest
+import requests
+import schemathesis
+from aiohttp import web
+from hypothesis import HealthCheck, Phase, given, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from telephony.app import create_app
+from telephony.config import Control, Settings, Storage
+from telephony.openapi import build_document
+
+SERVICE = "voipstudio"
+ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
+MAX_EXAMPLES = 5
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+CONTROL_KEY = "schemathesis-control-key-0123"
+SCHEMA = schemathesis.openapi.from_dict(build_document(SERVICE))
+OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory) -> Iterator[str]:
+    data_dir = tmp_path_factory.mktemp("schemathesis") / "data"
+    app = create_app(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY)))
+    loop = asyncio.new_event_loop()
+    runner = web.AppRunner(app)
+    loop.run_until_complete(runner.setup())
+    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+    host, port = runner.addresses[0][:2]
+    thread = threading.Thread(target=loop.run_forever, name="telephony-under-test", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
+@pytest.fixture(scope="module")
+def auth(base_url) -> dict[str, str]:
+    """An API key of the bootstrap root user: unlike a login token it outlives the run's own `POST /logout`."""
+    login = requests.post(f"{base_url}/v1.2/{SERVICE}/login", json=ADMIN, timeout=10)
+    assert login.status_code == 200, login.text
+    user_id = login.json()["user_id"]
+    key = requests.post(
+        f"{base_url}/_telephony/users/{user_id}/apikeys",
+        json={"name": "schemathesis"},
+        headers={"X-Control-Key": CONTROL_KEY},
+        timeout=10,
+    )
+    assert key.status_code == 201, key.text
+    return {"X-Auth-Token": key.json()["data"]["key"]}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)
+def test_operation(operation, base_url, auth):
+    @given(case=operation.as_strategy())
+    @settings(
+        max_examples=MAX_EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case):
+        response = case.call(base_url=base_url, headers=auth, timeout=10)
+        case.validate_response(response, checks=CHECKS)
+
+    check()
