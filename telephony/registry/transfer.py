@@ -1,7 +1,8 @@
 """Import and export of configuration and history as JSON lines.
 
 One record a line: `{"resource": "<collection path>", "customer_id": N, "data": {...}}`, where the
-resource is any registry collection (`contacts`, `cdrs`, `queues`, ...) or `customers` / `users`.
+resource is any registry collection (`contacts`, `cdrs`, `queues`, ...), `customers`, `users`, or
+`blobs` (uploaded files, by content; `customer_id` 0).
 An import is checked whole first, every line validated like API input; a bad line is reported by
 its number and nothing is applied. Then every record is appended in one transaction. Export writes
 the same format (customers, then users, then every collection), so export → import reproduces the
@@ -10,6 +11,8 @@ same API answers. Records keep their ids; customers and users already present ar
 
 from __future__ import annotations
 
+import base64
+import binascii
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from ..accounts import commands as accounts
 from ..accounts import events as account_events
 from ..accounts.models import User
 from ..api.errors import BadRequest, FieldError
+from ..documents.blobs import sha256_of, store_once
 from ..eventlog import NO_STREAM, NewEvent
 from ..projections.sequences import next_id
 from .catalogue import BY_PATH, RESOURCES
@@ -55,7 +59,17 @@ class Record:
 
 
 _line = msgspec.json.Decoder(Line)
-_SPECIAL = {"customers": CustomerRecord, "users": UserRecord}
+
+
+class BlobRecord(msgspec.Struct, kw_only=True):
+    """An uploaded file (a voicemail announcement's audio), by content."""
+
+    sha256: str
+    media_type: str
+    base64: str
+
+
+_SPECIAL = {"customers": CustomerRecord, "users": UserRecord, "blobs": BlobRecord}
 
 
 def _schema(resource: str) -> type:
@@ -121,6 +135,9 @@ def decide(lines: Callable[[], Iterable[bytes]], *, now: str, sealed_sip_passwor
 def _record_events(conn, record: Record, known: set[int], now: str, sip: Callable[[], str],
                    unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
     value, customer_id = record.value, record.customer_id
+    if record.resource == "blobs":
+        yield from store_once(conn, _blob_bytes(value), value.media_type)
+        return
     if record.resource == "customers":
         if not accounts.customer_exists(conn, value.id):
             data = {"id": value.id, "name": value.name, "created_at": value.created_at or now}
@@ -170,8 +187,18 @@ def _document_event(conn, resource: Resource, value: msgspec.Struct, customer_id
                     data={"id": id_, "customer_id": customer_id, "body": body})  # fmt: skip
 
 
+def _blob_bytes(value: BlobRecord) -> bytes:
+    try:
+        data = base64.b64decode(value.base64, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadRequest("blob: base64 is not valid") from None
+    if sha256_of(data) != value.sha256:
+        raise BadRequest("blob: its bytes do not match its sha256")
+    return data
+
+
 def export(conn: sqlite3.Connection) -> Iterator[bytes]:
-    """Every live record as import lines: customers, users, then each collection, by id."""
+    """Every live record as import lines: customers, users, files, then each collection, by id."""
     encode = msgspec.json.encode
     for id_, name, created_at in conn.execute(
         "SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id"
@@ -185,6 +212,9 @@ def export(conn: sqlite3.Connection) -> Iterator[bytes]:
     for customer_id, body, password_hash in users:
         data = {**msgspec.json.decode(body), "password_hash": password_hash}
         yield encode({"resource": "users", "customer_id": customer_id, "data": data})
+    for sha, media_type, data in conn.execute("SELECT sha256, media_type, data FROM blobs ORDER BY sha256"):
+        blob = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(data).decode()}
+        yield encode({"resource": "blobs", "customer_id": 0, "data": blob})
     for resource in RESOURCES:
         for customer_id, body in conn.execute(f'SELECT customer_id, body FROM "{resource.table}" ORDER BY id'):
             yield (
