@@ -116,8 +116,8 @@ async def test_export_then_import_into_an_empty_data_dir_gives_the_same_answers(
     before = await answers(client)
     (tmp_path / "seed.jsonl").write_bytes(exported)
     fresh = tmp_path / "fresh"
-    subprocess.run([sys.executable, "-m", "telephony", "--data-dir", str(fresh), "import", str(tmp_path / "seed.jsonl")],
-                   cwd=tmp_path, check=True, capture_output=True)  # fmt: skip
+    command = [sys.executable, "-m", "telephony", "--data-dir", str(fresh), "import", str(tmp_path / "seed.jsonl")]
+    subprocess.run(command, cwd=tmp_path, check=True, capture_output=True)
     settings = Settings(storage=Storage(data_dir=str(fresh)), control=Control(key=CONTROL_KEY))
     restored = await aiohttp_client(create_app(settings))
     assert await answers(restored) == before
