@@ -115,11 +115,17 @@ async def ping(request: web.Request) -> web.Response:
     return message("pong")
 
 
-async def password(request: web.Request) -> web.Response:
-    """Mails a single-use reset token; the answer is the same whether or not the address is known."""
+async def _addressee(request: web.Request) -> tuple[Accounts, str, tuple | None]:
+    """The accounts service, the valid email of an `{email}` body, and its user's row if registered."""
     accounts = request.app[ACCOUNTS]
     email = _valid_email((await read_json(request, EmailOnly)).email)
     row = await accounts.one("SELECT user_id FROM credentials WHERE email = ? AND deleted = 0", (email.lower(),))
+    return accounts, email, row
+
+
+async def password(request: web.Request) -> web.Response:
+    """Mails a single-use reset token; the answer is the same whether or not the address is known."""
+    accounts, email, row = await _addressee(request)
     if row is not None:
         token = new_token()
         expires = accounts.clock.time() + accounts.settings.auth.reset_token_ttl_seconds
@@ -161,9 +167,7 @@ async def reset(request: web.Request) -> web.Response:
 
 
 async def confirmation(request: web.Request) -> web.Response:
-    accounts = request.app[ACCOUNTS]
-    email = _valid_email((await read_json(request, EmailOnly)).email)
-    row = await accounts.one("SELECT user_id FROM credentials WHERE email = ? AND deleted = 0", (email.lower(),))
+    accounts, email, row = await _addressee(request)
     if row is not None:
         await accounts.send_mail(email, "Confirm your account", "Your account is confirmed and ready to use.",
                                  meta_of(request))  # fmt: skip
