@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from telephony import wiring
 
 HERE = Path(__file__).parent
@@ -14,6 +16,8 @@ GOLDEN = HERE / "golden" / "routes.txt"
 
 def spec_routes() -> set[tuple[str, str]]:
     """Every method and path the spec's endpoint tables list (the /usergrouppolicies row is five)."""
+    if not SPEC.exists():
+        pytest.skip(f"the API contract is not beside this checkout ({SPEC})")
     found = set()
     for line in SPEC.read_text().splitlines():
         match = re.match(r"^\| (GET|POST|PATCH|DELETE|GET, POST[^|]*) \| (/[^ |]*)", line)
