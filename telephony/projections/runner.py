@@ -33,7 +33,7 @@ def _bulk_settings(conn: sqlite3.Connection) -> Iterator[None]:
     synchronous = conn.execute("PRAGMA synchronous").fetchone()[0]
     cache_size = conn.execute("PRAGMA cache_size").fetchone()[0]
     conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA cache_size=-65536")
+    conn.execute("PRAGMA cache_size=-16384")
     try:
         yield
     finally:
