@@ -8,7 +8,8 @@ an aiohttp client otherwise, of:
   2. a filtered list (`live_id =` a varying id),
   3. a bare aiohttp handler answering a small JSON body.
 Prints each figure, the ratio of (1) and (2) to (3) (goal: >= 0.5) and the server's peak RSS
-(goal: < 200 MB).
+(goal: < 200 MB). Repeated pages are served from the server's list page cache unless
+`--list-cache-bytes 0` turns it off; run both to see the cached and the uncached figure.
 
     .venv/bin/python scripts/bench_api.py [--cdrs 1000000] [--seconds 10] [--connections 32]
 """
@@ -92,8 +93,10 @@ def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 120) -> 
     raise SystemExit(f"{url} did not answer in {timeout}s")
 
 
-def start_server(data_dir: Path, port: int) -> subprocess.Popen:
+def start_server(data_dir: Path, port: int, cache_bytes: int | None = None) -> subprocess.Popen:
     env = {**os.environ, "TELEPHONY_LOG_LEVEL": "WARNING", "TELEPHONY_CONTROL_KEY": "bench-control-key"}
+    if cache_bytes is not None:
+        env["TELEPHONY_API_LIST_CACHE_BYTES"] = str(cache_bytes)
     process = subprocess.Popen(
         [PYTHON, "-m", "telephony", "--data-dir", str(data_dir), "serve", "--port", str(port)],
         cwd=data_dir.parent,
@@ -180,6 +183,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--pages", type=int, default=200, help="page numbers are drawn from 1..PAGES")
+    parser.add_argument("--list-cache-bytes", type=int, help="the server's [api] list_cache_bytes (0: no page cache)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="telephony-bench-api-") as scratch_name:
         scratch = Path(scratch_name)
@@ -194,7 +198,7 @@ def main() -> int:
             stderr=subprocess.DEVNULL,
         )
         print(f"loaded {args.cdrs:,} CDRs in {time.monotonic() - started:.0f} s")
-        server = start_server(data_dir, port)
+        server = start_server(data_dir, port, args.list_cache_bytes)
         bare = subprocess.Popen([PYTHON, "-c", BARE_APP, str(bare_port)])
         try:
             wait_until_up(f"http://127.0.0.1:{bare_port}/bare", bare)
@@ -211,7 +215,11 @@ def main() -> int:
             stop(server)
             stop(bare)
     tool = "wrk" if shutil.which("wrk") else "aiohttp client"
-    print(f"\nload: {tool}, {args.connections} connections, {args.seconds} s each, {args.cdrs:,} CDRs")
+    cache = "default" if args.list_cache_bytes is None else f"{args.list_cache_bytes:,} bytes"
+    print(
+        f"\nload: {tool}, {args.connections} connections, {args.seconds} s each, {args.cdrs:,} CDRs, "
+        f"pages 1..{args.pages}, list page cache: {cache}"
+    )
     print(f"{'measure':<44}{'figure':>14}{'goal':>14}")
     print(f"{'GET /cdrs?page=N&limit=50 (req/s)':<44}{page_rps:>14,.0f}")
     print(f"{'GET /cdrs?filter=live_id = K (req/s)':<44}{filter_rps:>14,.0f}")
