@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 
-import aiosqlite
 from aiohttp import web
 
 from . import control_key, datadir, wiring
@@ -18,6 +17,7 @@ from .api.routing import AUTHENTICATE, mount, mount_control
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
+from .documents.reader import Reader
 from .eventlog import EventLog
 from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
 from .mail import Mailer
@@ -68,8 +68,7 @@ def _event_log(progress: bool):
 
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
-    reader = await aiosqlite.connect(f"file:{app[EVENT_LOG].path}?mode=ro", uri=True)
-    await reader.execute("PRAGMA query_only=1")
+    reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
     app[READER] = reader
     app[PAGE_CACHE] = PageCache(app[SETTINGS].api.list_cache_bytes)
     app[EVENT_LOG].on_commit(app[PAGE_CACHE].on_events)

@@ -36,6 +36,7 @@ class Api(Section):
     default_page_size: int = 50
     max_page_size: int = 5000
     list_cache_bytes: int = 32 * 1024 * 1024
+    inline_read_steps: int = 50_000
 
 
 class Storage(Section):

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import aiosqlite
 from aiohttp import web
 
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
+from .documents.reader import Reader
 from .eventlog import EventLog
 from .scheduler import Scheduler
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
 EVENT_LOG = web.AppKey("event_log", EventLog)
-READER = web.AppKey("reader", aiosqlite.Connection)
+READER = web.AppKey("reader", Reader)
 SCHEDULER = web.AppKey("scheduler", Scheduler)
 PAGE_CACHE = web.AppKey("page_cache", PageCache)
 CONTROL_KEY_DIGEST = web.AppKey("control_key_digest", bytes)

@@ -10,11 +10,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
 import msgspec
 
 from ..clock import Clock, wire_time
 from ..config import Settings
+from ..documents.reader import Reader
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
 from ..security import Sealer, hash_password, new_token
@@ -35,7 +35,7 @@ class Issued:
 
 
 class Accounts:
-    def __init__(self, settings: Settings, log: EventLog, reader: aiosqlite.Connection, clock: Clock,
+    def __init__(self, settings: Settings, log: EventLog, reader: Reader, clock: Clock,
                  sealer: Sealer, index: SessionIndex, mailer: Mailer) -> None:  # fmt: skip
         self.settings = settings
         self.log = log

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from ..api.errors import BadRequest
 from ..documents import json_path
+from ..documents.reader import Reader
 from . import filters
 from .fields import Kind
 
@@ -74,7 +73,7 @@ def parse(
 
 
 async def fetch(
-    reader: aiosqlite.Connection,
+    reader: Reader,
     table: str,
     scope: tuple[str, tuple[Any, ...]],
     q: ListQuery,
@@ -111,7 +110,7 @@ async def fetch(
     return [], next(iter(total))[0]
 
 
-async def count(reader: aiosqlite.Connection, counts_table: str, customer_id: int) -> int:
+async def count(reader: Reader, counts_table: str, customer_id: int) -> int:
     async with reader.execute(f'SELECT n FROM "{counts_table}" WHERE customer_id = ?', (customer_id,)) as cursor:
         row = await cursor.fetchone()
     return row[0] if row else 0

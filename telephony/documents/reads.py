@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import aiosqlite
+from .reader import Reader
 
 MAX_ID = 2**63 - 1
 
@@ -14,7 +14,7 @@ def storable(ids: list[Any]) -> list[Any]:
     return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
 
 
-async def get(reader: aiosqlite.Connection, table: str, id_: Any, customer_id: int) -> str | None:
+async def get(reader: Reader, table: str, id_: Any, customer_id: int) -> str | None:
     """One document's JSON body, only if it belongs to `customer_id`."""
     if not storable([id_]):
         return None
@@ -24,7 +24,7 @@ async def get(reader: aiosqlite.Connection, table: str, id_: Any, customer_id: i
     return next(iter(rows))[0] if rows else None
 
 
-async def get_many(reader: aiosqlite.Connection, table: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
+async def get_many(reader: Reader, table: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
     ids = storable(ids)
     if not ids:
         return {}

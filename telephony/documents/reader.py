@@ -1,0 +1,60 @@
+"""The read side for GET handlers: short queries at once, long ones on aiosqlite's thread.
+
+Most reads are index lookups that take tens of microseconds, less than handing them to a thread
+and back. So a query first runs on the event loop's own read-only connection under a budget of
+SQLite steps; one that goes past it is interrupted there and run again on aiosqlite's thread, so a
+long scan never holds up other requests. Both connections read the same committed state (WAL).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+STEPS_PER_CHECK = 1000
+
+
+class Reader:
+    def __init__(self, inline: sqlite3.Connection, threaded: aiosqlite.Connection, budget_steps: int) -> None:
+        self._inline = inline
+        self._threaded = threaded
+        self._inline_first = budget_steps > 0
+        self._budget = max(1, budget_steps // STEPS_PER_CHECK)
+        self._checks = 0
+        inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
+
+    @classmethod
+    async def open(cls, path: Path, budget_steps: int) -> Reader:
+        uri = f"file:{path}?mode=ro"
+        inline = sqlite3.connect(uri, uri=True, isolation_level=None)
+        inline.execute("PRAGMA query_only=1")
+        threaded = await aiosqlite.connect(uri, uri=True)
+        await threaded.execute("PRAGMA query_only=1")
+        return cls(inline, threaded, budget_steps)
+
+    def _tick(self) -> int:
+        self._checks += 1
+        return 1 if self._checks > self._budget else 0
+
+    async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
+        """Every row of the query, however long it takes, without blocking the loop for long."""
+        self._checks = 0
+        if self._inline_first:
+            try:
+                return self._inline.execute(sql, tuple(parameters)).fetchall()
+            except sqlite3.OperationalError:
+                if self._checks <= self._budget:
+                    raise
+        return list(await self._threaded.execute_fetchall(sql, tuple(parameters)))
+
+    def execute(self, sql: str, parameters: Iterable[Any] = ()):
+        """A cursor on the thread, for reads that stream their rows (`async with reader.execute(...)`)."""
+        return self._threaded.execute(sql, tuple(parameters))
+
+    async def close(self) -> None:
+        self._inline.close()
+        await self._threaded.close()
