@@ -105,6 +105,13 @@ class Tokens(Projection):
     handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED})
     COLUMNS = ("token_id", "digest", "sealed", "user_id", "customer_id", "kind", "name", "expiry",
                "inactivity", "api_version", "host", "user_agent", "created_at", "issued_epoch")  # fmt: skip
+    INSERT = f"INSERT INTO tokens ({', '.join(COLUMNS)}, last_request_at, last_epoch, revoked) VALUES " + (
+        f"({', '.join('?' * (len(COLUMNS) + 3))})"
+    )
+
+    def __init__(self) -> None:
+        self._pending: dict[str, list] = {}
+        """During a rebuild, tokens issued lately are held here and changed in place, then written once."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -122,6 +129,7 @@ class Tokens(Projection):
         )
 
     def index(self, conn: sqlite3.Connection) -> None:
+        self._flush(conn)
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tokens_digest ON tokens (digest)")
         conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
 
@@ -129,16 +137,29 @@ class Tokens(Projection):
         conn.execute("DROP VIEW IF EXISTS api_tokens")
         super().drop(conn)
 
+    def _flush(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(self.INSERT, self._pending.values())
+        self._pending.clear()
+
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d = event.data
+        held = self._pending.get(d["token_id"])
         if event.type == ev.TOKEN_ISSUED:
-            conn.execute(
-                f"INSERT INTO tokens ({', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * len(self.COLUMNS))})",
-                tuple(d.get(c) for c in self.COLUMNS),
-            )
+            row = [d.get(c) for c in self.COLUMNS] + [None, None, None]
+            if not self.rebuilding:
+                conn.execute(self.INSERT, row)
+                return
+            self._pending[d["token_id"]] = row
+            if len(self._pending) >= 5000:
+                self._flush(conn)
         elif event.type == ev.TOKEN_TOUCHED:
+            if held is not None:
+                held[-3:-1] = [d["at"], d["epoch"]]
+                return
             conn.execute("UPDATE tokens SET last_request_at = ?, last_epoch = ? WHERE token_id = ?",
                          (d["at"], d["epoch"], d["token_id"]))  # fmt: skip
+        elif held is not None:
+            held[-1] = d["reason"]
         else:
             conn.execute("UPDATE tokens SET revoked = ? WHERE token_id = ?", (d["reason"], d["token_id"]))
 
