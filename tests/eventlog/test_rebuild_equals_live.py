@@ -42,10 +42,11 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
         elif roll < 0.95 or not tokens:
             token = f"{n:016x}"
             tokens.append(token)
-            event = NewEvent(stream=f"token-{token}", type="token.issued", data={
-                "token_id": token, "digest": f"{n:064x}", "sealed": None, "user_id": 1000001, "customer_id": 100001,
-                "kind": "apitoken", "name": f"t{n}", "expiry": 0, "inactivity": 0, "api_version": "v1.2",
-                "host": None, "user_agent": None, "created_at": "2026-01-01 00:00:00", "issued_epoch": float(n)})  # fmt: skip
+            issued = {"token_id": token, "digest": f"{n:064x}", "sealed": None, "user_id": 1000001,
+                      "customer_id": 100001, "kind": "apitoken", "name": f"t{n}", "expiry": 0, "inactivity": 0,
+                      "api_version": "v1.2", "host": None, "user_agent": None, "created_at": "2026-01-01 00:00:00",
+                      "issued_epoch": float(n)}  # fmt: skip
+            event = NewEvent(stream=f"token-{token}", type="token.issued", data=issued)
         else:
             token = rng.choice(tokens)
             event = rng.choice([
