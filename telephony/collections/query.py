@@ -110,12 +110,6 @@ async def fetch(
     return [], next(iter(total))[0]
 
 
-async def count(reader: Reader, counts_table: str, customer_id: int) -> int:
-    async with reader.execute(f'SELECT n FROM "{counts_table}" WHERE customer_id = ?', (customer_id,)) as cursor:
-        row = await cursor.fetchone()
-    return row[0] if row else 0
-
-
 def envelope(bodies: list[str], total: int) -> bytes:
     """`{data: [...], total}` built from stored JSON without decoding it."""
     return b'{"data":[' + ",".join(bodies).encode() + b'],"total":' + str(total).encode() + b"}"

@@ -16,7 +16,7 @@ from ..documents import reads
 from ..domain.dictionaries import resource_dictionaries
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, SETTINGS
 from . import decisions
-from .attachments import attached, then
+from .attachments import Store, attached, then
 from .coercion import fields_of, new_document
 from .rendering import render_many, render_one
 from .resource import Resource
@@ -82,15 +82,20 @@ def get_handler(resource: Resource):
     return handle
 
 
+async def _sent_fields(request: web.Request, resource: Resource, *, creating: bool) -> tuple[dict, Store]:
+    """The fields a create or PATCH body sets, and the decision storing any file it uploads."""
+    body = decode(await read_body(request), resource.create if creating else resource.patch)  # type: ignore[arg-type]
+    fields = fields_of(resource, body, creating=creating)
+    file_fields, store = attached(resource, body)
+    return {**fields, **file_fields}, store
+
+
 def create_handler(resource: Resource):
     assert resource.create is not None
 
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        body = decode(await read_body(request), resource.create)  # type: ignore[arg-type]
-        fields = fields_of(resource, body, creating=True)
-        file_fields, store = attached(resource, body)
-        fields.update(file_fields)
+        fields, store = await _sent_fields(request, resource, creating=True)
         now = wire_time(request.app[CLOCK].now())
         decide = decisions.create(
             resource, who.customer_id, lambda id_: new_document(resource, fields, id_, who.customer_id, now)
@@ -107,10 +112,7 @@ def update_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
         id_ = _id(resource, request)
-        body = decode(await read_body(request), resource.patch)  # type: ignore[arg-type]
-        changes = fields_of(resource, body, creating=False)
-        file_fields, store = attached(resource, body)
-        changes.update(file_fields)
+        changes, store = await _sent_fields(request, resource, creating=False)
         decide = then(store, decisions.update(resource, who.customer_id, {id_: changes}))
         await request.app[EVENT_LOG].transact(decide, meta_of(request))
         document = await _document(request, resource, id_, who.customer_id)
