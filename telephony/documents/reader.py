@@ -30,7 +30,9 @@ class Reader:
     @classmethod
     async def open(cls, path: Path, budget_steps: int) -> Reader:
         uri = f"file:{path}?mode=ro"
-        inline = sqlite3.connect(uri, uri=True, isolation_level=None)
+        # Used by one event loop at a time, never concurrently; the loop may run in another thread
+        # than the one that opened it (an app started in one thread and served in another).
+        inline = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         inline.execute("PRAGMA query_only=1")
         threaded = await aiosqlite.connect(uri, uri=True)
         await threaded.execute("PRAGMA query_only=1")
