@@ -1,0 +1,75 @@
+"""Mail reaches a real SMTP server when one is configured; log lines are JSON when asked."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+
+import msgspec
+import pytest
+from aiohttp.test_utils import TestServer
+from aiosmtpd.controller import Controller
+from aiosmtpd.handlers import Message
+
+from telephony import logs
+from telephony.app import create_app
+from telephony.config import Log, Mail
+
+
+class Inbox(Message):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list = []
+
+    def handle_message(self, message) -> None:
+        self.messages.append(message)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def smtp_server():
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    yield controller, inbox
+    controller.stop()
+
+
+async def test_a_reset_email_goes_to_the_configured_smtp_server(aiohttp_client, settings, smtp_server):
+    controller, inbox = smtp_server
+    mail = Mail(host="127.0.0.1", port=controller.port, sender="pbx@telephony.test")
+    client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
+    answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
+    assert answer.status == 200
+    assert len(inbox.messages) == 1
+    message = inbox.messages[0]
+    assert message["To"] == "admin@example.com" and message["From"] == "pbx@telephony.test"
+    assert "reset token is" in message.get_payload()
+    outbox = await (await client.get("/_telephony/outbox", headers={"X-Control-Key": settings.control.key})).json()
+    assert outbox["data"][-1]["transport"] == "smtp"
+
+
+async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, capfd):
+    """`[log] format = "json"`: every line, the access log's included, is one JSON object."""
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    logs.configure("json", "INFO")
+    try:
+        server = TestServer(create_app(msgspec.structs.replace(settings, log=Log(format="json"))))
+        await server.start_server(access_log_class=logs.AccessLogger)  # TestServer ignores server_kwargs
+        client = await aiohttp_client(server)
+        await client.get("/_telephony/health", headers={"X-Request-Id": "trace-me-1"})
+        logging.getLogger("telephony.test").info("a line from the app")
+    finally:
+        root.handlers[:], _ = saved
+        root.setLevel(saved[1])
+    lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
+    access = [line for line in lines if line.get("path") == "/_telephony/health"]
+    assert access and access[0]["request_id"] == "trace-me-1" and access[0]["status"] == 200
+    assert any(line["message"] == "a line from the app" for line in lines)
