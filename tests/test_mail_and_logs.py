@@ -67,7 +67,7 @@ async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, cap
         await client.get("/_telephony/health", headers={"X-Request-Id": "trace-me-1"})
         logging.getLogger("telephony.test").info("a line from the app")
     finally:
-        root.handlers[:], _ = saved
+        root.handlers[:] = saved[0]
         root.setLevel(saved[1])
     lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
     access = [line for line in lines if line.get("path") == "/_telephony/health"]
