@@ -50,10 +50,6 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
-
-
 class Sealer:
     """Encrypts secrets that must be shown again, with a key kept in the data dir."""
 

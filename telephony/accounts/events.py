@@ -1,5 +1,7 @@
 """Stored event tags of customers, users, tokens and mail. Tags are never renamed."""
 
+from .. import mail
+
 CUSTOMER_CREATED = "customer.created"
 CUSTOMER_DELETED = "customer.deleted"
 USER_CREATED = "user.created"
@@ -14,6 +16,4 @@ RESET_USED = "user.reset_used"
 TOKEN_ISSUED = "token.issued"
 TOKEN_TOUCHED = "token.touched"
 TOKEN_REVOKED = "token.revoked"
-MAIL_SENT = "mail.sent"
-
-TOKEN_KINDS = ("login", "apitoken", "apikey")
+MAIL_SENT = mail.MAIL_SENT

@@ -10,8 +10,6 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from ..clock import Clock, wire_time
 from ..config import Settings
 from ..documents.reader import Reader
@@ -119,7 +117,3 @@ class Accounts:
     async def one(self, sql: str, params: tuple) -> Any:
         async with self.reader.execute(sql, params) as cursor:
             return await cursor.fetchone()
-
-
-def decode(body: str) -> dict:
-    return msgspec.json.decode(body)

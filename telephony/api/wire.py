@@ -37,10 +37,6 @@ def validation_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> BadR
     return BadRequest(f"{field}: {message}" if field else message, [FieldError(field, message)])
 
 
-async def read_body(request: web.Request) -> bytes:
-    return await request.read()
-
-
 def decode(body: bytes, type_: type[T]) -> T:
     """Decode and validate a JSON body as `type_`, or raise a 400 naming the field."""
     if not body.strip():
@@ -56,4 +52,4 @@ def decode(body: bytes, type_: type[T]) -> T:
 
 
 async def read_json(request: web.Request, type_: type[T]) -> T:
-    return decode(await read_body(request), type_)
+    return decode(await request.read(), type_)

@@ -9,7 +9,7 @@ from ..accounts.auth import authorize
 from ..api.context import meta_of
 from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
-from ..api.wire import decode, read_body
+from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, fetch, parse
 from ..documents import reads
@@ -35,10 +35,9 @@ def _ids(request: web.Request) -> list[int]:
 
 def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[str, tuple]:
     """The rows a list may show: the caller's customer's, narrowed by a nested path if any."""
-    narrow = resource.extra.get("scope")
-    if narrow is None:
+    if resource.scope is None:
         return "customer_id = ?", (customer_id,)
-    sql, params = narrow(request)
+    sql, params = resource.scope(request)
     return f"customer_id = ? AND {sql}", (customer_id, *params)
 
 
@@ -47,12 +46,12 @@ def list_handler(resource: Resource):
         who = authorize(request, resource.module, write=False)
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
-        plain = "scope" not in resource.extra and not resource.includes
+        plain = resource.scope is None and not resource.includes
         cache, key = request.app[PAGE_CACHE], (resource.kind, who.customer_id, request.query_string)
         if plain and (page := cache.get(key)) is not None:
             return raw_collection(page)
         generation = cache.generation(resource.kind)
-        counts = (resource.counts_table, who.customer_id) if plain else None
+        counts = (resource.counts_table, who.customer_id) if resource.scope is None else None
         bodies, total = await fetch(request.app[READER], resource.table, scoped(resource, request, who.customer_id), q,
                                     counts=counts)  # fmt: skip
         if resource.includes:
@@ -84,7 +83,7 @@ def get_handler(resource: Resource):
 
 async def _sent_fields(request: web.Request, resource: Resource, *, creating: bool) -> tuple[dict, Store]:
     """The fields a create or PATCH body sets, and the decision storing any file it uploads."""
-    body = decode(await read_body(request), resource.create if creating else resource.patch)  # type: ignore[arg-type]
+    body = await read_json(request, resource.create if creating else resource.patch)  # type: ignore[arg-type]
     fields = fields_of(resource, body, creating=creating)
     file_fields, store = attached(resource, body)
     return {**fields, **file_fields}, store
@@ -126,7 +125,7 @@ def bulk_patch_handler(resource: Resource):
 
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        items = decode(await read_body(request), list[resource.bulk_item])  # type: ignore[name-defined]
+        items = await read_json(request, list[resource.bulk_item])  # type: ignore[name-defined]
         changes = {item.id: fields_of(resource, item, creating=False) for item in items}
         await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, changes), meta_of(request))
         found = await reads.get_many(request.app[READER], resource.table, list(changes), who.customer_id)
@@ -160,7 +159,7 @@ def delete_all_handler(resource: Resource):
 def dictionaries_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         authorize(request, resource.module, write=False)
-        entries = resource_dictionaries(resource.extra.get("dictionaries", resource.path))
+        entries = resource_dictionaries(resource.path)
         return collection([{"property": prop, "values": values} for prop, values in entries.items()])
 
     return handle

@@ -9,7 +9,7 @@ from aiohttp import web
 from ..accounts.auth import ACCOUNTS
 from ..api.context import meta_of
 from ..api.control import control_route
-from ..api.wire import json_response, read_body
+from ..api.wire import json_response
 from ..clock import Clock, wire_time
 from ..eventlog import EventLog, Metadata
 from ..security import Sealer, hash_password, new_token
@@ -31,7 +31,7 @@ async def run_import(log: EventLog, sealer: Sealer, clock: Clock, lines: Callabl
 async def import_lines(request: web.Request) -> web.Response:
     """POST /_telephony/import: the body is JSON lines, one record each."""
     accounts = request.app[ACCOUNTS]
-    body = await read_body(request)
+    body = await request.read()
     count = await run_import(accounts.log, accounts.sealer, accounts.clock, body.splitlines, meta_of(request))
     await accounts.log.query(accounts.index.load)
     return json_response({"data": {"imported": count}})

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from ..api.context import principal
 from ..api.errors import BadRequest
-from ..documents import reads
+from ..documents import json_path, reads
 from ..keys import READER
 from .resource import Resource
 
@@ -43,7 +43,8 @@ async def _users(request: web.Request, ids: set[int]) -> dict[int, dict]:
 async def _ddis(request: web.Request, numbers: set[str]) -> dict[str, dict]:
     reader = request.app[READER]
     marks = ",".join("?" * len(numbers))
-    sql = f"SELECT json_extract(body, '$.e164'), body FROM doc_ddi WHERE customer_id = ? AND json_extract(body, '$.e164') IN ({marks})"  # noqa: E501
+    number = json_path("e164")
+    sql = f"SELECT {number}, body FROM doc_ddi WHERE customer_id = ? AND {number} IN ({marks})"
     async with reader.execute(sql, (principal(request).customer_id, *sorted(numbers))) as cursor:
         return {row[0]: msgspec.json.decode(row[1]) for row in await cursor.fetchall()}
 

@@ -8,8 +8,8 @@ explicit `null` is told apart from an absent field; a required field may not be 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -35,6 +35,8 @@ CRUD = frozenset({Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE})
 READ = frozenset({Op.LIST, Op.GET})
 Validator = Callable[[Any], list[tuple[str | None, str]]]
 Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
+"""A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 
 
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -56,6 +58,7 @@ class Resource:
     kind: the stored kind, naming its events (`contact.created`) and table (`doc_contact`).
     ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
     attachment: a body field carrying a base64 audio file, stored once and served back.
+    scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
     """
 
     path: str
@@ -79,7 +82,7 @@ class Resource:
     id_name: str = "id"
     text_ids: bool = False
     first_id: int = 1
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    scope: Scope | None = None
 
     @property
     def all_ops(self) -> frozenset[Op]:

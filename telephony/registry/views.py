@@ -51,7 +51,7 @@ def view(path: str, of: str, scope, *, added: bool = False) -> Resource:
     ops = frozenset({Op.LIST})
     return dataclasses.replace(
         base, path=path, ops=frozenset() if added else ops, added_ops=ops if added else frozenset(),
-        extra={**base.extra, "scope": scope},
+        scope=scope,
     )  # fmt: skip
 
 
