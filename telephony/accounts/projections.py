@@ -12,6 +12,7 @@ import msgspec
 
 from ..eventlog import RecordedEvent
 from ..projections import Projection
+from ..projections.holding import HeldRows
 from . import events as ev
 
 _json = msgspec.json.encode
@@ -44,6 +45,14 @@ class Credentials(Projection):
         ev.USER_CREATED, ev.USER_UPDATED, ev.USER_DELETED, ev.PASSWORD_CHANGED, ev.DEVICE_ADDED,
         ev.CHALLENGE_ISSUED, ev.CHALLENGE_PASSED, ev.RESET_REQUESTED, ev.RESET_USED, ev.CUSTOMER_DELETED,
     })  # fmt: skip
+    INSERT = ("INSERT INTO credentials (user_id, customer_id, email, password_hash, sip_password_sealed, "
+              "two_factor, devices, deleted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")  # fmt: skip
+    EMAIL, PASSWORD_HASH, TWO_FACTOR, DEVICES, DELETED = 2, 3, 5, 6, 7
+    """Places in a credentials row (the columns of `INSERT`)."""
+
+    def __init__(self) -> None:
+        self._held: HeldRows[int, list] = HeldRows(self.INSERT)
+        """During a rebuild: credentials of users created lately, as rows."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -62,40 +71,70 @@ class Credentials(Projection):
         )
 
     def index(self, conn: sqlite3.Connection) -> None:
+        self._held.flush(conn)
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS credentials_email ON credentials (email)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d, t = event.data, event.type
-        if t == ev.USER_CREATED:
-            conn.execute(
-                "INSERT INTO credentials (user_id, customer_id, email, password_hash, sip_password_sealed, "
-                "two_factor) VALUES (?, ?, ?, ?, ?, ?)",
-                (d["id"], d["customer_id"], d["body"]["email"].lower(), d["password_hash"],
-                 d.get("sip_password_sealed"), d["body"].get("two_factor_auth", "D")),
-            )  # fmt: skip
-        elif t == ev.USER_UPDATED and "two_factor_auth" in d["changes"]:
+        if t in _CHALLENGES:
+            _apply_challenge(conn, t, d)
+        elif t == ev.USER_CREATED:
+            row = [d["id"], d["customer_id"], d["body"]["email"].lower(), d["password_hash"],
+                   d.get("sip_password_sealed"), d["body"].get("two_factor_auth", "D"), "[]", 0]  # fmt: skip
+            if self.rebuilding:
+                self._held.hold(conn, d["id"], row)
+            else:
+                conn.execute(self.INSERT, row)
+        elif t == ev.CUSTOMER_DELETED:
+            self._held.flush(conn)
+            conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
+                         "WHERE customer_id = ? AND deleted = 0", (d["id"],))  # fmt: skip
+        elif (held := self._held.get(d["id"])) is not None:
+            self._change_held(held, t, d)
+        else:
+            self._change_stored(conn, t, d)
+
+    def _change_held(self, held: list, t: str, d: dict) -> None:
+        """What `_change_stored` does, on a row held back by a rebuild."""
+        if t == ev.USER_UPDATED and "two_factor_auth" in d["changes"]:
+            held[self.TWO_FACTOR] = d["changes"]["two_factor_auth"]
+        elif t == ev.USER_DELETED:
+            held[self.DELETED] = 1
+            held[self.EMAIL] = f"{held[self.EMAIL]}#deleted-{d['id']}"
+        elif t == ev.PASSWORD_CHANGED:
+            held[self.PASSWORD_HASH] = d["password_hash"]
+        elif t == ev.DEVICE_ADDED:
+            held[self.DEVICES] = _json([*msgspec.json.decode(held[self.DEVICES]), d["device_digest"]]).decode()
+
+    @staticmethod
+    def _change_stored(conn: sqlite3.Connection, t: str, d: dict) -> None:
+        if t == ev.USER_UPDATED and "two_factor_auth" in d["changes"]:
             conn.execute("UPDATE credentials SET two_factor = ? WHERE user_id = ?",
                          (d["changes"]["two_factor_auth"], d["id"]))  # fmt: skip
         elif t == ev.USER_DELETED:
             conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
                          "WHERE user_id = ?", (d["id"],))  # fmt: skip
-        elif t == ev.CUSTOMER_DELETED:
-            conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
-                         "WHERE customer_id = ? AND deleted = 0", (d["id"],))  # fmt: skip
         elif t == ev.PASSWORD_CHANGED:
             conn.execute("UPDATE credentials SET password_hash = ? WHERE user_id = ?", (d["password_hash"], d["id"]))
         elif t == ev.DEVICE_ADDED:
             conn.execute("UPDATE credentials SET devices = json_insert(devices, '$[#]', ?) WHERE user_id = ?",
                          (d["device_digest"], d["id"]))  # fmt: skip
-        elif t == ev.CHALLENGE_ISSUED:
-            row = (d["nonce_digest"], d["id"], d["code_hash"], d["expires_at"], d.get("device_digest"))
-            conn.execute("INSERT INTO challenges VALUES (?, ?, ?, ?, 0, ?)", row)
-        elif t == ev.CHALLENGE_PASSED:
-            conn.execute("UPDATE challenges SET used = 1 WHERE nonce_digest = ?", (d["nonce_digest"],))
-        elif t == ev.RESET_REQUESTED:
-            conn.execute("INSERT INTO resets VALUES (?, ?, ?, 0)", (d["reset_digest"], d["id"], d["expires_at"]))
-        elif t == ev.RESET_USED:
-            conn.execute("UPDATE resets SET used = 1 WHERE reset_digest = ?", (d["reset_digest"],))
+
+
+_CHALLENGES = frozenset({ev.CHALLENGE_ISSUED, ev.CHALLENGE_PASSED, ev.RESET_REQUESTED, ev.RESET_USED})
+
+
+def _apply_challenge(conn: sqlite3.Connection, t: str, d: dict) -> None:
+    """Login challenges and password resets: single-use records, written as they come."""
+    if t == ev.CHALLENGE_ISSUED:
+        row = (d["nonce_digest"], d["id"], d["code_hash"], d["expires_at"], d.get("device_digest"))
+        conn.execute("INSERT INTO challenges VALUES (?, ?, ?, ?, 0, ?)", row)
+    elif t == ev.CHALLENGE_PASSED:
+        conn.execute("UPDATE challenges SET used = 1 WHERE nonce_digest = ?", (d["nonce_digest"],))
+    elif t == ev.RESET_REQUESTED:
+        conn.execute("INSERT INTO resets VALUES (?, ?, ?, 0)", (d["reset_digest"], d["id"], d["expires_at"]))
+    elif t == ev.RESET_USED:
+        conn.execute("UPDATE resets SET used = 1 WHERE reset_digest = ?", (d["reset_digest"],))
 
 
 class Tokens(Projection):
@@ -110,8 +149,8 @@ class Tokens(Projection):
     )
 
     def __init__(self) -> None:
-        self._pending: dict[str, list] = {}
-        """During a rebuild, tokens issued lately are held here and changed in place, then written once."""
+        self._held: HeldRows[str, list] = HeldRows(self.INSERT)
+        """During a rebuild: tokens issued lately, as rows."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -129,7 +168,7 @@ class Tokens(Projection):
         )
 
     def index(self, conn: sqlite3.Connection) -> None:
-        self._flush(conn)
+        self._held.flush(conn)
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tokens_digest ON tokens (digest)")
         conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
 
@@ -137,21 +176,15 @@ class Tokens(Projection):
         conn.execute("DROP VIEW IF EXISTS api_tokens")
         super().drop(conn)
 
-    def _flush(self, conn: sqlite3.Connection) -> None:
-        conn.executemany(self.INSERT, self._pending.values())
-        self._pending.clear()
-
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d = event.data
-        held = self._pending.get(d["token_id"])
+        held = self._held.get(d["token_id"])
         if event.type == ev.TOKEN_ISSUED:
             row = [d.get(c) for c in self.COLUMNS] + [None, None, None]
-            if not self.rebuilding:
+            if self.rebuilding:
+                self._held.hold(conn, d["token_id"], row)
+            else:
                 conn.execute(self.INSERT, row)
-                return
-            self._pending[d["token_id"]] = row
-            if len(self._pending) >= 5000:
-                self._flush(conn)
         elif event.type == ev.TOKEN_TOUCHED:
             if held is not None:
                 held[-3:-1] = [d["at"], d["epoch"]]

@@ -20,10 +20,10 @@ import msgspec
 
 from ..eventlog import RecordedEvent
 from ..projections import Projection
+from ..projections.holding import HeldRows
 
 _encode = msgspec.json.encode
 CUSTOMER_DELETED = "customer.deleted"
-PENDING_LIMIT = 5000
 
 
 def json_path(prop: str) -> str:
@@ -43,10 +43,11 @@ class DocumentTable(Projection):
         self.counts = f"doc_{kind}_counts"
         self.tables = (self.table, self.counts)
         self._created = f"{kind}.created"
-        self._pending: dict[Any, tuple[int, dict]] = {}
-        """During a rebuild, documents created lately are held here and changed in place, then written
-        once (in batches): a record created and then updated a few times costs one insert."""
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
+        self._held: HeldRows[Any, tuple[int, dict]] = HeldRows(
+            self._insert, lambda id_, held: (id_, held[0], _encode(held[1]).decode())
+        )
+        """During a rebuild: documents created lately, as (customer id, body)."""
         self._count = (
             f'INSERT INTO "{self.counts}" VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n'
         )
@@ -64,7 +65,7 @@ class DocumentTable(Projection):
         )
 
     def index(self, conn: sqlite3.Connection) -> None:
-        self._flush(conn)
+        self._held.flush(conn)
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for prop in self.indexed:
             conn.execute(
@@ -80,23 +81,6 @@ class DocumentTable(Projection):
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         self._actions[event.type](conn, event.data)
 
-    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
-        """Creations go in one `executemany`; during a rebuild counts wait for `index`."""
-        if events[0].type != self._created or self.rebuilding:
-            for event in events:
-                self.apply(conn, event)
-            return
-        conn.executemany(self._insert, [(e.data["id"], e.data["customer_id"], _encode(e.data["body"]).decode())
-                                        for e in events])  # fmt: skip
-        conn.executemany(self._count, [(e.data["customer_id"], 1) for e in events])
-
-    def _flush(self, conn: sqlite3.Connection) -> None:
-        """Write the documents a rebuild holds back (see `_pending`)."""
-        if self._pending:
-            rows = [(id_, customer_id, _encode(body).decode()) for id_, (customer_id, body) in self._pending.items()]
-            conn.executemany(self._insert, rows)
-            self._pending.clear()
-
     @cached_property
     def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:
         """Each handled event type's action, with its SQL written once."""
@@ -107,9 +91,7 @@ class DocumentTable(Projection):
 
         def created(conn: sqlite3.Connection, d: dict) -> None:
             if self.rebuilding:
-                self._pending[d["id"]] = (d["customer_id"], d["body"])
-                if len(self._pending) >= PENDING_LIMIT:
-                    self._flush(conn)
+                self._held.hold(conn, d["id"], (d["customer_id"], d["body"]))
                 return
             conn.execute(insert, (d["id"], d["customer_id"], _encode(d["body"]).decode()))
             conn.execute(count, (d["customer_id"], 1))
@@ -118,7 +100,7 @@ class DocumentTable(Projection):
             changes = d["changes"]
             if not changes:
                 return
-            if (held := self._pending.get(d["id"])) is not None:
+            if (held := self._held.get(d["id"])) is not None:
                 held[1].update(changes)
                 return
             names = tuple(changes)
@@ -128,7 +110,7 @@ class DocumentTable(Projection):
             conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
 
         def deleted(conn: sqlite3.Connection, d: dict) -> None:
-            if self._pending.pop(d["id"], None) is not None:
+            if self._held.drop(d["id"]):
                 return
             gone = conn.execute(delete, (d["id"],)).fetchone()
             if gone is not None and not self.rebuilding:
@@ -136,7 +118,7 @@ class DocumentTable(Projection):
                 conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (gone[0],))
 
         def cleared(conn: sqlite3.Connection, d: dict) -> None:
-            self._flush(conn)
+            self._held.flush(conn)
             customer_id = d["customer_id"] if "customer_id" in d else d["id"]
             conn.execute(f"DELETE FROM {table} WHERE customer_id = ?", (customer_id,))
             conn.execute(f"DELETE FROM {counts} WHERE customer_id = ?", (customer_id,))

@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 COLUMNS = "position, stream, version, type, schema, data, meta, recorded_at, hash"
+CONTENT_COLUMNS = "position, stream, version, type, schema, data"
+"""What a replay into projections that ignore provenance reads (see `decode_content_row`)."""
+UNREAD_META = Metadata()
 _decode_data = msgspec.json.decode
 _decode_meta = msgspec.json.Decoder(Metadata).decode
 
@@ -73,6 +76,16 @@ def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     )
 
 
+def decode_content_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
+    """An event read with `CONTENT_COLUMNS`: its provenance (meta, time, hash) is left empty."""
+    position, stream, version, type_, schema, data = row
+    payload = _decode_data(data)
+    if upcasters:
+        schema, payload = upcasters.upcast(type_, schema, payload)
+    return RecordedEvent(position=position, stream=stream, version=version, type=type_, schema=schema,
+                         data=payload, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
+
+
 def raw_chunks(
     conn: sqlite3.Connection,
     *,
@@ -83,8 +96,10 @@ def raw_chunks(
     since_time: str | None = None,
     until_time: str | None = None,
     chunk: int = 2000,
+    columns: str = COLUMNS,
 ) -> Iterator[list[tuple]]:
-    """Stored rows in position order, filtered, as lists of up to `chunk` rows (memory stays flat)."""
+    """Stored rows (of `columns`) in position order, filtered, as lists of up to `chunk` rows (memory stays
+    flat)."""
     where: list[str] = ["position > ?"]
     args: list[object] = [after]
     if until is not None:
@@ -102,7 +117,7 @@ def raw_chunks(
     if until_time is not None:
         where.append("recorded_at <= ?")
         args.append(until_time)
-    cursor = conn.execute(f"SELECT {COLUMNS} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
+    cursor = conn.execute(f"SELECT {columns} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
     while rows := cursor.fetchmany(chunk):
         yield rows
 

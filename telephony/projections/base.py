@@ -20,6 +20,9 @@ class Projection:
     version: ClassVar[int] = 1
     tables: tuple[str, ...] = ()
     handles: frozenset[str] = frozenset()
+    reads_provenance: ClassVar[bool] = False
+    """True when `apply` reads an event's `meta`, `recorded_at` or `hash`; rebuilds skip decoding them
+    for projections that do not."""
     rebuilding: bool = False
     """True while a rebuild replays the log: aggregates may then wait for `index`."""
 
@@ -28,11 +31,6 @@ class Projection:
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         raise NotImplementedError
-
-    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
-        """Apply consecutive events of one type; override to batch them (rebuilds call this)."""
-        for event in events:
-            self.apply(conn, event)
 
     def index(self, conn: sqlite3.Connection) -> None:
         """Create secondary indexes and settle aggregates. A rebuild calls it after the replay:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 import sys
 from collections import defaultdict
@@ -55,6 +54,10 @@ class Projections:
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         for projection in self._by_type.get(event.type, ()):
             projection.apply(conn, event)
+
+    @property
+    def _reads_provenance(self) -> bool:
+        return any(projection.reads_provenance for projection in self.all)
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
@@ -109,8 +112,9 @@ class Projections:
         with tqdm(total=last, desc="rebuilding projections", unit="ev", file=sys.stderr,
                   disable=None if progress else True, mininterval=0.5) as bar:  # fmt: skip
             types = sorted(subset._by_type)
-            chunks = store.raw_chunks(conn, until=last, types=types, chunk=REBUILD_CHUNK) if types else ()
-            for chunk in chunks:
+            columns = store.COLUMNS if subset._reads_provenance else store.CONTENT_COLUMNS
+            chunks = store.raw_chunks(conn, until=last, types=types, chunk=REBUILD_CHUNK, columns=columns)
+            for chunk in chunks if types else ():
                 subset._apply_rows(conn, chunk)
                 position = chunk[-1][0]
                 bar.update(position - bar.n)
@@ -129,12 +133,13 @@ class Projections:
 
     def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:
         """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop)."""
-        handlers = {type_: tuple(p.apply_many for p in projections) for type_, projections in self._by_type.items()}
-        decode, upcasters = store.decode_row, self.upcasters or None
-        for type_, run in itertools.groupby(rows, key=lambda row: row[3]):
-            events = [decode(row, upcasters) for row in run]
-            for apply_many in handlers[type_]:
-                apply_many(conn, events)
+        handlers = {type_: tuple(p.apply for p in projections) for type_, projections in self._by_type.items()}
+        decode = store.decode_row if self._reads_provenance else store.decode_content_row
+        upcasters = self.upcasters or None
+        for row in rows:
+            event = decode(row, upcasters)
+            for apply in handlers[event.type]:
+                apply(conn, event)
 
     @staticmethod
     def _checkpoint_names(conn: sqlite3.Connection, targets: Sequence[Projection], position: int) -> None:

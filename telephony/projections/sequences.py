@@ -21,17 +21,15 @@ class Sequences(Projection):
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        self.apply_many(conn, [event])
-
-    def apply_many(self, conn: sqlite3.Connection, events: list[RecordedEvent]) -> None:
-        ids = [e.data["id"] for e in events if isinstance(e.data.get("id"), int)]
-        if not ids:
+        id_ = event.data.get("id")
+        if not isinstance(id_, int):
             return
-        kind = events[0].type.partition(".")[0]
+        kind = event.type.partition(".")[0]
         if self.rebuilding:
-            self._highest[kind] = max(self._highest.get(kind, 0), *ids)
+            if id_ > self._highest.get(kind, 0):
+                self._highest[kind] = id_
         else:
-            self._raise(conn, kind, max(ids))
+            self._raise(conn, kind, id_)
 
     def index(self, conn: sqlite3.Connection) -> None:
         for kind, highest in self._highest.items():

@@ -20,8 +20,12 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
     rng = random.Random(seed)
     alive: dict[str, list[int]] = {kind: [] for kind in KINDS}
     tokens: list[str] = []
+    users: list[int] = []
     batches: list[list[NewEvent]] = []
     for n in range(first, first + count):
+        if rng.random() < 0.2:
+            batches.append([user_event(rng, n, users)])
+            continue
         kind = rng.choice(KINDS)
         roll = rng.random()
         if roll < 0.35 or not alive[kind]:
@@ -56,6 +60,32 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
             ])  # fmt: skip
         batches.append([event])
     return batches
+
+
+def user_event(rng: random.Random, n: int, users: list[int]) -> NewEvent:
+    """A user's life as credentials see it: created, 2FA switched, password changed, devices, deleted."""
+    roll = rng.random()
+    if roll < 0.3 or not users:
+        users.append(n)
+        body = {"id": n, "email": f"User{n}@Example.com", "two_factor_auth": rng.choice(["D", "E"])}
+        data = {"id": n, "customer_id": rng.choice([100001, 100002]), "body": body,
+                "password_hash": f"scrypt${n}", "sip_password_sealed": rng.choice([None, f"sealed{n}"])}  # fmt: skip
+        return NewEvent(stream=f"user-{n}", type="user.created", data=data)
+    target = rng.choice(users)
+    if roll < 0.55:
+        changes = rng.choice([{"two_factor_auth": rng.choice(["D", "E"])}, {"first_name": f"n{n}"}])
+        return NewEvent(stream=f"user-{target}", type="user.updated", data={"id": target, "changes": changes})
+    if roll < 0.7:
+        return NewEvent(stream=f"user-{target}", type="user.password_changed",
+                        data={"id": target, "password_hash": f"scrypt${n}"})  # fmt: skip
+    if roll < 0.85:
+        return NewEvent(stream=f"user-{target}", type="user.device_added",
+                        data={"id": target, "device_digest": f"{n:064x}"})  # fmt: skip
+    if roll < 0.99:
+        users.remove(target)
+        return NewEvent(stream=f"user-{target}", type="user.deleted", data={"id": target})
+    users.clear()
+    return NewEvent(stream="customer-100002", type="customer.deleted", data={"id": 100002})
 
 
 async def test_a_rebuild_reproduces_the_live_projections_exactly(tmp_path):
