@@ -110,7 +110,7 @@ class DocumentTable(Projection):
             conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
 
         def deleted(conn: sqlite3.Connection, d: dict) -> None:
-            if self._held.drop(d["id"]):
+            if self._held.pop(d["id"], None) is not None:
                 return
             gone = conn.execute(delete, (d["id"],)).fetchone()
             if gone is not None and not self.rebuilding:

@@ -27,8 +27,8 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 COLUMNS = "position, stream, version, type, schema, data, meta, recorded_at, hash"
-CONTENT_COLUMNS = "position, stream, version, type, schema, data"
-"""What a replay into projections that ignore provenance reads (see `decode_content_row`)."""
+CONTENT_COLUMNS = "position, type, schema, data"
+"""What a replay reads for projections that ignore an event's envelope (see `decode_content_row`)."""
 UNREAD_META = Metadata()
 _decode_data = msgspec.json.decode
 _decode_meta = msgspec.json.Decoder(Metadata).decode
@@ -77,12 +77,12 @@ def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
 
 
 def decode_content_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
-    """An event read with `CONTENT_COLUMNS`: its provenance (meta, time, hash) is left empty."""
-    position, stream, version, type_, schema, data = row
+    """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty."""
+    position, type_, schema, data = row
     payload = _decode_data(data)
     if upcasters:
         schema, payload = upcasters.upcast(type_, schema, payload)
-    return RecordedEvent(position=position, stream=stream, version=version, type=type_, schema=schema,
+    return RecordedEvent(position=position, stream="", version=0, type=type_, schema=schema,
                          data=payload, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
 
 

@@ -20,9 +20,9 @@ class Projection:
     version: ClassVar[int] = 1
     tables: tuple[str, ...] = ()
     handles: frozenset[str] = frozenset()
-    reads_provenance: ClassVar[bool] = False
-    """True when `apply` reads an event's `meta`, `recorded_at` or `hash`; rebuilds skip decoding them
-    for projections that do not."""
+    reads_envelope: ClassVar[bool] = False
+    """True when `apply` reads more of an event than its position, type, schema and data: its envelope
+    (stream, version, meta, recorded_at, hash). Rebuilds skip reading the envelope when no projection does."""
     rebuilding: bool = False
     """True while a rebuild replays the log: aggregates may then wait for `index`."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 Key = TypeVar("Key")
 Held = TypeVar("Held")
@@ -12,35 +12,29 @@ Held = TypeVar("Held")
 LIMIT = 5000
 
 
-class HeldRows(Generic[Key, Held]):
-    """Records created lately during a rebuild, changed in place, then inserted in batches of `LIMIT`.
+class HeldRows(dict[Key, Held]):
+    """Records created lately during a rebuild, by key, changed in place, then inserted in batches of `LIMIT`.
 
     A projection holds a record at its creation and, for each later event, changes the held copy when
-    there is one or runs its SQL otherwise. It must `flush` before any statement that reads or
-    changes several rows of its table, and in `index`, so the table is whole by the end.
+    `get` finds one or runs its SQL otherwise (`pop` forgets a record deleted before being written).
+    It must `flush` before any statement that reads or changes several rows of its table, and in
+    `index`, so the table is whole by the end. A dict, so the hot lookups cost no Python call.
     """
 
     def __init__(self, insert: str, row: Callable[[Key, Held], Sequence[Any]] | None = None) -> None:
+        super().__init__()
         self._insert = insert
         self._row = row
-        self._held: dict[Key, Held] = {}
 
     def hold(self, conn: sqlite3.Connection, key: Key, held: Held) -> None:
-        self._held[key] = held
-        if len(self._held) >= LIMIT:
+        self[key] = held
+        if len(self) >= LIMIT:
             self.flush(conn)
 
-    def get(self, key: Key) -> Held | None:
-        return self._held.get(key)
-
-    def drop(self, key: Key) -> bool:
-        """Forget a held record (it was deleted before being written); False when none is held."""
-        return self._held.pop(key, None) is not None
-
     def flush(self, conn: sqlite3.Connection) -> None:
-        if not self._held:
+        if not self:
             return
         row = self._row
-        rows: Iterable[Any] = self._held.values() if row is None else [row(k, h) for k, h in self._held.items()]
+        rows: Iterable[Any] = self.values() if row is None else [row(k, h) for k, h in self.items()]
         conn.executemany(self._insert, rows)
-        self._held.clear()
+        self.clear()

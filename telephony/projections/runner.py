@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import sys
 from collections import defaultdict
@@ -40,6 +41,20 @@ def _bulk_settings(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute(f"PRAGMA cache_size={int(cache_size)}")
 
 
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """A rebuild allocates millions of short-lived dicts and makes no reference cycles: the cycle
+    collector would only walk the records held back, again and again. Reference counting still frees
+    everything; the collector is back afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Projections:
     """The set of projections one app runs, dispatched by event type."""
 
@@ -56,8 +71,8 @@ class Projections:
             projection.apply(conn, event)
 
     @property
-    def _reads_provenance(self) -> bool:
-        return any(projection.reads_provenance for projection in self.all)
+    def _reads_envelope(self) -> bool:
+        return any(projection.reads_envelope for projection in self.all)
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
@@ -91,7 +106,7 @@ class Projections:
         Only the rows of handled types are read and decoded; commits come every
         `REBUILD_COMMIT_EVERY` positions so the WAL stays small.
         """
-        with _bulk_settings(conn):
+        with _bulk_settings(conn), _without_cycle_collection():
             return self._rebuild(conn, list(self.all if projections is None else projections), until, progress)
 
     def _rebuild(self, conn: sqlite3.Connection, targets: list[Projection], until: int | None, progress: bool) -> int:
@@ -112,7 +127,7 @@ class Projections:
         with tqdm(total=last, desc="rebuilding projections", unit="ev", file=sys.stderr,
                   disable=None if progress else True, mininterval=0.5) as bar:  # fmt: skip
             types = sorted(subset._by_type)
-            columns = store.COLUMNS if subset._reads_provenance else store.CONTENT_COLUMNS
+            columns = store.COLUMNS if subset._reads_envelope else store.CONTENT_COLUMNS
             chunks = store.raw_chunks(conn, until=last, types=types, chunk=REBUILD_CHUNK, columns=columns)
             for chunk in chunks if types else ():
                 subset._apply_rows(conn, chunk)
@@ -134,7 +149,7 @@ class Projections:
     def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:
         """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop)."""
         handlers = {type_: tuple(p.apply for p in projections) for type_, projections in self._by_type.items()}
-        decode = store.decode_row if self._reads_provenance else store.decode_content_row
+        decode = store.decode_row if self._reads_envelope else store.decode_content_row
         upcasters = self.upcasters or None
         for row in rows:
             event = decode(row, upcasters)

@@ -13,6 +13,7 @@ class StreamCounts(Projection):
     version = 1
     tables = ("test_stream_counts",)
     handles = frozenset({"thing.happened", "thing.undone"})
+    reads_envelope = True  # counts by stream
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -30,3 +31,22 @@ class StreamCounts(Projection):
     @staticmethod
     def read(conn: sqlite3.Connection) -> dict[str, int]:
         return dict(conn.execute("SELECT stream, n FROM test_stream_counts"))
+
+
+class EnvelopeTrail(Projection):
+    """Every event's envelope as a row: what a projection that reads provenance sees."""
+
+    name = "envelope_trail"
+    tables = ("test_envelope_trail",)
+    handles = frozenset({"thing.happened"})
+    reads_envelope = True
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS test_envelope_trail (position INTEGER PRIMARY KEY, stream TEXT, "
+            "version INTEGER, request_id TEXT, recorded_at TEXT, hash TEXT)"
+        )
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        row = (event.position, event.stream, event.version, event.meta.request_id, event.recorded_at, event.hash)
+        conn.execute("INSERT INTO test_envelope_trail VALUES (?, ?, ?, ?, ?, ?)", row)

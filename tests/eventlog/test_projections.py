@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from telephony.audit import verify_projections
 from telephony.clock import Clock
-from telephony.eventlog import EventLog, NewEvent
+from telephony.eventlog import EventLog, Metadata, NewEvent
 from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
-from .counting import StreamCounts
+from .counting import EnvelopeTrail, StreamCounts
 
 
 def generated_log(seed: int, size: int) -> list[list[NewEvent]]:
@@ -80,3 +80,15 @@ async def test_verify_reports_a_projection_that_drifted_from_the_log(tmp_path):
     conn.execute("UPDATE test_stream_counts SET n = 99")
     problem = verify_projections(conn, Projections([StreamCounts()]))
     assert problem is not None and "test_stream_counts" in problem.what
+
+
+async def test_a_rebuild_gives_the_envelope_to_projections_that_read_it(tmp_path):
+    log = await EventLog.open(tmp_path, Projections([EnvelopeTrail()]), Clock(), progress=False)
+    for n in range(5):
+        await log.append([NewEvent(stream=f"s-{n % 2}", type="thing.happened", data={})], Metadata(request_id=f"r{n}"))
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    live = conn.execute("SELECT * FROM test_envelope_trail ORDER BY position").fetchall()
+    assert [row[3] for row in live] == [f"r{n}" for n in range(5)] and all(row[5] for row in live)
+    Projections([EnvelopeTrail()]).rebuild(conn, progress=False)
+    assert conn.execute("SELECT * FROM test_envelope_trail ORDER BY position").fetchall() == live
