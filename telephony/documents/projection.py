@@ -42,7 +42,6 @@ class DocumentTable(Projection):
         self.table = f"doc_{kind}"
         self.counts = f"doc_{kind}_counts"
         self.tables = (self.table, self.counts)
-        self._created = f"{kind}.created"
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
         self._held: HeldRows[Any, tuple[int, dict]] = HeldRows(
             self._insert, lambda id_, held: (id_, held[0], _encode(held[1]).decode())
