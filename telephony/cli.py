@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import signal
 import sqlite3
 import sys
@@ -222,20 +223,27 @@ def cmd_export(args: argparse.Namespace) -> int:
 # --- parser --------------------------------------------------------------------------------------
 
 
+CONFIG_HELP = "config file (default: ./config.toml when present)"
+DATA_DIR_HELP = "data directory (overrides [storage] data_dir)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="telephony", description=__doc__)
-    parser.add_argument("--config", help="config file (default: ./config.toml when present)")
-    parser.add_argument("--data-dir", help="data directory (overrides [storage] data_dir)")
+    parser.add_argument("--config", help=CONFIG_HELP)
+    parser.add_argument("--data-dir", help=DATA_DIR_HELP)
+    anywhere = argparse.ArgumentParser(add_help=False)
+    """The two global options, accepted after the command as well (`telephony replay --data-dir D`)."""
+    anywhere.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+    anywhere.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
+    add_command = functools.partial(sub.add_parser, parents=[anywhere])
 
-    serve = sub.add_parser("serve", help="run the API server")
-    serve.add_argument("--config", default=argparse.SUPPRESS)
+    serve = add_command("serve", help="run the API server")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
-    serve.add_argument("--data-dir", default=argparse.SUPPRESS)
     serve.set_defaults(func=cmd_serve)
 
-    show = sub.add_parser("log", help="print events")
+    show = add_command("log", help="print events")
     show.add_argument("--stream")
     show.add_argument("--type", action="append", help="event type (repeatable)")
     show.add_argument("--since", help="from this UTC time (YYYY-MM-DD[ HH:MM:SS])")
@@ -244,18 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--follow", "-f", action="store_true", help="keep printing new events")
     show.set_defaults(func=cmd_log)
 
-    replay = sub.add_parser("replay", help="rebuild projections, or the state at a point into a new dir")
+    replay = add_command("replay", help="rebuild projections, or the state at a point into a new dir")
     replay.add_argument("--until", help="position or UTC time")
     replay.add_argument("--out", help="new data dir to write the replayed state into")
     replay.set_defaults(func=cmd_replay)
 
-    sub.add_parser("verify", help="check the hash chain and replay equality").set_defaults(func=cmd_verify)
-    sub.add_parser("routes", help="list every route").set_defaults(func=cmd_routes)
+    add_command("verify", help="check the hash chain and replay equality").set_defaults(func=cmd_verify)
+    add_command("routes", help="list every route").set_defaults(func=cmd_routes)
 
-    load = sub.add_parser("import", help="load records from JSON lines (server stopped)")
+    load = add_command("import", help="load records from JSON lines (server stopped)")
     load.add_argument("file")
     load.set_defaults(func=cmd_import)
-    dump = sub.add_parser("export", help="write every record as JSON lines")
+    dump = add_command("export", help="write every record as JSON lines")
     dump.add_argument("--out", help="file to write (default: standard output)")
     dump.set_defaults(func=cmd_export)
     return parser

@@ -156,6 +156,13 @@ def test_replay_rebuilds_projections_that_were_lost(prepared):
     assert run(prepared, "verify").returncode == 0
 
 
+def test_the_data_dir_may_also_follow_the_command(prepared):
+    tamper(prepared, "DELETE FROM tokens WHERE name = 'late'")
+    result = telephony("replay", "--data-dir", prepared.data_dir, cwd=prepared.data_dir.parent)
+    assert result.returncode == 0, result.stderr
+    assert run(prepared, "verify").returncode == 0
+
+
 @pytest.mark.parametrize("point", ["position", "time"])
 async def test_replay_until_writes_a_data_dir_holding_the_state_at_that_point(prepared, aiohttp_client, point):
     out = prepared.data_dir.parent / "then"
