@@ -21,6 +21,9 @@ from collections.abc import Sequence
 import msgspec
 from aiohttp import web
 
+from ..domain import errors as domain
+from ..eventlog import ConcurrencyError
+
 
 class FieldError(msgspec.Struct):
     field: str | None
@@ -88,3 +91,25 @@ class TooManyRequests(ApiError):
 def error_response(status: int, message: str, errors: Sequence[FieldError] = (), headers=None) -> web.Response:
     body = ErrorBody(message, list(errors) or [FieldError(None, message)])
     return web.Response(status=status, body=_encode(body), content_type="application/json", headers=headers)
+
+
+STATUS_OF: dict[type[domain.DomainError], type[ApiError]] = {
+    domain.Invalid: BadRequest,
+    domain.Denied: Forbidden,
+    domain.Unknown: NotFound,
+    domain.Clash: Conflict,
+    domain.Unmet: PreconditionFailed,
+    domain.TooFrequent: TooManyRequests,
+}
+
+
+def from_domain(exc: domain.DomainError) -> ApiError:
+    """The API error of a refusal by a rule: the same message and problems, the status of its kind."""
+    kind = next(STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF)
+    return kind(exc.message, [FieldError(field, message) for field, message in exc.problems])
+
+
+def from_conflict(exc: ConcurrencyError) -> ApiError:
+    """A stream was not at the version a decision expected: someone changed it first."""
+    return Conflict("The resource was changed by another request; read it again and retry",
+                    [FieldError(None, str(exc))])  # fmt: skip

@@ -9,9 +9,11 @@ import uuid
 
 from aiohttp import web
 
+from ..domain.errors import DomainError
+from ..eventlog import ConcurrencyError
 from ..keys import REQUEST_ID
 from ..logs import request_id
-from .errors import ApiError, error_response
+from .errors import ApiError, error_response, from_conflict, from_domain
 
 log = logging.getLogger(__name__)
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -57,6 +59,10 @@ async def errors(request: web.Request, handler) -> web.StreamResponse:
         return await handler(request)
     except ApiError as exc:
         return exc.response()
+    except DomainError as exc:
+        return from_domain(exc).response()
+    except ConcurrencyError as exc:
+        return from_conflict(exc).response()
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
