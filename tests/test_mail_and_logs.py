@@ -1,4 +1,5 @@
-"""Mail reaches a real SMTP server when one is configured; log lines are JSON when asked."""
+"""Mail reaches a real SMTP server when one is configured, and mail it refuses is recorded as failed;
+log lines are JSON when asked."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from aiosmtpd.handlers import Message
 from telephony import logs
 from telephony.app import create_app
 from telephony.config import Log, Mail
+from telephony.keys import EVENT_LOG
+from telephony.mail import MAIL_FAILED, MAIL_SENT
 
 
 class Inbox(Message):
@@ -24,6 +27,13 @@ class Inbox(Message):
 
     def handle_message(self, message) -> None:
         self.messages.append(message)
+
+
+class Refusing:
+    """An SMTP server that refuses every recipient."""
+
+    async def handle_RCPT(self, server, session, envelope, address, options) -> str:
+        return "550 No such user here"
 
 
 def free_port() -> int:
@@ -52,7 +62,34 @@ async def test_a_reset_email_goes_to_the_configured_smtp_server(aiohttp_client, 
     assert message["To"] == "admin@example.com" and message["From"] == "pbx@telephony.test"
     assert "reset token is" in message.get_payload()
     outbox = await (await client.get("/_telephony/outbox", headers={"X-Control-Key": settings.control.key})).json()
-    assert outbox["data"][-1]["transport"] == "smtp"
+    assert outbox["data"][-1]["transport"] == "smtp" and outbox["data"][-1]["status"] == "sent"
+
+
+async def test_mail_the_smtp_server_refuses_is_recorded_as_failed(aiohttp_client, settings, control_headers):
+    controller = Controller(Refusing(), hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        mail = Mail(host="127.0.0.1", port=controller.port, sender="pbx@telephony.test")
+        client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
+        answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
+    finally:
+        controller.stop()
+    assert answer.status == 200
+    (failed,) = await client.server.app[EVENT_LOG].read(types=[MAIL_FAILED])
+    assert failed.data["to"] == "admin@example.com" and failed.data["reason"] == "SMTPRecipientsRefused"
+    assert await client.server.app[EVENT_LOG].read(types=[MAIL_SENT]) == []
+    outbox = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]
+    assert [(m["to"], m["transport"], m["status"]) for m in outbox] == [("admin@example.com", "smtp", "failed")]
+
+
+async def test_mail_to_an_unreachable_smtp_server_is_recorded_as_failed(aiohttp_client, settings, control_headers):
+    mail = Mail(host="127.0.0.1", port=free_port(), sender="pbx@telephony.test")
+    client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
+    answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
+    assert answer.status == 200
+    assert [e.type for e in await client.server.app[EVENT_LOG].read(types=[MAIL_SENT, MAIL_FAILED])] == [MAIL_FAILED]
+    outbox = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]
+    assert outbox[-1]["status"] == "failed"
 
 
 async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, capfd):

@@ -83,15 +83,16 @@ async def list_api_keys(request: web.Request) -> web.Response:
 
 
 async def outbox(request: web.Request) -> web.Response:
-    """Mail that went to the outbox (or SMTP), newest last; `?to=` narrows to one recipient."""
+    """Mail that went to the outbox (or SMTP), newest last, with its `status` ("sent", or "failed" when
+    the SMTP server did not take it); `?to=` narrows to one recipient."""
     accounts = request.app[ACCOUNTS]
     to = request.query.get("to")
-    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at FROM outbox"
+    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status FROM outbox"
     async with accounts.reader.execute(sql + (" WHERE recipient = ?" if to else "") + " ORDER BY id",
                                        (to,) if to else ()) as cursor:  # fmt: skip
         rows = await cursor.fetchall()
     return collection([{"id": r[0], "to": r[1], "subject": r[2], "body": accounts.unseal(r[3]), "transport": r[4],
-                        "created_at": r[5]} for r in rows])  # fmt: skip
+                        "created_at": r[5], "status": r[6]} for r in rows])  # fmt: skip
 
 
 ROUTES = [

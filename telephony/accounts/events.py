@@ -17,3 +17,4 @@ TOKEN_ISSUED = "token.issued"
 TOKEN_TOUCHED = "token.touched"
 TOKEN_REVOKED = "token.revoked"
 MAIL_SENT = mail.MAIL_SENT
+MAIL_FAILED = mail.MAIL_FAILED

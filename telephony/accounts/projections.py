@@ -199,19 +199,22 @@ class Tokens(Projection):
 
 class Outbox(Projection):
     name = "outbox"
+    version = 2  # 2: a status column, "failed" for mail the SMTP server did not take
     tables = ("outbox",)
-    handles = frozenset({ev.MAIL_SENT})
+    handles = frozenset({ev.MAIL_SENT, ev.MAIL_FAILED})
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, recipient TEXT NOT NULL, "
-            "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL)"
+            "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL, "
+            "status TEXT NOT NULL)"
         )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d = event.data
-        row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"])
-        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?)", row)
+        status = "failed" if event.type == ev.MAIL_FAILED else "sent"
+        row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status)
+        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?)", row)
 
 
 def projections() -> list[Projection]:
