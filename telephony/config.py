@@ -1,7 +1,8 @@
 """Typed settings: `config.toml`, overridden by `TELEPHONY_<SECTION>_<KEY>` environment variables.
 
-Every key is declared once below, with its default. An unknown key or a value of the wrong type
-stops the start with a `ConfigError` naming the key.
+Every key is declared once below, with its default. An unknown section or key, or a value of the
+wrong type (a boolean from the environment is one of true/false/1/0/yes/no/on/off), stops the start
+with a `ConfigError` naming the key.
 """
 
 from __future__ import annotations
@@ -119,10 +120,15 @@ def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
         if not name.startswith(ENV_PREFIX):
             continue
         section, _, key = name[len(ENV_PREFIX) :].lower().partition("_")
-        if section not in sections or not key:
-            continue
+        if section not in sections:
+            raise ConfigError(f"unknown config section {section!r} (from {name})")
+        if not key:
+            raise ConfigError(f"no config key after the section in {name}")
         out.setdefault(section, {})[key] = raw
     return out
+
+
+_BOOLEANS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "on": True, "off": False}
 
 
 def _coerce_env(section: str, key: str, raw: str) -> Any:
@@ -133,7 +139,10 @@ def _coerce_env(section: str, key: str, raw: str) -> Any:
     if fields[key] == list[str]:
         return [item.strip() for item in raw.split(",") if item.strip()]
     if fields[key] is bool:
-        return raw.strip().lower() in {"1", "true", "yes", "on"}
+        word = raw.strip().lower()
+        if word not in _BOOLEANS:
+            raise ConfigError(f"config key {section}.{key}: expected one of {'/'.join(_BOOLEANS)}, got {raw!r}")
+        return _BOOLEANS[word]
     if fields[key] in (int, float):
         try:
             return msgspec.convert(raw, fields[key], strict=False)

@@ -33,6 +33,15 @@ def test_environment_variables_override_the_file():
 
 
 @pytest.mark.parametrize(
+    ("word", "value"),
+    [("true", True), ("TRUE", True), ("1", True), ("Yes", True), ("on", True),
+     ("false", False), ("False", False), ("0", False), ("no", False), ("OFF", False)],
+)  # fmt: skip
+def test_a_boolean_from_the_environment_is_one_of_the_usual_words(word, value):
+    assert load_settings(None, environ={"TELEPHONY_MAIL_STARTTLS": word}).mail.starttls is value
+
+
+@pytest.mark.parametrize(
     ("toml", "env", "named"),
     [
         ("[server]\nprot = 1\n", {}, "server.prot"),
@@ -41,6 +50,10 @@ def test_environment_variables_override_the_file():
         ("", {"TELEPHONY_SERVER_PORT": "eighty"}, "server.port"),
         ("", {"TELEPHONY_SERVER_COLOUR": "red"}, "server.colour"),
         ("[log]\nformat = 'xml'\n", {}, "log.format"),
+        ("", {"TELEPHONY_MAIL_STARTTLS": "maybe"}, "mail.starttls"),
+        ("", {"TELEPHONY_MAIL_STARTTLS": ""}, "mail.starttls"),
+        ("", {"TELEPHONY_NOPE_X": "1"}, "nope"),
+        ("", {"TELEPHONY_SERVER": "1"}, "TELEPHONY_SERVER"),
     ],
 )
 def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env, named):
