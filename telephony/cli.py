@@ -26,12 +26,13 @@ DEFAULT_CONFIG = "config.toml"
 def _settings(args: argparse.Namespace) -> Settings:
     path = args.config or (DEFAULT_CONFIG if Path(DEFAULT_CONFIG).exists() else None)
     settings = load_settings(path)
+    replace = msgspec.structs.replace
     if getattr(args, "host", None):
-        settings.server.host = args.host
+        settings = replace(settings, server=replace(settings.server, host=args.host))
     if getattr(args, "port", None) is not None:
-        settings.server.port = args.port
+        settings = replace(settings, server=replace(settings.server, port=args.port))
     if getattr(args, "data_dir", None):
-        settings.storage.data_dir = args.data_dir
+        settings = replace(settings, storage=replace(settings.storage, data_dir=args.data_dir))
     return settings
 
 

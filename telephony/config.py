@@ -22,17 +22,18 @@ class ConfigError(Exception):
     """The configuration cannot be used; the message names the offending key."""
 
 
-class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Base of every config section: unknown keys are errors."""
+class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """Base of every config section: unknown keys are errors. Sections repeat `frozen=True` (msgspec
+    inherits it; type checkers want it said); derive a changed copy with `msgspec.structs.replace`."""
 
 
-class Server(Section):
+class Server(Section, frozen=True):
     host: str = "127.0.0.1"
     port: int = 8080
     max_body_bytes: int = 16 * 1024 * 1024
 
 
-class Api(Section):
+class Api(Section, frozen=True):
     service: str = "voipstudio"
     default_page_size: int = 50
     max_page_size: int = 5000
@@ -40,30 +41,30 @@ class Api(Section):
     inline_read_steps: int = 50_000
 
 
-class Storage(Section):
+class Storage(Section, frozen=True):
     data_dir: str = "./data"
 
 
-class Bootstrap(Section):
+class Bootstrap(Section, frozen=True):
     customer_name: str = "Example Ltd"
     admin_email: str = "admin@example.com"
     admin_password: str = "change-me-now"  # noqa: S105 - documented bootstrap default
 
 
-class Control(Section):
+class Control(Section, frozen=True):
     key: str = ""
 
 
-class Log(Section):
+class Log(Section, frozen=True):
     format: Literal["text", "json"] = "text"
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
 
-class Cors(Section):
+class Cors(Section, frozen=True):
     allowed_origins: list[str] = msgspec.field(default_factory=lambda: ["*"])
 
 
-class Auth(Section):
+class Auth(Section, frozen=True):
     v11_inactivity_seconds: int = 15 * 60
     v12_inactivity_seconds: int = 30 * 60
     sweep_interval_seconds: int = 60
@@ -75,7 +76,7 @@ class Auth(Section):
     two_factor_ttl_seconds: int = 600
 
 
-class Mail(Section):
+class Mail(Section, frozen=True):
     host: str = ""
     port: int = 25
     username: str = ""
@@ -84,12 +85,12 @@ class Mail(Section):
     starttls: bool = False
 
 
-class EventLogSettings(Section):
+class EventLogSettings(Section, frozen=True):
     max_batch: int = 512
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
 
 
-class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """The whole configuration, one typed value passed to `create_app` and the CLI."""
 
     server: Server = msgspec.field(default_factory=Server)

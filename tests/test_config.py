@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from telephony.config import ConfigError, load_settings
+from telephony.config import ConfigError, Server, Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,3 +62,13 @@ def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env,
     path.write_text(toml)
     with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
         load_settings(path, environ=env)
+
+
+def test_settings_are_frozen_and_changed_copies_are_made_with_replace():
+    settings = Settings()
+    with pytest.raises(AttributeError):
+        settings.server.port = 9000  # type: ignore[misc]  # the point of the test
+    with pytest.raises(AttributeError):
+        settings.server = Server(port=9000)  # type: ignore[misc]
+    moved = msgspec.structs.replace(settings, server=msgspec.structs.replace(settings.server, port=9000))
+    assert (moved.server.port, settings.server.port) == (9000, 8080)
