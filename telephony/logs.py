@@ -22,9 +22,6 @@ def loggable_path(path: str) -> str:
     return _SECRET_SEGMENT.sub("[redacted]", path)
 
 
-access_logger = logging.getLogger("telephony.access")
-
-
 class _RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):

@@ -5,7 +5,6 @@
      ├── Unauthorized      401  missing, unknown or expired token
      ├── Forbidden         403  authenticated but not allowed
      ├── NotFound          404  unknown id, or another customer's
-     ├── MethodNotAllowed  405
      ├── Conflict          409
      ├── PreconditionFailed 412
      └── TooManyRequests   429
@@ -70,10 +69,6 @@ class Forbidden(ApiError):
 
 class NotFound(ApiError):
     status, default_message = 404, "Resource not found"
-
-
-class MethodNotAllowed(ApiError):
-    status, default_message = 405, "Method not allowed"
 
 
 class Conflict(ApiError):

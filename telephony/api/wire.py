@@ -20,10 +20,6 @@ def json_response(payload: Any, status: int = 200) -> web.Response:
     return web.Response(body=_encode(payload), status=status, content_type="application/json")
 
 
-def no_content(status: int = 204) -> web.Response:
-    return web.Response(status=status)
-
-
 def validation_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> BadRequest:
     """A msgspec error as the spec's error body: one item naming the field."""
     text = str(exc)

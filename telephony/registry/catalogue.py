@@ -78,4 +78,3 @@ RESOURCES: tuple[Resource, ...] = (
 )  # fmt: skip
 
 BY_PATH = {resource.path: resource for resource in RESOURCES}
-BY_KIND = {resource.kind: resource for resource in RESOURCES}
