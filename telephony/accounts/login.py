@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 
 import msgspec
 from aiohttp import web
@@ -13,6 +12,7 @@ from ..api.errors import BadRequest
 from ..api.responses import message
 from ..api.routing import Route
 from ..api.wire import read_json
+from ..domain.types import Email
 from ..eventlog import NewEvent
 from ..security import check_password, hash_password, new_code, new_token
 from ..security import digest as digest_of
@@ -25,13 +25,13 @@ from .service import Accounts
 BAD_LOGIN = "Invalid email and/or password"
 BAD_CODE = "Invalid code and/or nonce"
 BAD_RESET = "Invalid or expired reset token"
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 def _valid_email(email: str) -> str:
-    if not _EMAIL.match(email):
-        raise BadRequest.field("email", "This value is not a valid email address.")
-    return email
+    try:
+        return msgspec.convert(email, Email)
+    except msgspec.ValidationError:
+        raise BadRequest.field("email", "This value is not a valid email address.") from None
 
 
 async def _issue_login(accounts: Accounts, request: web.Request, user_id: int, customer_id: int) -> web.Response:

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254)]
+from ..domain.types import Email
+
 Password = Annotated[str, msgspec.Meta(min_length=8, max_length=256)]
 
 

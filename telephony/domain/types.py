@@ -56,6 +56,7 @@ E164 = Annotated[
 ]
 E164Number = Annotated[int, msgspec.Meta(ge=10**6, le=10**15 - 1, description="E.164 number as an integer")]
 Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254, description="email address")]
+"""The one judge of an email address: schemas, account bodies and the login family all use it."""
 WireTime = Annotated[
     str,
     msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$", description="UTC time, YYYY-MM-DD HH:MM:SS"),

@@ -6,6 +6,7 @@ import pytest
 
 from tests.accounts.conftest import HOME
 from tests.accounts.helpers import (
+    CONTROL,
     HEX40,
     PASSWORD,
     advance,
@@ -274,6 +275,17 @@ async def test_password_for_an_unknown_address_answers_the_same_and_mails_nothin
 @pytest.mark.parametrize("path", ["/password", "/confirmation"])
 async def test_an_invalid_email_is_a_400_naming_the_field(client, version, path):
     error = await error_of(await client.post(url(version, path), json={"email": "not-an-email"}), 400)
+    assert error["errors"][0]["field"] == "email"
+
+
+@pytest.mark.parametrize("address", ["ann@example", "x" * 243 + "@example.com"], ids=["no-dot", "too-long"])
+async def test_the_login_family_and_new_users_refuse_the_same_addresses(client, address):
+    """One email type (`telephony.domain.types.Email`) judges every address, length included."""
+    for path in ("/password", "/confirmation"):
+        error = await error_of(await client.post(url("v1.2", path), json={"email": address}), 400)
+        assert error["errors"][0]["field"] == "email"
+    body = {"email": address, "password": PASSWORD}
+    error = await error_of(await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL), 400)
     assert error["errors"][0]["field"] == "email"
 
 
