@@ -8,8 +8,8 @@ from aiohttp import web
 from ..api.context import meta_of
 from ..api.control import control_route
 from ..api.errors import BadRequest, NotFound
-from ..api.responses import collection
-from ..api.wire import decode, json_response, read_json
+from ..api.responses import collection, json_response
+from ..api.wire import decode, read_json
 from ..domain import acl
 from .auth import ACCOUNTS
 from .models import PROTECTED_FIELDS, USER_FIELDS, Named, NewCustomer, NewUser, User

@@ -9,8 +9,9 @@ from .. import control_key
 from ..clock import parse_wire_time, wire_time
 from ..keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, SCHEDULER
 from .errors import BadRequest, Unauthorized
+from .responses import json_response
 from .routing import Route
-from .wire import json_response, read_json
+from .wire import read_json
 
 CONTROL_HEADER = "X-Control-Key"
 

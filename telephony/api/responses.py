@@ -1,4 +1,7 @@
-"""The spec's success envelopes: `{data, links}` for one resource, `{data, total}` for lists."""
+"""Every success response: the spec's envelopes (`{data, links}` for one resource, `{data, total}` for
+lists, `{message}`) and any other JSON payload, each encoded whole so it carries a Content-Length.
+
+The request side (decoding and validating bodies) is `wire`."""
 
 from __future__ import annotations
 
@@ -10,6 +13,11 @@ from aiohttp import web
 from ..keys import API_VERSION, SETTINGS
 
 _encode = msgspec.json.encode
+
+
+def json_response(payload: Any, status: int = 200) -> web.Response:
+    """The whole body at once, so the response carries a Content-Length."""
+    return web.Response(body=_encode(payload), status=status, content_type="application/json")
 
 
 def base_url(request: web.Request) -> str:

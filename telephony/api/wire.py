@@ -1,9 +1,11 @@
-"""JSON in and out: msgspec-encoded responses with a Content-Length, typed request bodies."""
+"""JSON in: request bodies decoded and validated as typed Structs, failures as the spec's 400.
+
+Responses are built in `responses`."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 from aiohttp import web
@@ -11,13 +13,7 @@ from aiohttp import web
 from .errors import BadRequest, FieldError
 
 T = TypeVar("T")
-_encode = msgspec.json.encode
 _PATH = re.compile(r" - at `\$(?:\.|\[\d+\]\.?)?(?P<path>[^`]*)`$")
-
-
-def json_response(payload: Any, status: int = 200) -> web.Response:
-    """The whole body at once, so the response carries a Content-Length."""
-    return web.Response(body=_encode(payload), status=status, content_type="application/json")
 
 
 def validation_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> BadRequest:

@@ -11,7 +11,8 @@ from ..accounts.commands import customer_exists
 from ..api.context import meta_of
 from ..api.control import control_route
 from ..api.errors import BadRequest, NotFound
-from ..api.wire import json_response, read_json
+from ..api.responses import json_response
+from ..api.wire import read_json
 from ..clock import wire_time
 from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG

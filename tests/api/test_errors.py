@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from telephony import wiring
+from telephony.api.responses import json_response
 from telephony.api.routing import Route
-from telephony.api.wire import json_response, read_json
+from telephony.api.wire import read_json
 
 VERSIONS = ["v1.1", "v1.2"]
 
