@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from ..api.context import meta_of, principal
+from ..api.context import authorize, meta_of, principal, require_root
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.routing import Route
@@ -17,7 +17,7 @@ from ..eventlog import NewEvent
 from ..keys import SETTINGS
 from . import commands
 from . import events as ev
-from .auth import ACCOUNTS, authorize, require_root
+from .auth import ACCOUNTS
 from .models import User, UserBulkItem
 
 USER_PROPS = properties(User)

@@ -12,7 +12,7 @@ from typing import Annotated
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
+from ..api.context import authorize
 from ..api.errors import NotFound, PreconditionFailed
 from ..api.responses import collection
 from ..api.routing import Route

@@ -5,8 +5,7 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
-from ..api.context import meta_of
+from ..api.context import authorize, meta_of
 from ..api.errors import BadRequest
 from ..api.responses import collection
 from ..api.routing import Route

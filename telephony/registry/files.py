@@ -13,7 +13,7 @@ from collections.abc import Callable
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
+from ..api.context import authorize
 from ..api.errors import NotFound
 from ..api.responses import collection
 from ..api.routing import Route

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..accounts.auth import authorize
-from ..api.context import meta_of
+from ..api.context import authorize, meta_of
 from ..api.routing import Route
 from ..eventlog import NewEvent
 from ..keys import EVENT_LOG
