@@ -8,18 +8,18 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from . import control_key, datadir, wiring
-from .accounts.auth import ACCOUNTS, authenticate
+from .accounts.auth import authenticate
 from .accounts.service import Accounts
 from .accounts.sessions import SessionIndex
 from .api import cors, middlewares
 from .api.control import require_control_key
-from .api.routing import AUTHENTICATE, mount, mount_control
+from .api.routing import mount, mount_control
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
 from .documents.reader import Reader
 from .eventlog import EventLog
-from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
+from .keys import ACCOUNTS, AUTHENTICATE, CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
 from .mail import Mailer
 from .scheduler import Scheduler
 from .security import Sealer

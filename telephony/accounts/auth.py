@@ -7,13 +7,11 @@ import binascii
 
 from aiohttp import web
 
-from ..api.context import PRINCIPAL, Principal
+from ..api.context import Principal
 from ..api.errors import Unauthorized
+from ..keys import ACCOUNTS, PRINCIPAL
 from ..security import digest
-from .service import Accounts
 from .sessions import TOUCH_EVERY
-
-ACCOUNTS = web.AppKey("accounts", Accounts)
 
 
 def credentials(request: web.Request) -> tuple[str, int | None]:

@@ -14,10 +14,9 @@ from ..collections import envelope, fetch, parse, properties
 from ..documents import reads
 from ..domain import acl
 from ..eventlog import NewEvent
-from ..keys import SETTINGS
+from ..keys import ACCOUNTS, SETTINGS
 from . import commands
 from . import events as ev
-from .auth import ACCOUNTS
 from .models import User, UserBulkItem
 
 USER_PROPS = properties(User)

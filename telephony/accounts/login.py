@@ -14,11 +14,11 @@ from ..api.responses import message
 from ..api.routing import Route
 from ..api.wire import read_json
 from ..eventlog import NewEvent
+from ..keys import ACCOUNTS
 from ..security import check_password, hash_password, new_code, new_token
 from ..security import digest as digest_of
 from . import commands
 from . import events as ev
-from .auth import ACCOUNTS
 from .models import EmailOnly, Login, Login2fa, Reset
 from .service import Accounts
 

@@ -12,9 +12,8 @@ from ..api.routing import Route
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import Kind, envelope, fetch, parse
-from ..keys import SETTINGS
+from ..keys import ACCOUNTS, SETTINGS
 from ..security import digest
-from .auth import ACCOUNTS
 from .models import ApiToken, NewApiToken
 
 API_TOKEN_FIELDS = {f.encode_name: Kind.TEXT for f in msgspec.structs.fields(ApiToken)} | {

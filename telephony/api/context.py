@@ -8,7 +8,7 @@ from aiohttp import web
 
 from ..domain import acl
 from ..eventlog import Metadata
-from ..keys import API_VERSION, REQUEST_ID
+from ..keys import API_VERSION, PRINCIPAL, REQUEST_ID
 from .errors import Forbidden
 
 
@@ -21,9 +21,6 @@ class Principal:
     token_id: str
     token_kind: str
     token_digest: str
-
-
-PRINCIPAL = web.RequestKey("principal", Principal)
 
 
 def principal(request: web.Request) -> Principal:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from aiohttp import web
 
-from ..keys import API_VERSION
+from ..keys import API_VERSION, AUTHENTICATE
 from .errors import NotFound
 
 _BEYOND_64_BITS = re.compile(r"\d{19,}")
@@ -23,7 +23,6 @@ _BEYOND_64_BITS = re.compile(r"\d{19,}")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Authenticate = Callable[[web.Request], Awaitable[None]]
 VERSIONS = ("v1.1", "v1.2")
-AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 
 
 @dataclass(frozen=True)
