@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .config import Settings
     from .documents.reader import Reader
     from .eventlog import EventLog
+    from .openapi import Document
     from .scheduler import Scheduler
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -31,6 +32,7 @@ CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
 AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 """Checks a request's credentials and sets its PRINCIPAL; raises 401 otherwise."""
+OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -43,6 +45,7 @@ __all__ = [
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
+    "OPENAPI",
     "PAGE_CACHE",
     "PRINCIPAL",
     "READER",

@@ -3,7 +3,8 @@
 Each route declares what it takes and answers as its `Shape` (registry routes get theirs from their
 `Resource` declarations). Every schema comes from a msgspec Struct through
 `msgspec.json.schema_components`, so the document says what the handlers decode and answer. Served
-open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`.
+open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`, from the routes the app mounted
+(`create_app` puts a `Document` of them under `keys.OPENAPI`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import msgspec
 from aiohttp import web
 from msgspec import inspect as mi
 
-from . import wiring
 from .api.control import control_route
 from .api.errors import ErrorBody
 from .api.routing import Route, template, version_prefix
@@ -28,7 +28,7 @@ from .collections.filters import OPERATORS
 from .domain.dictionaries import DICTIONARIES
 from .domain.types import Resource as ResourceModel
 from .domain.types import dictionary_fields
-from .keys import SETTINGS
+from .keys import OPENAPI
 
 REF = "#/components/schemas/{name}"
 _PARAM = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
@@ -227,9 +227,9 @@ def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     return op
 
 
-def build_document(service: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of every API route, under both version prefixes."""
-    routes = wiring.api_routes()
+def build_document(routes: Iterable[Route], service: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of these API routes, each under the prefix of every version it serves."""
+    routes = list(routes)
     shapes = [route.shape for route in routes if route.shape]
     schemas = Schemas(t for shape in shapes for t in (shape.answer, shape.body, *shape.also.values()) if t)
     embedding = {shape.answer: shape.includes for shape in shapes if shape.includes}
@@ -261,13 +261,19 @@ def build_document(service: str) -> dict[str, Any]:
     }
 
 
-@functools.lru_cache(maxsize=4)
-def document_bytes(service: str) -> bytes:
-    return msgspec.json.encode(build_document(service))
+class Document:
+    """The encoded document of an app's API routes, built on its first request, then kept."""
+
+    def __init__(self, routes: Iterable[Route], service: str) -> None:
+        self.routes, self.service = list(routes), service
+
+    @functools.cached_property
+    def body(self) -> bytes:
+        return msgspec.json.encode(build_document(self.routes, self.service))
 
 
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=document_bytes(request.app[SETTINGS].api.service), content_type=JSON)
+    return web.Response(body=request.app[OPENAPI].body, content_type=JSON)
 
 
 async def docs_page(request: web.Request) -> web.Response:
