@@ -7,19 +7,30 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from . import control_key, datadir, wiring
-from .accounts.auth import ACCOUNTS, authenticate
+from . import control_key, datadir, openapi, wiring
+from .accounts.auth import authenticate
 from .accounts.service import Accounts
 from .accounts.sessions import SessionIndex
 from .api import cors, middlewares
 from .api.control import require_control_key
-from .api.routing import AUTHENTICATE, mount, mount_control
+from .api.routing import mount, mount_control
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
 from .documents.reader import Reader
 from .eventlog import EventLog
-from .keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, PAGE_CACHE, READER, SCHEDULER, SETTINGS
+from .keys import (
+    ACCOUNTS,
+    AUTHENTICATE,
+    CLOCK,
+    CONTROL_KEY_DIGEST,
+    EVENT_LOG,
+    OPENAPI,
+    PAGE_CACHE,
+    READER,
+    SCHEDULER,
+    SETTINGS,
+)
 from .mail import Mailer
 from .scheduler import Scheduler
 from .security import Sealer
@@ -42,7 +53,9 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
     app[AUTHENTICATE] = authenticate
     app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler])
-    mount(app, wiring.api_routes(), settings.api.service)
+    api_routes = wiring.api_routes()
+    mount(app, api_routes, settings.api.service)
+    app[OPENAPI] = openapi.Document(api_routes, settings.api.service)
     mount_control(app, wiring.control_routes(), require_control_key)
     cors.enable(app, settings.cors.allowed_origins)
     return app

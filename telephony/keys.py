@@ -1,34 +1,54 @@
-"""Typed application keys: everything the handlers share lives on the app under one of these."""
+"""Typed application keys: everything the handlers share lives on the app under one of these.
+
+The types are imported for the type checker only, so this module imports no implementation and
+any layer may use it.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aiohttp import web
 
-from .clock import Clock
-from .collections.cache import PageCache
-from .config import Settings
-from .documents.reader import Reader
-from .eventlog import EventLog
-from .scheduler import Scheduler
+if TYPE_CHECKING:
+    from .accounts.service import Accounts
+    from .api.context import Principal
+    from .api.routing import Authenticate
+    from .clock import Clock
+    from .collections.cache import PageCache
+    from .config import Settings
+    from .documents.reader import Reader
+    from .eventlog import EventLog
+    from .openapi import Document
+    from .scheduler import Scheduler
 
-SETTINGS = web.AppKey("settings", Settings)
-CLOCK = web.AppKey("clock", Clock)
-EVENT_LOG = web.AppKey("event_log", EventLog)
-READER = web.AppKey("reader", Reader)
-SCHEDULER = web.AppKey("scheduler", Scheduler)
-PAGE_CACHE = web.AppKey("page_cache", PageCache)
-CONTROL_KEY_DIGEST = web.AppKey("control_key_digest", bytes)
+SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
+CLOCK: web.AppKey[Clock] = web.AppKey("clock")
+EVENT_LOG: web.AppKey[EventLog] = web.AppKey("event_log")
+READER: web.AppKey[Reader] = web.AppKey("reader")
+SCHEDULER: web.AppKey[Scheduler] = web.AppKey("scheduler")
+PAGE_CACHE: web.AppKey[PageCache] = web.AppKey("page_cache")
+CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")
+ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
+AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
+"""Checks a request's credentials and sets its PRINCIPAL; raises 401 otherwise."""
+OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 
-REQUEST_ID = web.RequestKey("request_id", str)
-API_VERSION = web.RequestKey("api_version", str)
+REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
+API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
+PRINCIPAL: web.RequestKey[Principal] = web.RequestKey("principal")
 
 __all__ = [
+    "ACCOUNTS",
     "API_VERSION",
+    "AUTHENTICATE",
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
-    "READER",
+    "OPENAPI",
     "PAGE_CACHE",
+    "PRINCIPAL",
+    "READER",
     "REQUEST_ID",
     "SCHEDULER",
     "SETTINGS",

@@ -1,9 +1,10 @@
 """The OpenAPI 3.1 document of the whole API, built from the route table, and a page that reads it.
 
-Registry routes are described from their `Resource` declarations (rebuilt as `routes_of` builds them);
-the hand-written routes (login family, API tokens, customer endpoints) from `HANDWRITTEN` below. Every
-schema comes from a msgspec Struct through `msgspec.json.schema_components`, so the document says what
-the handlers decode and answer. Served open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`.
+Each route declares what it takes and answers as its `Shape` (registry routes get theirs from their
+`Resource` declarations). Every schema comes from a msgspec Struct through
+`msgspec.json.schema_components`, so the document says what the handlers decode and answer. Served
+open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`, from the routes the app mounted
+(`create_app` puts a `Document` of them under `keys.OPENAPI`).
 """
 
 from __future__ import annotations
@@ -12,209 +13,24 @@ import functools
 import itertools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from aiohttp import web
 from msgspec import inspect as mi
 
-from . import wiring
-from .accounts import models as am
-from .accounts.customer import USER_PROPS
-from .accounts.tokens import API_TOKEN_FIELDS
 from .api.control import control_route
 from .api.errors import ErrorBody
 from .api.routing import Route, template, version_prefix
-from .calls import idle
+from .api.shapes import JSON, Shape
 from .collections import Kind
 from .collections.filters import OPERATORS
-from .domain import acl
-from .domain import schemas as s
-from .domain.dictionaries import DICTIONARIES, Code
+from .domain.dictionaries import DICTIONARIES
 from .domain.types import Resource as ResourceModel
 from .domain.types import dictionary_fields
-from .keys import SETTINGS
-from .registry.catalogue import RESOURCES
-from .registry.resource import Op, Resource
-from .registry.routes import _METHOD_PATH
-from .registry.views import VIEWS
+from .keys import OPENAPI
 
 REF = "#/components/schemas/{name}"
-JSON = "application/json"
-
-
-# Answers the handlers build as dicts, described here as Structs.
-class LoginResult(msgspec.Struct, kw_only=True):
-    message: str
-    user_token: str
-    user_id: int
-
-
-class Challenge(msgspec.Struct, kw_only=True):
-    """A second factor is needed: a code was mailed; send it with this nonce to /login2fa."""
-
-    message: str
-    nonce: str
-
-
-class Message(msgspec.Struct, kw_only=True):
-    message: str
-
-
-class Me(msgspec.Struct, kw_only=True):
-    id: int
-    email: str
-    first_name: str
-    last_name: str
-    customer_id: int
-    balance: float
-    cc: str
-    cli: str
-    currency_iso: str
-    is_root: bool
-    language: str
-    sip_domain: str
-    sip_password: str | None
-
-
-class Audio(msgspec.Struct, kw_only=True):
-    user_id: int
-    vm_announcement_id: int | None
-    fm_announcement_id: int | None
-
-
-class DictionaryValue(msgspec.Struct, kw_only=True):
-    code: Code
-    name: str
-
-
-class DictionaryEntry(msgspec.Struct, kw_only=True):
-    property: str
-    values: list[DictionaryValue]
-
-
-class CdrNote(msgspec.Struct, kw_only=True):
-    id: int
-    cdr_id: int
-    text: str
-
-
-Envelope = Literal["single", "list", "bare", "none", "file"]
-
-
-@dataclass(frozen=True)
-class Shape:
-    """What one operation takes and answers. `answer` is the model inside the envelope."""
-
-    answer: Any = None
-    envelope: Envelope = "single"
-    status: int = 200
-    body: Any = None
-    listing: Mapping[str, Kind] | None = None
-    includes: tuple[str, ...] = ()
-    errors: tuple[int, ...] = ()
-    also: Mapping[int, Any] = field(default_factory=dict)
-    tag: str = "customer"
-    media: str = JSON
-
-
-def _auth(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (400,), **kw: Any) -> Shape:
-    return Shape(answer, "bare", body=body, errors=errors, tag="authentication", **kw)
-
-
-FILES = (  # the routes that answer a file: path, media type, tag
-    ("/cdrs/{id}.trace", "text/plain", "history"),
-    ("/cdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
-    ("/msdrs/{id}.trace", "text/plain", "history"),
-    ("/msdrs/{id}.pcap", "application/vnd.tcpdump.pcap", "history"),
-    ("/monitors/{id}.mp3", "audio/mpeg", "history"),
-    ("/voicemessages/{id}.mp3", "audio/mpeg", "history"),
-    ("/users/{id}/cdrs.csv", "text/csv", "history"),
-    ("/faxes/{id}.pdf", "application/pdf", "storage"),
-    ("/vmannouncements/{id}.{format}", "audio/*", "storage"),
-    ("/calls/{id}/trace", "text/plain", "calls"),
-)
-HANDWRITTEN: Mapping[tuple[str, str], Shape] = {
-    ("POST", "/login"): _auth(LoginResult, am.Login, (400, 429), also={202: Challenge}),
-    ("POST", "/login2fa"): _auth(LoginResult, am.Login2fa, (400, 429)),
-    ("POST", "/logout"): _auth(errors=()),
-    ("GET", "/ping"): _auth(errors=()),
-    ("POST", "/confirmation"): _auth(body=am.EmailOnly),
-    ("POST", "/password"): _auth(body=am.EmailOnly),
-    ("POST", "/reset"): _auth(body=am.Reset, errors=(400, 429)),
-    ("POST", "/apitokens"): Shape(am.ApiToken, status=201, body=am.NewApiToken, errors=(400,), tag="authentication"),
-    ("GET", "/apitokens"): Shape(am.ApiToken, "list", listing=API_TOKEN_FIELDS, errors=(400,), tag="authentication"),
-    ("DELETE", "/apitokens/{token}"): Shape(envelope="none", status=204, errors=(404,), tag="authentication"),
-    ("GET", "/me"): Shape(Me),
-    ("GET", "/aclroles"): Shape(acl.AclRole, "list"),
-    ("GET", "/aclroles/{id}"): Shape(acl.AclRole, errors=(404,)),
-    ("GET", "/users"): Shape(am.User, "list", listing=USER_PROPS, errors=(400,)),
-    ("PATCH", "/users"): Shape(am.User, "list", body=list[am.UserBulkItem], errors=(400, 404)),
-    ("GET", "/users/{id}"): Shape(am.User, errors=(404,)),
-    ("DELETE", "/users/{id}"): Shape(envelope="none", status=204, errors=(400, 404)),
-    ("GET", "/users/{id}/audio"): Shape(Audio, errors=(404,)),
-    ("DELETE", "/users/{id}/audio"): Shape(envelope="none", status=204, errors=(404,)),
-    ("DELETE", "/customers/{id}"): Shape(envelope="none", status=204, errors=(404,)),
-    ("GET", "/cdrs/{id}/notes"): Shape(CdrNote, "list", errors=(404,), tag="history"),
-    ("DELETE", "/statements"): Shape(envelope="none", status=204, tag="history"),
-    ("PATCH", "/calltracking/ddis"): Shape(
-        s.Ddi, "list", body=list[s.CallTrackingDdiItem], errors=(400, 404), tag="settings"
-    ),
-    **{("GET", path): Shape(envelope="file", errors=(404,), media=media, tag=tag) for path, media, tag in FILES},
-    # Calls: no call is ever live here, and placing one needs a registered VoIP client (412).
-    ("GET", "/calls"): Shape(envelope="list", tag="calls"),
-    ("GET", "/users/{id}/calls"): Shape(envelope="list", tag="calls"),
-    ("POST", "/calls"): Shape(status=201, body=idle.PlaceCall, errors=(400, 412), tag="calls"),
-    ("POST", "/webcalls"): Shape(status=201, body=idle.PlaceWebcall, errors=(400, 412), tag="calls"),
-    ("POST", "/leadcalls"): Shape(status=201, body=idle.PlaceLeadcall, errors=(400, 412), tag="calls"),
-    ("POST", "/sms"): Shape(s.Sms, status=201, body=idle.SendSms, errors=(400, 412), tag="storage"),
-    ("GET", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
-    ("PATCH", "/calls/{id}"): Shape(errors=(404,), tag="calls"),
-    ("DELETE", "/calls/{id}"): Shape(envelope="none", status=204, errors=(404,), tag="calls"),
-}
-
-
-def registry_shape(resource: Resource, op: Op) -> Shape:
-    """The shape of one registry operation, read off the resource's declaration."""
-    no_content = {Op.DELETE: resource.delete_status, Op.DELETE_MANY: resource.delete_many_status,
-                  Op.DELETE_ALL: resource.delete_all_status}  # fmt: skip
-    if op in no_content:
-        return Shape(envelope="none", status=no_content[op], errors=() if op is Op.DELETE_ALL else (404,),
-                     tag=resource.module)  # fmt: skip
-    if op is Op.DICTIONARIES:
-        return Shape(DictionaryEntry, "list", tag=resource.module)
-    if op is Op.LIST:
-        return Shape(resource.model, "list", listing=resource.props, includes=resource.includes, errors=(400,),
-                     tag=resource.module)  # fmt: skip
-    if op is Op.BULK_PATCH:
-        return Shape(resource.model, "list", body=list[resource.bulk_item], errors=(400, 404),  # type: ignore[name-defined]
-                     tag=resource.module)  # fmt: skip
-    body = {Op.CREATE: resource.create, Op.UPDATE: resource.patch}.get(op)
-    errors = {Op.CREATE: (400,), Op.UPDATE: (400, 404), Op.GET: (404,)}[op]
-    status = 201 if op is Op.CREATE else 200
-    return Shape(resource.model, body=body, status=status, includes=resource.includes, errors=errors,
-                 tag=resource.module)  # fmt: skip
-
-
-def registry_operations() -> dict[tuple[str, str], tuple[Resource, Op]]:
-    """(method, template path) -> (resource, op), for every registry route, as `routes_of` makes them."""
-    table = {}
-    for resource in (*VIEWS, *RESOURCES):
-        for op in resource.all_ops:
-            method, suffix = _METHOD_PATH[op]
-            suffix = suffix.replace("{id}", "{" + resource.id_name + ":" + resource.id_pattern + "}")
-            table[(method, template(f"/{resource.path}{suffix}"))] = (resource, op)
-    return table
-
-
-def shape_of(route: Route, registry: Mapping[tuple[str, str], tuple[Resource, Op]]) -> Shape | None:
-    key = (route.method, template(route.path))
-    if key in registry:
-        return registry_shape(*registry[key])
-    return HANDWRITTEN.get(key)
-
-
 _PARAM = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
 ERRORS = {
     400: "Invalid request: a malformed body or query, or a value out of range",
@@ -305,10 +121,10 @@ class Schemas:
     def ref(self, type_: Any) -> dict[str, Any]:
         return self._schemas[type_]
 
-    def allow_embedding(self, resource: Resource) -> None:
+    def allow_embedding(self, model: type, includes: Iterable[str]) -> None:
         """With `include=users` (or `ddis`) the model's ids become the records themselves."""
-        properties = self.components[self.ref(resource.model)["$ref"].rpartition("/")[2]]["properties"]
-        for name in resource.includes:
+        properties = self.components[self.ref(model)["$ref"].rpartition("/")[2]]["properties"]
+        for name in includes:
             embedded = {"type": "array", "items": EMBEDDED.get(name, {"type": "object"})}
             properties[name] = {"anyOf": [properties[name], embedded], "description": f"records with include={name}"}
 
@@ -374,8 +190,8 @@ def _replace_code(node: Any, allowed: list[Any]) -> None:
             _replace_code(item, allowed)
 
 
-def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas) -> dict[str, Any]:
-    path = template(route.path)
+def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
+    path, shape = template(route.path), route.shape
     op: dict[str, Any] = {
         "operationId": re.sub(r"\W+", "_", f"{route.method.lower()}_{version}{path}").strip("_"),
         "summary": f"{route.method} {path}",
@@ -411,21 +227,18 @@ def _operation(route: Route, shape: Shape | None, version: str, schemas: Schemas
     return op
 
 
-def build_document(service: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of every API route, under both version prefixes."""
-    routes = wiring.api_routes()
-    registry = registry_operations()
-    shapes = {route: shape_of(route, registry) for route in routes}
-    schemas = Schemas(
-        t for shape in shapes.values() if shape for t in (shape.answer, shape.body, *shape.also.values()) if t
-    )
-    for resource in RESOURCES:
-        if resource.includes:
-            schemas.allow_embedding(resource)
+def build_document(routes: Iterable[Route], service: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of these API routes, each under the prefix of every version it serves."""
+    routes = list(routes)
+    shapes = [route.shape for route in routes if route.shape]
+    schemas = Schemas(t for shape in shapes for t in (shape.answer, shape.body, *shape.also.values()) if t)
+    embedding = {shape.answer: shape.includes for shape in shapes if shape.includes}
+    for model, includes in embedding.items():
+        schemas.allow_embedding(model, includes)
     paths: dict[str, dict[str, Any]] = {}
     for route, version in itertools.chain.from_iterable(((r, v) for v in r.versions) for r in routes):
         path = version_prefix(version, service) + template(route.path)
-        paths.setdefault(path, {})[route.method.lower()] = _operation(route, shapes[route], version, schemas)
+        paths.setdefault(path, {})[route.method.lower()] = _operation(route, version, schemas)
     error = _json(schemas.ref(ErrorBody))
     return {
         "openapi": "3.1.0",
@@ -448,13 +261,19 @@ def build_document(service: str) -> dict[str, Any]:
     }
 
 
-@functools.lru_cache(maxsize=4)
-def document_bytes(service: str) -> bytes:
-    return msgspec.json.encode(build_document(service))
+class Document:
+    """The encoded document of an app's API routes, built on its first request, then kept."""
+
+    def __init__(self, routes: Iterable[Route], service: str) -> None:
+        self.routes, self.service = list(routes), service
+
+    @functools.cached_property
+    def body(self) -> bytes:
+        return msgspec.json.encode(build_document(self.routes, self.service))
 
 
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=document_bytes(request.app[SETTINGS].api.service), content_type=JSON)
+    return web.Response(body=request.app[OPENAPI].body, content_type=JSON)
 
 
 async def docs_page(request: web.Request) -> web.Response:

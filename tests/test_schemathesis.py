@@ -25,13 +25,14 @@ from schemathesis.specs.openapi.checks import (
 from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
 from telephony.openapi import build_document
+from telephony.wiring import api_routes
 
 SERVICE = "voipstudio"
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
 MAX_EXAMPLES = 5
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 CONTROL_KEY = "schemathesis-control-key-0123"
-SCHEMA = schemathesis.openapi.from_dict(build_document(SERVICE))
+SCHEMA = schemathesis.openapi.from_dict(build_document(api_routes(), SERVICE))
 OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
 
 

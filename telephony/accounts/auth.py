@@ -1,4 +1,4 @@
-"""Request authentication (both schemes, both versions) and the ACL check."""
+"""Request authentication (both schemes, both versions)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ import binascii
 
 from aiohttp import web
 
-from ..api.context import PRINCIPAL, Principal
-from ..api.errors import Forbidden, Unauthorized
-from ..domain import acl
+from ..api.context import Principal
+from ..api.errors import Unauthorized
+from ..keys import ACCOUNTS, PRINCIPAL
 from ..security import digest
-from .service import Accounts
 from .sessions import TOUCH_EVERY
-
-ACCOUNTS = web.AppKey("accounts", Accounts)
 
 
 def credentials(request: web.Request) -> tuple[str, int | None]:
@@ -54,18 +51,3 @@ async def authenticate(request: web.Request) -> None:
         user_id=session.user_id, customer_id=session.customer_id, is_root=account.is_root, roles=account.roles,
         token_id=session.token_id, token_kind=session.kind, token_digest=session.digest,
     )  # fmt: skip
-
-
-def authorize(request: web.Request, module: str, *, write: bool) -> Principal:
-    """The caller, if its roles allow reading (or writing) `module`; 403 otherwise."""
-    who = request[PRINCIPAL]
-    if not acl.allowed(who.is_root, list(who.roles), module, write):
-        raise Forbidden(f"Access denied: your roles do not allow {'changing' if write else 'reading'} {module}")
-    return who
-
-
-def require_root(request: web.Request) -> Principal:
-    who = request[PRINCIPAL]
-    if not who.is_root:
-        raise Forbidden("Access denied: only the root administrator may do this")
-    return who

@@ -11,7 +11,7 @@ from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
 from ..api.wire import decode, read_json
 from ..domain import acl
-from .auth import ACCOUNTS
+from ..keys import ACCOUNTS
 from .models import PROTECTED_FIELDS, USER_FIELDS, Named, NewCustomer, NewUser, User
 
 

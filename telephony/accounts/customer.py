@@ -5,19 +5,20 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from ..api.context import meta_of, principal
+from ..api.context import authorize, meta_of, principal, require_root
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, fetch, parse, properties
 from ..documents import reads
 from ..domain import acl
 from ..eventlog import NewEvent
-from ..keys import SETTINGS
+from ..keys import ACCOUNTS, SETTINGS
 from . import commands
 from . import events as ev
-from .auth import ACCOUNTS, authorize, require_root
+from .answers import Audio, Me
 from .models import User, UserBulkItem
 
 USER_PROPS = properties(User)
@@ -155,15 +156,16 @@ async def delete_customer(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
+NO_CONTENT = Shape(envelope="none", status=204, errors=(404,))
 ROUTES = [
-    Route("GET", "/me", me),
-    Route("GET", "/aclroles", list_roles),
-    Route("GET", r"/aclroles/{id:\d+}", get_role),
-    Route("GET", "/users", list_users),
-    Route("PATCH", "/users", patch_users),
-    Route("GET", r"/users/{id:\d+}", get_user),
-    Route("DELETE", r"/users/{id:\d+}", delete_user),
-    Route("GET", r"/users/{id:\d+}/audio", get_audio),
-    Route("DELETE", r"/users/{id:\d+}/audio", delete_audio),
-    Route("DELETE", r"/customers/{id:\d+}", delete_customer),
+    Route("GET", "/me", me, shape=Shape(Me)),
+    Route("GET", "/aclroles", list_roles, shape=Shape(acl.AclRole, "list")),
+    Route("GET", r"/aclroles/{id:\d+}", get_role, shape=Shape(acl.AclRole, errors=(404,))),
+    Route("GET", "/users", list_users, shape=Shape(User, "list", listing=USER_PROPS, errors=(400,))),
+    Route("PATCH", "/users", patch_users, shape=Shape(User, "list", body=list[UserBulkItem], errors=(400, 404))),
+    Route("GET", r"/users/{id:\d+}", get_user, shape=Shape(User, errors=(404,))),
+    Route("DELETE", r"/users/{id:\d+}", delete_user, shape=Shape(envelope="none", status=204, errors=(400, 404))),
+    Route("GET", r"/users/{id:\d+}/audio", get_audio, shape=Shape(Audio, errors=(404,))),
+    Route("DELETE", r"/users/{id:\d+}/audio", delete_audio, shape=NO_CONTENT),
+    Route("DELETE", r"/customers/{id:\d+}", delete_customer, shape=NO_CONTENT),
 ]

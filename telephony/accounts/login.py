@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import msgspec
 from aiohttp import web
@@ -11,14 +12,16 @@ from ..api.context import meta_of, principal
 from ..api.errors import BadRequest
 from ..api.responses import message
 from ..api.routing import Route
+from ..api.shapes import Message, Shape
 from ..api.wire import read_json
 from ..domain.types import Email
 from ..eventlog import NewEvent
+from ..keys import ACCOUNTS
 from ..security import check_password, hash_password, new_code, new_token
 from ..security import digest as digest_of
 from . import commands
 from . import events as ev
-from .auth import ACCOUNTS
+from .answers import Challenge, LoginResult
 from .models import EmailOnly, Login, Login2fa, Reset
 from .service import Accounts
 
@@ -174,12 +177,16 @@ async def confirmation(request: web.Request) -> web.Response:
     return message("If this address is registered, a confirmation email has been sent")
 
 
+def _shape(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (400,), **kw: Any) -> Shape:
+    return Shape(answer, "bare", body=body, errors=errors, tag="authentication", **kw)
+
+
 ROUTES = [
-    Route("POST", "/login", login, auth=False),
-    Route("POST", "/login2fa", login2fa, auth=False),
-    Route("POST", "/logout", logout),
-    Route("GET", "/ping", ping),
-    Route("POST", "/confirmation", confirmation, auth=False),
-    Route("POST", "/password", password, auth=False),
-    Route("POST", "/reset", reset, auth=False),
+    Route("POST", "/login", login, auth=False, shape=_shape(LoginResult, Login, (400, 429), also={202: Challenge})),
+    Route("POST", "/login2fa", login2fa, auth=False, shape=_shape(LoginResult, Login2fa, (400, 429))),
+    Route("POST", "/logout", logout, shape=_shape(errors=())),
+    Route("GET", "/ping", ping, shape=_shape(errors=())),
+    Route("POST", "/confirmation", confirmation, auth=False, shape=_shape(body=EmailOnly)),
+    Route("POST", "/password", password, auth=False, shape=_shape(body=EmailOnly)),
+    Route("POST", "/reset", reset, auth=False, shape=_shape(body=Reset, errors=(400, 429))),
 ]

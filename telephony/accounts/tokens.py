@@ -9,12 +9,12 @@ from ..api.context import meta_of, principal
 from ..api.errors import NotFound
 from ..api.responses import raw_collection, single
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import Kind, envelope, fetch, parse
-from ..keys import SETTINGS
+from ..keys import ACCOUNTS, SETTINGS
 from ..security import digest
-from .auth import ACCOUNTS
 from .models import ApiToken, NewApiToken
 
 API_TOKEN_FIELDS = {f.encode_name: Kind.TEXT for f in msgspec.structs.fields(ApiToken)} | {
@@ -66,7 +66,10 @@ async def delete(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("POST", "/apitokens", create, versions=V12),
-    Route("GET", "/apitokens", list_tokens, versions=V12, origin="real-platform"),
-    Route("DELETE", "/apitokens/{token}", delete, versions=V12, origin="real-platform"),
-]
+    Route("POST", "/apitokens", create, versions=V12,
+          shape=Shape(ApiToken, status=201, body=NewApiToken, errors=(400,), tag="authentication")),
+    Route("GET", "/apitokens", list_tokens, versions=V12, origin="real-platform",
+          shape=Shape(ApiToken, "list", listing=API_TOKEN_FIELDS, errors=(400,), tag="authentication")),
+    Route("DELETE", "/apitokens/{token}", delete, versions=V12, origin="real-platform",
+          shape=Shape(envelope="none", status=204, errors=(404,), tag="authentication")),
+]  # fmt: skip

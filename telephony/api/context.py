@@ -1,4 +1,4 @@
-"""Who is calling: the authenticated principal and the event metadata of a request."""
+"""Who is calling: the authenticated principal, what its roles allow, and the event metadata of a request."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from ..domain import acl
 from ..eventlog import Metadata
-from ..keys import API_VERSION, REQUEST_ID
+from ..keys import API_VERSION, PRINCIPAL, REQUEST_ID
+from .errors import Forbidden
 
 
 @dataclass(frozen=True)
@@ -21,11 +23,23 @@ class Principal:
     token_digest: str
 
 
-PRINCIPAL = web.RequestKey("principal", Principal)
-
-
 def principal(request: web.Request) -> Principal:
     return request[PRINCIPAL]
+
+
+def authorize(request: web.Request, module: str, *, write: bool) -> Principal:
+    """The caller, if its roles allow reading (or writing) `module`; 403 otherwise."""
+    who = request[PRINCIPAL]
+    if not acl.allowed(who.is_root, list(who.roles), module, write):
+        raise Forbidden(f"Access denied: your roles do not allow {'changing' if write else 'reading'} {module}")
+    return who
+
+
+def require_root(request: web.Request) -> Principal:
+    who = request[PRINCIPAL]
+    if not who.is_root:
+        raise Forbidden("Access denied: only the root administrator may do this")
+    return who
 
 
 def meta_of(request: web.Request, *, source: str | None = None) -> Metadata:

@@ -1,29 +1,29 @@
 """The route table and the one pipeline that wraps every API handler.
 
 A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whether it needs an
-authenticated user, and where it comes from (`spec` or a `real-platform` addition). `mount` adds
-every route under both version prefixes through `pipeline`, which sets the API version and
-authenticates before the handler runs.
+authenticated user, where it comes from (`spec` or a `real-platform` addition), and what it takes and
+answers (its `Shape`, for the OpenAPI document). `mount` adds every route under both version
+prefixes through `pipeline`, which sets the API version and authenticates before the handler runs.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from aiohttp import web
 
-from ..keys import API_VERSION
+from ..keys import API_VERSION, AUTHENTICATE
 from .errors import NotFound
+from .shapes import Shape
 
 _BEYOND_64_BITS = re.compile(r"\d{19,}")
 """A number in a path too long for any stored id (ids are 64-bit): nothing has it."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Authenticate = Callable[[web.Request], Awaitable[None]]
 VERSIONS = ("v1.1", "v1.2")
-AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class Route:
     origin: Literal["spec", "real-platform", "telephony", "control"] = "spec"
     """`spec`; `real-platform` (added by real-platform.md); `telephony` (this server's own addition)."""
     versions: tuple[str, ...] = VERSIONS
+    shape: Shape | None = field(default=None, compare=False)
+    """What it takes and answers, for the OpenAPI document; documentation, not part of its identity."""
 
 
 async def _authenticate_user(request: web.Request) -> None:

@@ -12,11 +12,13 @@ from typing import Annotated
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
+from ..api.context import authorize
 from ..api.errors import NotFound, PreconditionFailed
 from ..api.responses import collection
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..api.wire import read_json
+from ..domain.schemas import Sms
 from ..domain.types import E164
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
@@ -65,16 +67,23 @@ def refuse(body_type: type, message: str, module: str = "calls"):
     return handle
 
 
+def _placing(body: type) -> Shape:
+    return Shape(status=201, body=body, errors=(400, 412), tag="calls")
+
+
 CALL = r"/calls/{id:\d+}"
+NO_CALLS = Shape(envelope="list", tag="calls")
 ROUTES = [
-    Route("GET", "/calls", no_live_calls),
-    Route("POST", "/calls", refuse(PlaceCall, NO_CLIENTS)),
-    Route("GET", CALL, unknown_call),
-    Route("PATCH", CALL, unknown_call),
-    Route("DELETE", CALL, unknown_call),
-    Route("GET", CALL + "/trace", unknown_call),
-    Route("POST", "/webcalls", refuse(PlaceWebcall, NO_CLIENTS)),
-    Route("POST", "/leadcalls", refuse(PlaceLeadcall, NO_CLIENTS)),
-    Route("GET", r"/users/{id:\d+}/calls", no_live_calls),
-    Route("POST", "/sms", refuse(SendSms, "No SMS-enabled number is available to send from", "storage")),
-]
+    Route("GET", "/calls", no_live_calls, shape=NO_CALLS),
+    Route("POST", "/calls", refuse(PlaceCall, NO_CLIENTS), shape=_placing(PlaceCall)),
+    Route("GET", CALL, unknown_call, shape=Shape(errors=(404,), tag="calls")),
+    Route("PATCH", CALL, unknown_call, shape=Shape(errors=(404,), tag="calls")),
+    Route("DELETE", CALL, unknown_call, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
+    Route("GET", CALL + "/trace", unknown_call,
+          shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
+    Route("POST", "/webcalls", refuse(PlaceWebcall, NO_CLIENTS), shape=_placing(PlaceWebcall)),
+    Route("POST", "/leadcalls", refuse(PlaceLeadcall, NO_CLIENTS), shape=_placing(PlaceLeadcall)),
+    Route("GET", r"/users/{id:\d+}/calls", no_live_calls, shape=NO_CALLS),
+    Route("POST", "/sms", refuse(SendSms, "No SMS-enabled number is available to send from", "storage"),
+          shape=Shape(Sms, status=201, body=SendSms, errors=(400, 412), tag="storage")),
+]  # fmt: skip

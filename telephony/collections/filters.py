@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from ..api.errors import BadRequest
 from ..documents import json_path
+from ..domain.errors import Invalid
 from .fields import Kind
 
 OPERATORS = {
@@ -43,8 +43,8 @@ class Where:
     params: tuple[Any, ...]
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest.field(field, message)
+def _bad(field: str, message: str) -> Invalid:
+    return Invalid.field(field, message)
 
 
 def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, Any]]:

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..api.errors import BadRequest
 from ..documents import json_path
 from ..documents.reader import Reader
+from ..domain.errors import Invalid
 from . import filters
 from .fields import Kind
 
@@ -39,9 +39,9 @@ def _positive(query: Mapping[str, str], name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise BadRequest.field(name, f"'{name}' must be a positive integer") from None
+        raise Invalid.field(name, f"'{name}' must be a positive integer") from None
     if value < 1:
-        raise BadRequest.field(name, f"'{name}' must be a positive integer")
+        raise Invalid.field(name, f"'{name}' must be a positive integer")
     return value
 
 
@@ -59,16 +59,16 @@ def parse(
     conditions = [*extra, *filters.parse(query.get("filter"), props)]
     sort, descending = query.get("sort") or None, (query.get("dir") or "ASC").upper() == "DESC"
     if (query.get("dir") or "ASC").upper() not in ("ASC", "DESC"):
-        raise BadRequest.field("dir", "'dir' must be ASC or DESC")
+        raise Invalid.field("dir", "'dir' must be ASC or DESC")
     if sort and sort.startswith("-"):
         sort, descending = sort[1:], True
     if sort and sort not in props:
-        raise BadRequest.field("sort", f"Unknown property '{sort}'")
+        raise Invalid.field("sort", f"Unknown property '{sort}'")
     group_by = query.get("group_by") or None
     if group_by and group_by not in props:
-        raise BadRequest.field("group_by", f"Unknown property '{group_by}'")
+        raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
-        raise BadRequest.field("page", "'page' is too large")
+        raise Invalid.field("page", "'page' is too large")
     return ListQuery(page, limit, filters.to_sql(conditions, props), sort, descending, group_by)
 
 

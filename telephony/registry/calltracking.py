@@ -5,14 +5,14 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
-from ..api.context import meta_of
+from ..api.context import authorize, meta_of
 from ..api.errors import BadRequest
 from ..api.responses import collection
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..documents import reads
-from ..domain.schemas import CallTrackingDdiItem
+from ..domain.schemas import CallTrackingDdiItem, Ddi
 from ..keys import EVENT_LOG, READER
 from . import decisions
 from .catalogue import BY_PATH
@@ -33,4 +33,7 @@ async def assign_numbers(request: web.Request) -> web.Response:
     return collection([msgspec.json.decode(found[number]) for number in changes])
 
 
-ROUTES = [Route("PATCH", "/calltracking/ddis", assign_numbers)]
+ROUTES = [
+    Route("PATCH", "/calltracking/ddis", assign_numbers,
+          shape=Shape(Ddi, "list", body=list[CallTrackingDdiItem], errors=(400, 404), tag="settings")),
+]  # fmt: skip

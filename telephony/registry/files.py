@@ -13,10 +13,11 @@ from collections.abc import Callable
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
+from ..api.context import authorize
 from ..api.errors import NotFound
 from ..api.responses import collection
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..documents import reads
 from ..keys import READER
 from ..media import mp3, pcap, pdf, sip
@@ -24,6 +25,12 @@ from .catalogue import BY_PATH
 from .resource import Resource
 
 Render = Callable[[dict], bytes]
+
+
+class CdrNote(msgspec.Struct, kw_only=True):
+    id: int
+    cdr_id: int
+    text: str
 
 
 def _fax_pdf(fax: dict) -> bytes:
@@ -56,7 +63,8 @@ def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
     async def handle(request: web.Request) -> web.Response:
         return web.Response(body=render(await _record(request, resource)), content_type=content_type)
 
-    return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin)  # type: ignore[arg-type]
+    return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin,  # type: ignore[arg-type]
+                 shape=_file(content_type, resource.module))  # fmt: skip
 
 
 async def cdr_notes(request: web.Request) -> web.Response:
@@ -91,6 +99,10 @@ async def uploaded_audio(request: web.Request) -> web.Response:
     return web.Response(body=data, content_type=media_type)
 
 
+def _file(media: str, tag: str) -> Shape:
+    return Shape(envelope="file", errors=(404,), media=media, tag=tag)
+
+
 ROUTES = [
     file_route("cdrs", "trace"),
     file_route("cdrs", "pcap"),
@@ -99,7 +111,8 @@ ROUTES = [
     file_route("monitors", "mp3"),
     file_route("voicemessages", "mp3"),
     file_route("faxes", "pdf", origin="real-platform"),
-    Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes),
-    Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv),
-    Route("GET", r"/vmannouncements/{id:\d+}.{format:mp3|mp4|wav|aac}", uploaded_audio, origin="telephony"),
-]
+    Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes, shape=Shape(CdrNote, "list", errors=(404,), tag="history")),
+    Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv, shape=_file("text/csv", "history")),
+    Route("GET", r"/vmannouncements/{id:\d+}.{format:mp3|mp4|wav|aac}", uploaded_audio, origin="telephony",
+          shape=_file("audio/*", "storage")),
+]  # fmt: skip

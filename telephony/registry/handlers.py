@@ -5,8 +5,7 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from ..accounts.auth import authorize
-from ..api.context import meta_of
+from ..api.context import authorize, meta_of
 from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.wire import read_json

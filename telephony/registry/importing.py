@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterable
 
 from aiohttp import web
 
-from ..accounts.auth import ACCOUNTS
 from ..api.context import meta_of
 from ..api.control import control_route
 from ..api.responses import json_response
 from ..clock import Clock, wire_time
 from ..eventlog import EventLog, Metadata
+from ..keys import ACCOUNTS
 from ..security import Sealer, hash_password, new_token
 from . import transfer
 

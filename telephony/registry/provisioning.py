@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 from aiohttp import web
 
-from ..accounts.commands import customer_exists
+from ..accounts import customer_exists
 from ..api.context import meta_of
 from ..api.control import control_route
 from ..api.errors import BadRequest, NotFound

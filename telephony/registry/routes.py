@@ -1,10 +1,15 @@
-"""From declarations to routes: each operation a resource has becomes one route on the table."""
+"""From declarations to routes: each operation a resource has becomes one route on the table,
+with its OpenAPI shape read off the same declaration."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import msgspec
+
 from ..api.routing import Handler, Route
+from ..api.shapes import Shape
+from ..domain.dictionaries import Code
 from . import handlers
 from .catalogue import RESOURCES
 from .resource import Op, Resource
@@ -35,6 +40,38 @@ _FACTORIES: dict[Op, Callable[[Resource], Handler]] = {
 }
 
 
+class DictionaryValue(msgspec.Struct, kw_only=True):
+    code: Code
+    name: str
+
+
+class DictionaryEntry(msgspec.Struct, kw_only=True):
+    property: str
+    values: list[DictionaryValue]
+
+
+def registry_shape(resource: Resource, op: Op) -> Shape:
+    """The shape of one registry operation, read off the resource's declaration."""
+    no_content = {Op.DELETE: resource.delete_status, Op.DELETE_MANY: resource.delete_many_status,
+                  Op.DELETE_ALL: resource.delete_all_status}  # fmt: skip
+    if op in no_content:
+        return Shape(envelope="none", status=no_content[op], errors=() if op is Op.DELETE_ALL else (404,),
+                     tag=resource.module)  # fmt: skip
+    if op is Op.DICTIONARIES:
+        return Shape(DictionaryEntry, "list", tag=resource.module)
+    if op is Op.LIST:
+        return Shape(resource.model, "list", listing=resource.props, includes=resource.includes, errors=(400,),
+                     tag=resource.module)  # fmt: skip
+    if op is Op.BULK_PATCH:
+        return Shape(resource.model, "list", body=list[resource.bulk_item], errors=(400, 404),  # type: ignore[name-defined]
+                     tag=resource.module)  # fmt: skip
+    body = {Op.CREATE: resource.create, Op.UPDATE: resource.patch}.get(op)
+    errors = {Op.CREATE: (400,), Op.UPDATE: (400, 404), Op.GET: (404,)}[op]
+    status = 201 if op is Op.CREATE else 200
+    return Shape(resource.model, body=body, status=status, includes=resource.includes, errors=errors,
+                 tag=resource.module)  # fmt: skip
+
+
 def routes_of(resource: Resource) -> list[Route]:
     out = []
     for op in sorted(resource.all_ops, key=lambda o: list(_METHOD_PATH).index(o)):
@@ -46,6 +83,7 @@ def routes_of(resource: Resource) -> list[Route]:
                 f"/{resource.path}{suffix}",
                 _FACTORIES[op](resource),
                 origin="real-platform" if op in resource.added_ops else "spec",
+                shape=registry_shape(resource, op),
             )
         )
     return out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..accounts.auth import authorize
-from ..api.context import meta_of
+from ..api.context import authorize, meta_of
 from ..api.routing import Route
+from ..api.shapes import Shape
 from ..eventlog import NewEvent
 from ..keys import EVENT_LOG
 
@@ -21,4 +21,6 @@ async def delete_statements(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
-ROUTES = [Route("DELETE", "/statements", delete_statements)]
+ROUTES = [
+    Route("DELETE", "/statements", delete_statements, shape=Shape(envelope="none", status=204, tag="history")),
+]

@@ -20,9 +20,8 @@ from typing import Any
 
 import msgspec
 
-from ..accounts import commands as accounts
-from ..accounts import events as account_events
-from ..accounts.models import User
+from .. import accounts
+from ..accounts import User
 from ..api.errors import BadRequest, FieldError
 from ..documents.blobs import sha256_of, store_once
 from ..eventlog import NO_STREAM, NewEvent
@@ -141,7 +140,7 @@ def _record_events(conn, record: Record, known: set[int], now: str, sip: Callabl
     if record.resource == "customers":
         if not accounts.customer_exists(conn, value.id):
             data = {"id": value.id, "name": value.name, "created_at": value.created_at or now}
-            yield NewEvent(stream=f"customer-{value.id}", type=account_events.CUSTOMER_CREATED, data=data,
+            yield NewEvent(stream=f"customer-{value.id}", type=accounts.CUSTOMER_CREATED, data=data,
                            expected_version=NO_STREAM)  # fmt: skip
         return
     if customer_id not in known:

@@ -1,0 +1,39 @@
+"""What an operation takes and answers, declared on its `Route` for the OpenAPI document.
+
+Every hand-written route carries its `Shape`; registry routes get theirs from their resource's
+declaration. `telephony/openapi.py` turns the shapes into the document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+
+if TYPE_CHECKING:
+    from ..collections import Kind
+
+JSON = "application/json"
+Envelope = Literal["single", "list", "bare", "none", "file"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What one operation takes and answers. `answer` is the model inside the envelope."""
+
+    answer: Any = None
+    envelope: Envelope = "single"
+    status: int = 200
+    body: Any = None
+    listing: Mapping[str, Kind] | None = None
+    includes: tuple[str, ...] = ()
+    errors: tuple[int, ...] = ()
+    also: Mapping[int, Any] = field(default_factory=dict)
+    tag: str = "customer"
+    media: str = JSON
+
+
+class Message(msgspec.Struct, kw_only=True):  # the answer of `responses.message`
+    message: str
