@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from aiohttp import web
 
@@ -25,14 +25,19 @@ from .keys import (
     CLOCK,
     CONTROL_KEY_DIGEST,
     EVENT_LOG,
+    MEMORY,
     OPENAPI,
     PAGE_CACHE,
+    REACTORS,
     READER,
     SCHEDULER,
     SETTINGS,
 )
 from .mail import Mailer
-from .scheduler import Scheduler
+from .projections.clock import ClockOffset
+from .projections.memory import MemoryProjections
+from .reactors.reactor import Reactor, runners
+from .reactors.scheduler import Scheduler
 from .security import Sealer
 
 log = logging.getLogger(__name__)
@@ -41,8 +46,10 @@ MAX_REQUEST_LINE = 256 * 1024
 MAX_HEADER = 16 * 1024
 
 
-def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False) -> web.Application:
-    """Build the app; resources open on startup in order and close in reverse on cleanup."""
+def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False,
+               reactors: Sequence[Reactor] = ()) -> web.Application:  # fmt: skip
+    """Build the app; resources open on startup in order and close in reverse on cleanup. `reactors`
+    run beside the app's own (a test's, an embedding program's)."""
     app = web.Application(
         middlewares=[middlewares.request_ids(), middlewares.errors],
         client_max_size=settings.server.max_body_bytes,
@@ -52,7 +59,8 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[CLOCK] = clock or Clock()
     app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
     app[AUTHENTICATE] = authenticate
-    app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler])
+    app[SCHEDULER] = Scheduler(app[CLOCK])
+    app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _reactors(reactors)])
     api_routes = wiring.api_routes()
     mount(app, api_routes, settings.api.service)
     app[OPENAPI] = openapi.Document(api_routes, settings.api.service)
@@ -65,7 +73,7 @@ def _event_log(progress: bool):
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
         with datadir.exclusive(settings.data_dir):
-            app[EVENT_LOG] = await EventLog.open(
+            event_log = await EventLog.open(
                 settings.data_dir,
                 wiring.projection_set(),
                 app[CLOCK],
@@ -73,8 +81,15 @@ def _event_log(progress: bool):
                 max_batch=settings.eventlog.max_batch,
                 progress=progress,
             )
+            memory = MemoryProjections(wiring.memory_projections(settings))
+            await memory.attach(event_log)
+            event_log.follow_commits("in-memory projections", memory.follow)
+            moved = memory[ClockOffset]
+            if moved.epoch:
+                app[CLOCK].restore(moved.offset, moved.epoch)
+            app[EVENT_LOG], app[MEMORY] = event_log, memory
             yield
-            await app[EVENT_LOG].close()
+            await event_log.close()
 
     return ctx
 
@@ -83,8 +98,7 @@ async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
     reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
     app[READER] = reader
-    app[PAGE_CACHE] = PageCache(app[SETTINGS].api.list_cache_bytes)
-    app[EVENT_LOG].on_commit(app[PAGE_CACHE].on_events)
+    app[PAGE_CACHE] = app[MEMORY][PageCache]
     yield
     await reader.close()
 
@@ -92,19 +106,27 @@ async def _reader(app: web.Application) -> AsyncIterator[None]:
 async def _accounts(app: web.Application) -> AsyncIterator[None]:
     settings, event_log, clock = app[SETTINGS], app[EVENT_LOG], app[CLOCK]
     sealer = Sealer.for_data_dir(settings.data_dir)
-    index = SessionIndex()
-    await event_log.query(index.load)
-    event_log.on_commit(index.on_events)
+    index = app[MEMORY][SessionIndex]
     mailer = Mailer(settings.mail, event_log, sealer, clock)
-    app[ACCOUNTS] = Accounts(settings, event_log, app[READER], clock, sealer, index, mailer)
+    app[ACCOUNTS] = Accounts(settings, event_log, app[READER], clock, sealer, index, mailer, app[SCHEDULER])
     await app[ACCOUNTS].bootstrap()
     yield
 
 
 async def _scheduler(app: web.Application) -> AsyncIterator[None]:
-    scheduler = Scheduler(app[CLOCK])
-    scheduler.every(app[SETTINGS].auth.sweep_interval_seconds, app[ACCOUNTS].sweep_expired, "expire-tokens")
-    scheduler.start()
-    app[SCHEDULER] = scheduler
+    """Timers run once everything they use is open; their owners added them, or derive them now."""
+    app[SCHEDULER].start()
     yield
-    scheduler.shutdown()
+    app[SCHEDULER].shutdown()
+
+
+def _reactors(extra: Sequence[Reactor]):
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        """Every reactor's task, owned by the app: started after everything they use, stopped first."""
+        reactors = runners([*wiring.reactors(app), *extra], app[EVENT_LOG], app[CLOCK])
+        app[REACTORS] = reactors
+        reactors.start()
+        yield
+        await reactors.stop()
+
+    return ctx

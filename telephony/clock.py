@@ -1,40 +1,136 @@
-"""An injectable clock: real time by default, movable forward (never back) by tests and demos."""
+"""An injectable clock: real time by default, movable forward (never back) by tests and demos.
+
+Two kinds, one interface:
+- a flowing clock (the default) is wall-clock time plus an offset that moves only forward;
+- a virtual clock (`Clock.virtual()`, for tests and scenarios) stands still: time passes only when it
+  is moved, or when a task sleeps through a delay of its own (`sleep`), which moves it to the end of
+  that delay.
+
+`wait_until(moment)` waits for the clock to reach a moment however it gets there (real time passing,
+or a move). Time is bounded to years 1970–9998, so it stays a valid timestamp after any move.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import heapq
+import itertools
 import time
 from datetime import UTC, datetime
 
 WIRE_FORMAT = "%Y-%m-%d %H:%M:%S"
+LATEST = datetime(9999, 1, 1, tzinfo=UTC).timestamp() - 1
+"""The last moment the clock may show: one second before year 9999."""
 
 
 class ClockError(ValueError):
-    """The clock was asked to move backwards."""
+    """The clock was asked to move backwards, or beyond the times it can show."""
 
 
 class Clock:
-    """Wall-clock time plus an offset; `advance` and `set_to` move the offset forward only."""
+    """Seconds since the epoch as this server sees them; `advance` and `set_to` move it forward only."""
 
-    def __init__(self, start: float | None = None) -> None:
+    def __init__(self, start: float | None = None, *, virtual: bool = False) -> None:
+        self._virtual = virtual
         self._offset = 0.0 if start is None else start - time.time()
+        self._stood = time.time() if start is None else start
+        self._waiters: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+        self._alarm: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def virtual(cls, start: float | None = None) -> Clock:
+        """A clock that stands still between moves (starting now, or at `start`)."""
+        return cls(start, virtual=True)
+
+    @property
+    def is_virtual(self) -> bool:
+        return self._virtual
+
+    @property
+    def offset(self) -> float:
+        """How far this clock is ahead of wall-clock time, in seconds."""
+        return self.time() - time.time()
 
     def time(self) -> float:
         """Seconds since the epoch, as this clock sees them."""
-        return time.time() + self._offset
+        return self._stood if self._virtual else time.time() + self._offset
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self.time(), UTC)
 
     def advance(self, seconds: float) -> None:
-        if seconds < 0:
+        if not seconds >= 0:
             raise ClockError("the clock only moves forward")
-        self._offset += seconds
+        self.set_epoch(self.time() + seconds)
 
     def set_to(self, moment: datetime) -> None:
-        target = moment.replace(tzinfo=moment.tzinfo or UTC).timestamp()
-        if target < self.time():
+        self.set_epoch(moment.replace(tzinfo=moment.tzinfo or UTC).timestamp())
+
+    def set_epoch(self, target: float) -> None:
+        """Move the clock to `target` seconds since the epoch (never back, never past `LATEST`)."""
+        if not target <= LATEST:
+            raise ClockError(f"the clock cannot go beyond {wire_time(LATEST)}")
+        now = self.time()
+        if target < now:
             raise ClockError("the clock only moves forward")
-        self._offset += target - self.time()
+        if self._virtual:
+            self._stood = target
+        else:
+            self._offset += target - now
+        self._wake()
+
+    def restore(self, offset: float, epoch: float) -> None:
+        """After a restart: a flowing clock is `offset` seconds ahead of wall-clock time again; a
+        virtual clock shows `epoch` again. Never moves the clock back."""
+        target = min(epoch if self._virtual else time.time() + offset, LATEST)
+        if target > self.time():
+            self.set_epoch(target)
+
+    async def wait_until(self, moment: float) -> None:
+        """Return once the clock shows `moment` or later: by real time passing, or by a move."""
+        if self.time() >= moment:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        heapq.heappush(self._waiters, (moment, next(self._order), future))
+        self._arm(loop)
+        try:
+            await future
+        finally:
+            if not future.done():
+                future.cancel()
+
+    async def sleep(self, seconds: float) -> None:
+        """A delay the calling task lives through. A virtual clock moves itself to its end."""
+        deadline = self.time() + max(0.0, seconds)
+        if self._virtual:
+            if deadline > self.time():
+                self.set_epoch(min(deadline, LATEST))
+            await asyncio.sleep(0)
+            return
+        await self.wait_until(deadline)
+
+    def _wake(self) -> None:
+        now = self.time()
+        while self._waiters and self._waiters[0][0] <= now:
+            _, _, future = heapq.heappop(self._waiters)
+            if not future.done():
+                future.set_result(None)
+        while self._waiters and self._waiters[0][2].done():
+            heapq.heappop(self._waiters)
+        if self._waiters:
+            with contextlib.suppress(RuntimeError):  # moved outside a loop (a CLI), nobody waits
+                self._arm(asyncio.get_running_loop())
+
+    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On a flowing clock, one real-time alarm for the earliest waiter."""
+        if self._virtual or not self._waiters:
+            return
+        if self._alarm is not None:
+            self._alarm.cancel()
+        self._alarm = loop.call_later(max(0.0, self._waiters[0][0] - self.time()), self._wake)
 
 
 def wire_time(moment: datetime | float) -> str:

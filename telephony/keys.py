@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from .documents.reader import Reader
     from .eventlog import EventLog
     from .openapi import Document
-    from .scheduler import Scheduler
+    from .projections.memory import MemoryProjections
+    from .reactors.reactor import Reactors
+    from .reactors.scheduler import Scheduler
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 CLOCK: web.AppKey[Clock] = web.AppKey("clock")
@@ -33,6 +35,8 @@ ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
 AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 """Checks a request's credentials and sets its PRINCIPAL; raises 401 otherwise."""
 OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
+MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
+REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -45,7 +49,9 @@ __all__ = [
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
+    "MEMORY",
     "OPENAPI",
+    "REACTORS",
     "PAGE_CACHE",
     "PRINCIPAL",
     "READER",

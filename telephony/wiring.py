@@ -6,18 +6,26 @@ Each capability contributes its parts here, so `create_app`, the CLI (`routes`, 
 
 from __future__ import annotations
 
+from aiohttp import web
+
 from . import openapi
 from .accounts import control as accounts_control
 from .accounts import customer, login, tokens
 from .accounts.projections import projections as account_projections
+from .accounts.sessions import SessionIndex
 from .api import control
 from .api.routing import Route, listing
 from .calls import idle
+from .collections.cache import PageCache
+from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
 from .eventlog.upcasting import Upcasters
 from .projections import Projection, Projections
+from .projections.clock import ClockOffset
+from .projections.memory import MemoryProjection
 from .projections.sequences import Sequences
+from .reactors.reactor import Reactor
 from .registry import calltracking, files, importing, provisioning, statements
 from .registry.catalogue import RESOURCES
 from .registry.routes import registry_routes
@@ -29,6 +37,16 @@ def projections() -> list[Projection]:
     ]
     sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)])
     return [*account_projections(), *documents, Blobs(), sequences]
+
+
+def memory_projections(settings: Settings) -> list[MemoryProjection]:
+    """The read models kept in memory, folded from the log at start."""
+    return [SessionIndex(), PageCache(settings.api.list_cache_bytes), ClockOffset()]
+
+
+def reactors(app: web.Application) -> list[Reactor]:
+    """The reactors that follow the log while the app runs."""
+    return []
 
 
 def upcasters() -> Upcasters:

@@ -18,7 +18,7 @@ def settings(tmp_path) -> Settings:
 
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock.virtual()
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ LAYERS = (  # bottom to top
     ("media",),
     ("eventlog",),
     ("projections", "documents"),
-    ("reactors", "scheduler"),
+    ("reactors",),
     ("api", "collections"),
     ("accounts", "registry", "calls", "mail", "audit"),
     ("openapi",),
@@ -30,13 +30,7 @@ LAYERS = (  # bottom to top
 )
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 CAPABILITIES = frozenset(LAYERS[7])
-ALLOWED = frozenset(
-    {
-        # To be removed: the event log runs the projections itself, so eventlog -> projections ->
-        # eventlog, until telephony/eventlog/ and telephony/projections/ are rewritten.
-        ("telephony.eventlog.log", "telephony.projections.runner"),
-    }
-)
+ALLOWED: frozenset[tuple[str, str]] = frozenset()
 """(importing module, imported module) pairs exempt from every rule."""
 
 

@@ -11,7 +11,6 @@ from ..api.context import Principal
 from ..api.errors import Unauthorized
 from ..keys import ACCOUNTS, PRINCIPAL
 from ..security import digest
-from .sessions import TOUCH_EVERY
 
 
 def credentials(request: web.Request) -> tuple[str, int | None]:
@@ -38,14 +37,12 @@ async def authenticate(request: web.Request) -> None:
     now = accounts.clock.time()
     if session is None or (claimed_user is not None and claimed_user != session.user_id):
         raise Unauthorized(f"User token {token} not found")
-    if session.expired(now):
+    if session.expired(now, accounts.activity.last_seen.get(session.token_id, 0.0)):
         raise Unauthorized(f"User token {token} has expired")
     account = accounts.index.accounts.get(session.user_id)
     if account is None or not account.active:
         raise Unauthorized(f"User token {token} not found")
-    session.last_seen = now
-    if now - session.last_persisted >= TOUCH_EVERY:
-        session.last_persisted = now
+    if accounts.activity.seen(session, now):
         await accounts.touch(session.token_id, now)
     request[PRINCIPAL] = Principal(
         user_id=session.user_id, customer_id=session.customer_id, is_root=account.is_root, roles=account.roles,

@@ -1,4 +1,4 @@
-"""Account operations: bootstrap, customers, users, tokens, logins, resets, expiry sweeps.
+"""Account operations: bootstrap, customers, users, tokens, logins, resets, token expiry.
 
 Handlers call these; each prepares slow secrets off the event loop, then lets a decision in
 `commands` run inside the writer's transaction.
@@ -15,12 +15,14 @@ from ..config import Settings
 from ..documents.reader import Reader
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
+from ..reactors.scheduler import Scheduler
 from ..security import Sealer, hash_password, new_token
 from ..security import digest as digest_of
 from . import commands
 from . import events as ev
+from .expiry import TokenExpiry
 from .models import NewUser
-from .sessions import SessionIndex
+from .sessions import Activity, SessionIndex
 from .throttle import Throttle
 
 
@@ -34,13 +36,15 @@ class Issued:
 
 class Accounts:
     def __init__(self, settings: Settings, log: EventLog, reader: Reader, clock: Clock,
-                 sealer: Sealer, index: SessionIndex, mailer: Mailer) -> None:  # fmt: skip
+                 sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Scheduler) -> None:  # fmt: skip
         self.settings = settings
         self.log = log
         self.reader = reader
         self.clock = clock
         self.sealer = sealer
         self.index = index
+        self.activity = Activity()
+        self.expiry = TokenExpiry(index, self.activity, scheduler, self.expire)
         self.mailer = mailer
         self.throttle = Throttle(settings.auth, clock)
 
@@ -92,6 +96,7 @@ class Accounts:
         )  # fmt: skip
         decide = commands.issue_api_token(plan) if name is not None else (lambda _c: [commands.token_issued(plan)])
         (issued,) = await self.log.transact(decide, meta)
+        self.expiry.watch(issued.data["token_id"])
         return Issued(token, issued.data["token_id"], user_id, plan.created_at)
 
     async def revoke(self, token_ids: list[str], reason: str, meta: Metadata) -> None:
@@ -102,11 +107,9 @@ class Accounts:
         data = {"token_id": token_id, "at": wire_time(now), "epoch": now}
         await self.log.append([NewEvent(stream=f"token-{token_id}", type=ev.TOKEN_TOUCHED, data=data)])
 
-    async def sweep_expired(self) -> int:
-        """Record the expiry of every token past its lifetime (an APScheduler job)."""
-        expired = [s.token_id for s in self.index.expired(self.clock.time())]
-        await self.revoke(expired, "expired", Metadata(source="scheduler"))
-        return len(expired)
+    async def expire(self, token_id: str) -> None:
+        """Record that a token outlived its lifetime (its expiry timer found it so)."""
+        await self.revoke([token_id], "expired", Metadata(source="scheduler"))
 
     def unseal(self, sealed: str | None) -> str | None:
         return self.sealer.unseal(sealed) if sealed else None

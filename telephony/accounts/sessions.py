@@ -1,19 +1,19 @@
-"""The in-memory index of live tokens and of who their users are, for cheap authentication.
+"""The session index: live tokens and who their users are, for cheap authentication.
 
-It is a projection kept in memory: loaded from the `tokens`, `credentials` and `doc_user` tables at
-start and kept current by the writer's commit listener, so a request authenticates with one hash
-and two dictionary lookups. Activity times are tracked here precisely; they reach the log as
+An in-memory projection folded from the token, user and customer events, so a request
+authenticates with one hash and two dictionary lookups. Precise activity times are request
+hygiene, not state of record: `Activity` keeps them apart, and they reach the log as
 `token.touched` events at most once a `TOUCH_EVERY` seconds per token.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 import msgspec
 
 from ..eventlog import RecordedEvent
+from ..projections.memory import MemoryProjection
 from . import events as ev
 
 TOUCH_EVERY = 60.0
@@ -29,13 +29,21 @@ class Session:
     expiry: int
     inactivity: int
     issued: float
-    last_seen: float
-    last_persisted: float
+    touched: float
+    """When the log last heard of the token's use (its issue, or its last `token.touched`)."""
 
-    def expired(self, now: float) -> bool:
-        if self.expiry and now >= self.issued + self.expiry:
-            return True
-        return bool(self.inactivity) and now >= self.last_seen + self.inactivity
+    def expires_at(self, last_seen: float = 0.0) -> float | None:
+        """When the token expires if it is not used again (None: never)."""
+        moments = []
+        if self.expiry:
+            moments.append(self.issued + self.expiry)
+        if self.inactivity:
+            moments.append(max(last_seen, self.touched) + self.inactivity)
+        return min(moments) if moments else None
+
+    def expired(self, now: float, last_seen: float = 0.0) -> bool:
+        expires = self.expires_at(last_seen)
+        return expires is not None and now >= expires
 
 
 @dataclass
@@ -46,62 +54,68 @@ class Account:
     active: bool
 
 
-class SessionIndex:
+class SessionIndex(MemoryProjection):
+    name = "sessions"
+    handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED, ev.USER_CREATED, ev.USER_UPDATED,
+                         ev.USER_DELETED, ev.CUSTOMER_DELETED})  # fmt: skip
+
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.by_digest: dict[str, Session] = {}
         self.by_id: dict[str, Session] = {}
         self.accounts: dict[int, Account] = {}
 
-    def load(self, conn: sqlite3.Connection) -> None:
-        for row in conn.execute(
-            "SELECT token_id, digest, user_id, customer_id, kind, expiry, inactivity, issued_epoch, "
-            "coalesce(last_epoch, issued_epoch) FROM tokens WHERE revoked IS NULL"
-        ):
-            token_id, digest, user_id, customer_id, kind, expiry, inactivity, issued, last = row
-            self._add(Session(token_id, digest, user_id, customer_id, kind, expiry, inactivity, issued, last, last))
-        for (body,) in conn.execute(
-            "SELECT d.body FROM doc_user d JOIN credentials c ON c.user_id = d.id WHERE c.deleted = 0"
-        ):
-            self._account(msgspec.json.decode(body))
+    def state(self) -> tuple:
+        return sorted(self.by_id.items()), sorted(self.accounts.items())
 
-    def _add(self, session: Session) -> None:
-        self.by_digest[session.digest] = session
-        self.by_id[session.token_id] = session
-
-    def _drop(self, token_id: str) -> None:
-        session = self.by_id.pop(token_id, None)
-        if session is not None:
-            self.by_digest.pop(session.digest, None)
-
-    def _account(self, body: dict) -> None:
-        self.accounts[body["id"]] = Account(
-            body["customer_id_id"], bool(body.get("is_root")), tuple(body.get("roles") or ()), body.get("active", True)
-        )
-
-    def on_events(self, events: list[RecordedEvent]) -> None:
-        """The commit listener: keep the index equal to the projections."""
-        for event in events:
-            d = event.data
-            if event.type == ev.TOKEN_ISSUED:
-                issued = d["issued_epoch"]
-                self._add(Session(d["token_id"], d["digest"], d["user_id"], d["customer_id"], d["kind"],
-                                  d["expiry"], d["inactivity"], issued, issued, issued))  # fmt: skip
-            elif event.type == ev.TOKEN_TOUCHED and d["token_id"] in self.by_id:
-                self.by_id[d["token_id"]].last_persisted = d["epoch"]
-            elif event.type == ev.TOKEN_REVOKED:
-                self._drop(d["token_id"])
-            elif event.type == ev.USER_CREATED:
-                self._account(msgspec.to_builtins(d["body"]))
-            elif event.type == ev.USER_UPDATED and d["id"] in self.accounts:
-                account, changes = self.accounts[d["id"]], d["changes"]
+    def apply(self, event: RecordedEvent) -> None:
+        d, t = event.data, event.type
+        if t == ev.TOKEN_ISSUED:
+            issued = d["issued_epoch"]
+            session = Session(d["token_id"], d["digest"], d["user_id"], d["customer_id"], d["kind"], d["expiry"],
+                              d["inactivity"], issued, issued)  # fmt: skip
+            self.by_digest[session.digest] = session
+            self.by_id[session.token_id] = session
+        elif t == ev.TOKEN_TOUCHED:
+            if (touched := self.by_id.get(d["token_id"])) is not None:
+                touched.touched = d["epoch"]
+        elif t == ev.TOKEN_REVOKED:
+            if (revoked := self.by_id.pop(d["token_id"], None)) is not None:
+                self.by_digest.pop(revoked.digest, None)
+        elif t == ev.USER_CREATED:
+            body = msgspec.to_builtins(d["body"])
+            self.accounts[body["id"]] = Account(body["customer_id_id"], bool(body.get("is_root")),
+                                                tuple(body.get("roles") or ()), body.get("active", True))  # fmt: skip
+        elif t == ev.USER_UPDATED:
+            if (account := self.accounts.get(d["id"])) is not None:
+                changes = d["changes"]
                 account.is_root = bool(changes.get("is_root", account.is_root))
                 account.roles = tuple(changes.get("roles", account.roles) or ())
                 account.active = changes.get("active", account.active)
-            elif event.type == ev.USER_DELETED:
-                self.accounts.pop(d["id"], None)
-            elif event.type == ev.CUSTOMER_DELETED:
-                for user_id in [u for u, a in self.accounts.items() if a.customer_id == d["id"]]:
-                    del self.accounts[user_id]
+        elif t == ev.USER_DELETED:
+            self.accounts.pop(d["id"], None)
+        elif t == ev.CUSTOMER_DELETED:
+            for user_id in [u for u, a in self.accounts.items() if a.customer_id == d["id"]]:
+                del self.accounts[user_id]
 
-    def expired(self, now: float) -> list[Session]:
-        return [s for s in self.by_id.values() if s.expired(now)]
+
+class Activity:
+    """When each token was last used, to the second, in this process; the log hears of it less often."""
+
+    def __init__(self) -> None:
+        self.last_seen: dict[str, float] = {}
+        self._told: dict[str, float] = {}
+
+    def seen(self, session: Session, now: float) -> bool:
+        """Note a use; True when the log should hear of it (`token.touched`), once per `TOUCH_EVERY`."""
+        self.last_seen[session.token_id] = now
+        if now - max(session.touched, self._told.get(session.token_id, 0.0)) < TOUCH_EVERY:
+            return False
+        self._told[session.token_id] = now
+        return True
+
+    def last_request(self, session: Session) -> float | None:
+        seen = self.last_seen.get(session.token_id, session.touched)
+        return seen if seen > session.issued else None

@@ -1,6 +1,7 @@
 """Brute-force protection for the login family: slow down, then refuse for a while.
 
-Failures are counted per email and per remote address within a window, on the injectable clock.
+Failures are counted per email and per remote address within a window, on the injectable clock,
+and the delays are slept on it too (a virtual clock lives through them at once).
 Each failure past the first delays its answer a little more; at `max_failures` the key is locked
 for `lockout_seconds` and every attempt gets 429. A success clears the email's count. This is
 request hygiene, not state of record, so it lives in memory.
@@ -8,7 +9,6 @@ request hygiene, not state of record, so it lives in memory.
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 
 from ..api.errors import TooManyRequests
@@ -46,7 +46,7 @@ class Throttle:
                 self._locked_until[key] = now + self._settings.lockout_seconds
                 window.clear()
             worst = max(worst, len(window))
-        await asyncio.sleep(min(MAX_DELAY, STEP_DELAY * max(0, worst - 1)))
+        await self._clock.sleep(min(MAX_DELAY, STEP_DELAY * max(0, worst - 1)))
 
     def succeeded(self, key: str) -> None:
         self._failures.pop(key, None)

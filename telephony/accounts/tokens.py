@@ -49,8 +49,8 @@ async def list_tokens(request: web.Request) -> web.Response:
         item = msgspec.json.decode(raw)
         item["token"] = accounts.unseal(item.pop("sealed"))
         session = accounts.index.by_id.get(item.pop("_token_id"))
-        if session is not None and session.last_seen > session.issued:
-            item["last_request_at"] = wire_time(session.last_seen)
+        if session is not None and (last := accounts.activity.last_request(session)) is not None:
+            item["last_request_at"] = wire_time(last)
         items.append(msgspec.json.encode(item).decode())
     return raw_collection(envelope(items, total))
 

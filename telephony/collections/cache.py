@@ -1,9 +1,10 @@
-"""Rendered list pages, kept until their collection changes.
+"""Rendered list pages, kept until their collection changes: an in-memory projection without history.
 
 A page is stored under (kind, customer, query string) with the generation of its kind at the time
-the query started; any committed event of that kind (or of a customer's deletion, or a bulk load)
-moves the generation on, so a page read before a change is never served after it. Bounded in
-bytes, least recently used first out. `[api] list_cache_bytes = 0` turns it off.
+the query started; any committed event of that kind (or a customer's deletion) moves the generation
+on, so a page read before a change is never served after it. After a bulk load the cache starts
+empty again. Bounded in bytes, least recently used first out. `[api] list_cache_bytes = 0` turns it
+off.
 """
 
 from __future__ import annotations
@@ -11,17 +12,29 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 
 from ..eventlog import RecordedEvent
+from ..projections.memory import MemoryProjection
 
 Key = tuple[str, int, str]
 
 
-class PageCache:
-    def __init__(self, max_bytes: int) -> None:
+class PageCache(MemoryProjection):
+    name = "page_cache"
+    history = False
+
+    def __init__(self, max_bytes: int = 0) -> None:
         self.max_bytes = max_bytes
+        self._generations: defaultdict[str, int] = defaultdict(int)
+        """Only ever grow, so a page rendered before any change can never be taken for a current one."""
+        self._everything = 0
+        self.reset()
+
+    def reset(self) -> None:
         self._pages: OrderedDict[Key, tuple[int, bytes]] = OrderedDict()
         self._bytes = 0
-        self._generations: defaultdict[str, int] = defaultdict(int)
-        self._everything = 0
+        self._everything += 1
+
+    def fresh(self) -> PageCache:
+        return PageCache(self.max_bytes)
 
     def generation(self, kind: str) -> int:
         return self._generations[kind] + self._everything
@@ -34,7 +47,7 @@ class PageCache:
         return entry[1]
 
     def put(self, key: Key, generation: int, body: bytes) -> None:
-        if not self.max_bytes or len(body) > self.max_bytes // 8:
+        if not self.max_bytes or len(body) > self.max_bytes // 8 or generation != self.generation(key[0]):
             return
         old = self._pages.pop(key, None)
         if old is not None:
@@ -45,14 +58,10 @@ class PageCache:
             _, (_, evicted) = self._pages.popitem(last=False)
             self._bytes -= len(evicted)
 
-    def on_events(self, events: list[RecordedEvent]) -> None:
-        """The commit listener: a change of a kind retires that kind's pages (all, for bulk loads)."""
-        if not events:
+    def apply(self, event: RecordedEvent) -> None:
+        """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""
+        kind, _, action = event.type.partition(".")
+        if kind == "customer" and action == "deleted":
             self._everything += 1
-            return
-        for event in events:
-            kind, _, action = event.type.partition(".")
-            if kind == "customer" and action == "deleted":
-                self._everything += 1
-            else:
-                self._generations[kind] += 1
+        else:
+            self._generations[kind] += 1

@@ -1,31 +1,60 @@
-"""The event log facade the app uses: append (group commit), read and subscribe."""
+"""The event log facade the app uses: append (group commit), read in chunks, follow.
+
+Writes go through the group-commit writer and its thread. Reads of the log itself (catch-up of
+followers, `read`, `subscribe`) run on a second thread with its own read-only connection, one chunk
+per query, so no follower holds the writer up or loads the whole tail at once.
+
+After each durable commit, the commit followers (in-memory projections) see the new events before
+the batch's callers are answered; a follower that raises is logged and counted, never stops the
+writer. Then the head moves, waking everything that waits for new events (`wait_beyond`).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..clock import Clock
-from ..projections.runner import Projections
 from . import store
 from .records import Metadata, NewEvent, RecordedEvent
-from .writer import Decide, GroupCommitWriter
+from .upcasting import Upcasters
+from .writer import Decide, GroupCommitWriter, ProjectionSink
 
 LOG_FILE = "events.db"
+READ_CHUNK = 1000
+log = logging.getLogger(__name__)
+CommitFollower = Callable[[list[RecordedEvent], int], Awaitable[None]]
+
+
+class Projections(ProjectionSink, Protocol):
+    """What the log needs from the projections in its database: bring them up to date at open, apply
+    events inside the writer's transaction, record checkpoints, and upcast old event shapes."""
+
+    upcasters: Upcasters | None
+
+    def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]: ...
 
 
 class EventLog:
     """One SQLite log with its projections; open with `await EventLog.open(...)`, then `close()`."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, projections: Projections, writer: GroupCommitWriter):
+    def __init__(self, path: Path, conn: sqlite3.Connection, projections: Projections, clock: Clock,
+                 max_batch: int) -> None:  # fmt: skip
         self.path = path
         self.projections = projections
         self._conn = conn
-        self._writer = writer
-        self._subscribers: set[asyncio.Queue[RecordedEvent]] = set()
-        writer.on_commit(self._publish)
+        self._head = store.head(conn)[0]
+        self._moved = asyncio.Event()
+        self._followers: list[tuple[str, CommitFollower]] = []
+        self.follower_failures: dict[str, str] = {}
+        self._writer = GroupCommitWriter(conn, projections, clock, self._after_commit, max_batch=max_batch)
+        self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-reader")
+        self._read_conn = store.connect(path, readonly=True)
 
     @classmethod
     async def open(
@@ -42,14 +71,16 @@ class EventLog:
         path = data_dir / LOG_FILE
         conn = store.connect(path, synchronous=synchronous)
         await asyncio.to_thread(projections.prepare, conn, progress=progress)
-        writer = GroupCommitWriter(conn, projections, clock, max_batch=max_batch)
-        writer.start()
-        return cls(path, conn, projections, writer)
+        opened = cls(path, conn, projections, clock, max_batch)
+        opened._writer.start()
+        return opened
 
     @property
     def position(self) -> int:
-        """The position of the last durable event."""
-        return self._writer.position
+        """The position of the last durable event that the commit followers have seen."""
+        return self._head
+
+    # --- writing -----------------------------------------------------------------------------------
 
     async def append(self, events: Sequence[NewEvent], meta: Metadata | None = None) -> list[RecordedEvent]:
         """Append `events` atomically; answered once they are durable and projected."""
@@ -57,46 +88,85 @@ class EventLog:
 
     async def transact(self, decide: Decide, meta: Metadata | None = None, *, keep: bool = True) -> list[RecordedEvent]:
         """Run `decide(conn)` inside the writer's transaction and append the events it returns
-        (`keep=False` for bulk loads: nothing is returned or published, see the writer)."""
+        (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
-    async def query(self, work):
+    async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run `work(conn)` on the writer's thread and connection (startup loads, maintenance)."""
         return await self._writer.run_sync(work)
 
-    async def read(self, **filters) -> list[RecordedEvent]:
-        """Events in position order (filters as `store.raw_rows`), read on the writer's thread."""
+    # --- following ---------------------------------------------------------------------------------
+
+    def follow_commits(self, name: str, follower: CommitFollower) -> None:
+        """Have `follower(events, head)` see every commit before its callers are answered."""
+        self._followers.append((name, follower))
+
+    async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
+        for name, follower in self._followers:
+            try:
+                await follower(events, head)
+            except Exception as exc:
+                log.exception("commit follower %s failed at position %s", name, head)
+                self.follower_failures[name] = f"{type(exc).__name__} at position {head}"
+        self._head = head
+        moved, self._moved = self._moved, asyncio.Event()
+        moved.set()
+
+    async def wait_beyond(self, position: int) -> None:
+        """Return once the head is past `position`."""
+        while self._head <= position:
+            await self._moved.wait()
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    async def chunks(
+        self, after: int = 0, *, until: int | None = None, types: Sequence[str] | None = None, size: int = READ_CHUNK
+    ) -> AsyncIterator[list[RecordedEvent]]:
+        """Events after `after` up to `until` (default: the head now), `size` at a time, read off the
+        writer's thread; memory stays flat however long the tail."""
+        until = self._head if until is None else until
+        wanted = sorted(types) if types else None
         upcasters = self.projections.upcasters
-        return await self._writer.run_sync(lambda conn: list(store.read_events(conn, upcasters, **filters)))
+        loop = asyncio.get_running_loop()
+        while after < until:
+            rows = await loop.run_in_executor(self._reads, self._rows_after, after, until, wanted, size)
+            if not rows:
+                return
+            yield [store.decode_row(row, upcasters) for row in rows]
+            after = rows[-1][0]
+
+    def _rows_after(self, after: int, until: int, types: list[str] | None, size: int) -> list[tuple]:
+        return store.rows_after(self._read_conn, after, until, types=types, limit=size)
+
+    async def read(self, *, after: int = 0, until: int | None = None, types: Sequence[str] | None = None,
+                   stream: str | None = None) -> list[RecordedEvent]:  # fmt: skip
+        """Events in position order (a stream's, or of `types`), gathered from chunks."""
+        if stream is not None:
+            upcasters = self.projections.upcasters
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self._reads, lambda: list(store.read_events(self._read_conn, upcasters, stream=stream, after=after))
+            )
+        return [event async for chunk in self.chunks(after, until=until, types=types) for event in chunk]
 
     async def read_stream(self, stream: str) -> list[RecordedEvent]:
         return await self.read(stream=stream)
 
-    async def subscribe(self, after: int | None = None) -> AsyncIterator[RecordedEvent]:
-        """Every event after `after` (default: from now on), then new ones as they commit."""
-        queue: asyncio.Queue[RecordedEvent] = asyncio.Queue()
-        self._subscribers.add(queue)
-        try:
-            last = self.position if after is None else after
-            for event in await self.read(after=last):
-                last = event.position
-                yield event
-            while True:
-                event = await queue.get()
-                if event.position > last:
-                    last = event.position
+    async def subscribe(self, after: int | None = None, *, types: Sequence[str] | None = None
+                        ) -> AsyncIterator[RecordedEvent]:  # fmt: skip
+        """Every event after `after` (default: from now on), then new ones as they commit, bulk loads
+        included; read from the log in chunks, so a slow subscriber costs no memory."""
+        last = self._head if after is None else after
+        while True:
+            head = self._head
+            async for chunk in self.chunks(last, until=head, types=types):
+                for event in chunk:
                     yield event
-        finally:
-            self._subscribers.discard(queue)
-
-    def on_commit(self, listener) -> None:
-        self._writer.on_commit(listener)
-
-    def _publish(self, events: list[RecordedEvent]) -> None:
-        for queue in self._subscribers:
-            for event in events:
-                queue.put_nowait(event)
+            last = head
+            await self.wait_beyond(last)
 
     async def close(self) -> None:
         await self._writer.close()
+        self._reads.shutdown(wait=True)
+        self._read_conn.close()
         self._conn.close()

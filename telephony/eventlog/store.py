@@ -122,6 +122,19 @@ def raw_chunks(
         yield rows
 
 
+def rows_after(
+    conn: sqlite3.Connection, after: int, until: int, *, types: list[str] | None = None, limit: int = 1000
+) -> list[tuple]:
+    """Up to `limit` stored rows after `after` and up to `until`, in position order: one short read that
+    holds no transaction open between chunks (followers page through the log with it)."""
+    sql = "SELECT " + COLUMNS + " FROM events WHERE position > ? AND position <= ?"
+    args: list[object] = [after, until]
+    if types:
+        sql += f" AND type IN ({','.join('?' * len(types))})"
+        args.extend(types)
+    return conn.execute(sql + " ORDER BY position LIMIT ?", [*args, limit]).fetchall()
+
+
 def raw_rows(conn: sqlite3.Connection, **filters) -> Iterator[tuple]:
     """Stored rows in position order, filtered as `raw_chunks`, one by one."""
     for rows in raw_chunks(conn, **filters):

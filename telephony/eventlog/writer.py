@@ -4,14 +4,15 @@ Each request is a `decide` function run inside the writer's transaction (so it s
 state and can check rules across streams) that returns the events to append. A batch of requests
 shares one COMMIT; each request sits in its own SAVEPOINT, so one that fails (a stale expected
 version, a broken rule) leaves nothing behind while the others commit. Projections are applied in
-the same transaction, and a caller is answered only once the COMMIT is durable.
+the same transaction, and a caller is answered only once the COMMIT is durable and the followers of
+commits (in-memory projections) have seen it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -28,11 +29,17 @@ _encode = msgspec.json.encode
 
 
 class ProjectionSink(Protocol):
-    """What the writer needs from the projections: apply an event, record a checkpoint."""
+    """What the writer needs from the projections kept in the log's database: apply an event inside the
+    transaction, record a checkpoint."""
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
+
+
+AfterCommit = Callable[[list[RecordedEvent], int], Awaitable[None]]
+"""Called in the event loop after each durable commit, before the batch's callers are answered, with
+the kept events and the new head position (bulk appends keep no events: followers read the gap)."""
 
 
 @dataclass
@@ -46,15 +53,16 @@ class _Request:
 class GroupCommitWriter:
     """Owns the write connection and the one thread that uses it."""
 
-    def __init__(self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, *, max_batch: int = 512) -> None:
+    def __init__(self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, after_commit: AfterCommit,
+                 *, max_batch: int = 512) -> None:  # fmt: skip
         self._conn = conn
         self._sink = sink
         self._clock = clock
+        self._after_commit = after_commit
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
-        self._listeners: list[Callable[[list[RecordedEvent]], Any]] = []
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
 
@@ -64,14 +72,6 @@ class GroupCommitWriter:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="eventlog-writer")
-
-    def on_commit(self, listener: Callable[[list[RecordedEvent]], Any]) -> None:
-        """Call `listener(events)` in the event loop after each durable commit.
-
-        Bulk appends (`keep=False`) pass no events: the listener is called with an empty list,
-        meaning "anything may have changed", and re-reads the projections it mirrors if it must.
-        """
-        self._listeners.append(listener)
 
     async def submit(self, decide: Decide, meta: Metadata, *, keep: bool = True) -> list[RecordedEvent]:
         """Append what `decide` returns; with `keep=False` (bulk loads) the recorded events are neither
@@ -108,15 +108,12 @@ class GroupCommitWriter:
                     stopping = True
                     break
                 batch.append(nxt)
+            head = self._position
             results = await loop.run_in_executor(self._executor, self._write_batch, batch)
             self.batches += 1
-            committed = [e for result in results if not isinstance(result, BaseException) for e in result]
-            bulk = any(
-                not r.keep and not isinstance(result, BaseException) for r, result in zip(batch, results, strict=True)
-            )
-            if committed or bulk:
-                for listener in self._listeners:
-                    listener(committed)
+            if self._position != head:
+                committed = [e for result in results if not isinstance(result, BaseException) for e in result]
+                await self._after_commit(committed, self._position)
             for request, result in zip(batch, results, strict=True):
                 if request.future.done():
                     continue

@@ -33,7 +33,6 @@ async def import_lines(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS]
     body = await request.read()
     count = await run_import(accounts.log, accounts.sealer, accounts.clock, body.splitlines, meta_of(request))
-    await accounts.log.query(accounts.index.load)
     return json_response({"data": {"imported": count}})
 
 

@@ -209,14 +209,14 @@ async def test_the_outbox_lists_mail_newest_last_and_narrows_to_a_recipient(clie
 # --- clock -------------------------------------------------------------------------------------
 
 
-async def test_the_clock_reads_and_moves_forward(client):
+async def test_the_clock_reads_and_moves_forward(client, root):
     response = await client.get("/_telephony/clock", headers=CONTROL)
     before = (await response.json())["data"]
     assert response.status == 200 and WIRE_TIME.match(before["now"])
     response = await client.post("/_telephony/clock", json={"advance": 86400}, headers=CONTROL)
     after = (await response.json())["data"]
     assert response.status == 200 and 86400 <= after["epoch"] - before["epoch"] < 86400 + 60
-    assert after["jobs_run"] >= 1  # the expiry sweep became due
+    assert after["jobs_run"] >= 1  # the login token's expiry timer became due
 
 
 async def test_the_clock_can_be_set_to_a_later_time(client):

@@ -87,7 +87,8 @@ async def test_the_request_id_is_echoed_when_the_caller_sends_one(client):
 async def test_health_is_open_and_reports_the_log_position(client):
     response = await client.get("/_telephony/health")
     assert response.status == 200
-    assert await response.json() == {"status": "ok", "position": 2}  # bootstrap customer + root user
+    body = await response.json()
+    assert body == {"status": "ok", "position": 2, "reactors": {}, "failed_projections": {}}  # customer + root user
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -1,0 +1,35 @@
+"""The clock's offset as the operator last set it: `clock.moved` events, folded in memory.
+
+Moving the clock through the control API is an event like any other, so a restart (or a replay)
+puts the clock as far ahead of wall-clock time as it was.
+"""
+
+from __future__ import annotations
+
+from ..eventlog.records import NewEvent, RecordedEvent
+from .memory import MemoryProjection
+
+CLOCK_MOVED = "clock.moved"
+
+
+def clock_moved(offset: float, now: float) -> NewEvent:
+    """The clock now reads `now`, `offset` seconds ahead of wall-clock time."""
+    return NewEvent(stream="clock", type=CLOCK_MOVED, data={"offset": offset, "epoch": now})
+
+
+class ClockOffset(MemoryProjection):
+    name = "clock_offset"
+    handles = frozenset({CLOCK_MOVED})
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.offset = 0.0
+        self.epoch = 0.0
+
+    def apply(self, event: RecordedEvent) -> None:
+        self.offset, self.epoch = event.data["offset"], event.data["epoch"]
+
+    def state(self) -> tuple[float, float]:
+        return self.offset, self.epoch

@@ -1,0 +1,240 @@
+"""The reactor contract: follow the log from a durable position, react, append what follows.
+
+A reactor (the call simulator, the webhook dispatcher, report runs, invoice closing, mail) reacts
+to the events of the types it `handles`. `react(event)` does any outside effect first and returns
+what to append: new events, or a decision run inside the writer's transaction that returns them,
+or nothing. The runner appends them together with the reactor's new tracking position in one
+transaction, so each reaction lands on the log exactly once; outside effects happen at least once
+(a crash between the effect and the commit repeats it), so they carry an idempotency id (the
+event's position or id).
+
+A runner catches up from its position in chunks read off the writer's thread, then waits for new
+commits. A reaction that raises is logged and retried with exponential backoff on the clock (a
+moved clock retries at once); meanwhile writes and other reactors go on, and health shows it.
+Positions of events that needed no reaction are recorded lazily (`RECORD_EVERY`, and at stop):
+re-reading a few of them after a crash is harmless, since they caused nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+from ..clock import Clock, wire_time
+from ..eventlog.records import Metadata, NewEvent, RecordedEvent
+from . import tracking
+
+log = logging.getLogger(__name__)
+Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
+Reaction = Sequence[NewEvent] | Decide | None
+RECORD_EVERY = 1000
+"""Positions a runner may move past, reacting to nothing, before it records where it is."""
+
+
+class Reactor:
+    """Subclasses set `name` (stable: it keys the tracking position) and `handles` (None: every
+    type), and implement `react`. `from_beginning` reactors react to the whole log when first
+    seen; the others start at its head (a new webhook dispatcher does not replay last year)."""
+
+    name: ClassVar[str]
+    handles: ClassVar[frozenset[str] | None] = None
+    from_beginning: ClassVar[bool] = False
+
+    async def react(self, event: RecordedEvent) -> Reaction:
+        raise NotImplementedError
+
+
+class Log(Protocol):
+    """What a runner needs of the event log."""
+
+    @property
+    def position(self) -> int: ...
+
+    def chunks(self, after: int = 0, *, until: int | None = None, types: Sequence[str] | None = None,
+               size: int = ...): ...  # fmt: skip
+
+    async def transact(self, decide: Decide, meta: Metadata | None = None) -> list[RecordedEvent]: ...
+
+    async def query(self, work: Callable[[sqlite3.Connection], object]) -> object: ...
+
+    async def wait_beyond(self, position: int) -> None: ...
+
+
+@dataclass
+class Backoff:
+    first: float = 1.0
+    longest: float = 300.0
+
+    def delay(self, failures: int) -> float:
+        return min(self.longest, self.first * 2 ** max(0, failures - 1))
+
+
+class ReactorRunner:
+    """One reactor's task: its position, its state, its failures."""
+
+    def __init__(self, reactor: Reactor, event_log: Log, clock: Clock, *, chunk: int = 500,
+                 backoff: Backoff | None = None) -> None:  # fmt: skip
+        self.reactor = reactor
+        self._log = event_log
+        self._clock = clock
+        self._chunk = chunk
+        self._backoff = backoff or Backoff()
+        self._types = sorted(reactor.handles) if reactor.handles is not None else None
+        self._meta = Metadata(source=f"reactor:{reactor.name}")
+        self._position = 0
+        self._recorded = 0
+        """The position last recorded on the log (with the events of a reaction, or alone)."""
+        self._queued = 0
+        """The position the last queued append will record."""
+        self._inflight: list[tuple[int, asyncio.Future[list[RecordedEvent]]]] = []
+        self._moved = asyncio.Event()
+        self.state = "starting"
+        self.failures = 0
+        self.last_error: str | None = None
+        self.retry_at: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.reactor.name
+
+    @property
+    def position(self) -> int:
+        """The last position the reactor has dealt with (recorded on the log or not yet)."""
+        return self._position
+
+    @position.setter
+    def position(self, value: int) -> None:
+        self._position = value
+        moved, self._moved = self._moved, asyncio.Event()
+        moved.set()
+
+    async def reached(self, position: int) -> None:
+        """Return once the reactor has dealt with every event up to `position`."""
+        while self._position < position:
+            await self._moved.wait()
+
+    def health(self) -> dict[str, object]:
+        retry = wire_time(self.retry_at) if self.retry_at is not None else None
+        return {"state": self.state, "position": self.position, "failures": self.failures,
+                "last_error": self.last_error, "retry_at": retry}  # fmt: skip
+
+    async def run(self) -> None:
+        start = 0 if self.reactor.from_beginning else self._log.position
+        await self._resume(default=start)
+        while True:
+            try:
+                self.state = "catching up"
+                await self._catch_up()
+                self.state, self.failures, self.last_error, self.retry_at = "following", 0, None, None
+                await self._log.wait_beyond(self.position)
+            except asyncio.CancelledError:
+                raise
+            except tracking.TrackingMoved as moved:
+                log.warning("reactor %s: %s; resuming from there", self.name, moved)
+                await self._resume(default=0)
+            except Exception as exc:
+                await self._abandon()
+                await self._failed(exc)
+
+    async def stop(self) -> None:
+        """Record how far the reactor got, after its task was cancelled (an append under way at that
+        moment may have landed: the recorded position is read again first)."""
+        dealt = self.position
+        await self._resume(default=0)
+        if dealt > self._recorded:
+            self._send(dealt, None)
+            await self._drain(dealt)
+
+    async def _resume(self, *, default: int) -> None:
+        name = self.name
+        recorded: int = await self._log.query(lambda conn: tracking.position(conn, name, default=default))  # type: ignore[assignment]
+        self._inflight.clear()
+        self.position = self._recorded = self._queued = recorded
+
+    async def _catch_up(self) -> None:
+        """React to the tail in chunks; the appends of a chunk's reactions go to the writer together
+        (each in its own savepoint, in order), so catching up costs few commits."""
+        head = self._log.position
+        async for chunk in self._log.chunks(self.position, until=head, types=self._types, size=self._chunk):
+            for event in chunk:
+                reaction = await self.reactor.react(event)
+                if reaction:
+                    self._send(event.position, reaction)
+            await self._drain(chunk[-1].position)
+        if head - self._recorded >= RECORD_EVERY:
+            self._send(head, None)
+        await self._drain(max(self.position, head))
+
+    def _send(self, position: int, reaction: Reaction) -> None:
+        """Queue the reaction's events and the tracking position's move to it, as one transaction."""
+        name, expected, self._queued = self.name, self._queued, position
+
+        def decide(conn: sqlite3.Connection) -> Sequence[NewEvent]:
+            tracking.advance(conn, name, expected, position)
+            return reaction(conn) if callable(reaction) else list(reaction or ())
+
+        self._inflight.append((position, asyncio.ensure_future(self._log.transact(decide, self._meta))))
+
+    async def _drain(self, dealt: int) -> None:
+        """Wait for the queued appends; then every event up to `dealt` is dealt with. The first
+        failure is raised (the appends queued after it fail too: their expected position never came)."""
+        inflight, self._inflight = self._inflight, []
+        results = await asyncio.gather(*(append for _, append in inflight), return_exceptions=True)
+        for (position, _), result in zip(inflight, results, strict=True):
+            if isinstance(result, BaseException):
+                raise result
+            self._recorded = position
+        self.position = dealt
+
+    async def _abandon(self) -> None:
+        """After a failure: let the queued appends finish, keep what landed, resume after it."""
+        with contextlib.suppress(Exception):
+            await self._drain(self._recorded)
+        self._queued = self.position = self._recorded
+
+    async def _failed(self, exc: Exception) -> None:
+        self.failures += 1
+        delay = self._backoff.delay(self.failures)
+        self.state, self.last_error = "failing", f"{type(exc).__name__}: {exc}"
+        self.retry_at = self._clock.time() + delay
+        log.exception("reactor %s failed after position %s; retrying in %.1fs", self.name, self.position, delay)
+        await self._clock.wait_until(self.retry_at)
+
+
+class Reactors:
+    """The reactors of one app: a task each, started together, cancelled and awaited together."""
+
+    def __init__(self, runners: Sequence[ReactorRunner]) -> None:
+        self.runners = list(runners)
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(r.run(), name=f"reactor-{r.name}") for r in self.runners]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for runner in self.runners:
+            try:
+                await runner.stop()
+            except Exception:
+                log.exception("reactor %s could not record its position at stop", runner.name)
+
+    def health(self) -> dict[str, dict[str, object]]:
+        return {r.name: r.health() for r in self.runners}
+
+    @property
+    def failing(self) -> list[str]:
+        return [r.name for r in self.runners if r.state == "failing"]
+
+
+def runners(reactors: Sequence[Reactor], event_log: Log, clock: Clock, backoff: Backoff | None = None,
+            ) -> Reactors:  # fmt: skip
+    return Reactors([ReactorRunner(r, event_log, clock, backoff=backoff) for r in reactors])

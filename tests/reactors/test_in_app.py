@@ -1,0 +1,87 @@
+"""Reactors and in-memory projections inside the real app: health, verify, shutdown, the clock."""
+
+from __future__ import annotations
+
+import asyncio
+
+from telephony.accounts.sessions import SessionIndex
+from telephony.app import create_app
+from telephony.clock import Clock
+from telephony.keys import EVENT_LOG, MEMORY, REACTORS
+from tests.accounts.helpers import advance
+from tests.serving import ADMIN, SERVICE, login
+
+from .kinds import HAPPENED, Echo, happened
+
+CONTROL = {"X-Control-Key": "test-control-key-0123456789"}
+
+
+class Watcher(Echo):
+    """Echoes `thing.happened`, and fails while `broken_at` is set."""
+
+    name = "watcher"
+
+
+async def health(client) -> tuple[int, dict]:
+    response = await client.get("/_telephony/health")
+    return response.status, await response.json()
+
+
+async def test_health_shows_each_reactor_and_a_failing_one_degrades_it_until_it_recovers(
+    aiohttp_client, settings, clock
+):
+    watcher = Watcher()
+    watcher.broken_at = 0
+    app = create_app(settings, clock=clock, reactors=[watcher])
+    client = await aiohttp_client(app)
+    runner, log = app[REACTORS].runners[0], app[EVENT_LOG]
+    await log.append([happened(1)])
+    while runner.state != "failing":
+        await asyncio.sleep(0)
+    status, body = await health(client)
+    assert status == 503 and body["status"] == "degraded"
+    assert body["reactors"]["watcher"]["state"] == "failing"
+    assert body["reactors"]["watcher"]["last_error"] == "RuntimeError: cannot echo 1"
+    assert body["reactors"]["watcher"]["retry_at"] is not None
+    await login(client)  # writes go on while a reactor fails
+
+    watcher.broken_at = None
+    await advance(client, 1)  # past the first retry: the reactor tries again
+    await asyncio.wait_for(runner.reached(log.position), 10)
+    while runner.state != "following":
+        await asyncio.sleep(0)
+    status, body = await health(client)
+    assert status == 200 and body["reactors"]["watcher"]["state"] == "following"
+    assert watcher.seen and all(e.type == HAPPENED for e in await log.read(types=[HAPPENED]))
+
+
+async def test_the_apps_reactor_tasks_are_cancelled_and_awaited_at_shutdown(aiohttp_client, settings, clock):
+    app = create_app(settings, clock=clock, reactors=[Watcher()])
+    client = await aiohttp_client(app)
+    tasks = app[REACTORS]._tasks
+    assert tasks and not any(task.done() for task in tasks)
+    await client.close()
+    assert all(task.done() for task in tasks)
+
+
+async def test_verify_compares_the_live_in_memory_projections_with_a_fresh_fold(client):
+    await login(client)
+    response = await client.post("/_telephony/verify", headers=CONTROL)
+    body = (await response.json())["data"]
+    assert response.status == 200 and body["problem"] is None and "sessions" in body["compared"]
+
+    sessions = client.app[MEMORY][SessionIndex]
+    sessions.by_id.popitem()  # the live index drifts from the log
+    body = (await (await client.post("/_telephony/verify", headers=CONTROL)).json())["data"]
+    assert body["problem"] and "'sessions'" in body["problem"]
+
+
+async def test_a_moved_clock_stays_moved_after_a_restart(aiohttp_client, settings, clock):
+    first = await aiohttp_client(create_app(settings, clock=clock))
+    moved = await advance(first, 86_400)
+    await first.close()
+    restarted = Clock.virtual()
+    second = await aiohttp_client(create_app(settings, clock=restarted))
+    assert restarted.time() == moved["epoch"]
+    response = await second.post(f"{SERVICE}/login", json=ADMIN)
+    assert response.status == 200
