@@ -1,21 +1,26 @@
 """Audit of a data dir: the hash chain, replay equality, and point-in-time copies.
 
 `verify_chain` recomputes every event's hash; `verify_projections` rebuilds every projection from
-the log into a scratch database and compares it with the live tables; `replay_into` copies the log
-up to a position or time into a new data dir and rebuilds its projections there.
+the log into a scratch database and compares it with the live tables; `fold_memory` folds the
+in-memory projections from the log (a running server compares its live ones with such a fold,
+`POST /_telephony/verify`); `replay_into` copies the log up to a position or time into a new data
+dir and rebuilds its projections there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .eventlog import LOG_FILE, store
+from .eventlog import LOG_FILE, RecordedEvent, store
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from .projections import Projections
+from .projections.memory import MemoryProjections
 from .redaction import redact
 
 CARRIED_FILES = ("control-key.sha256", "secret.key")
@@ -80,6 +85,27 @@ def verify_projections(conn: sqlite3.Connection, projections: Projections) -> Pr
         finally:
             fresh.execute("DETACH DATABASE live")
             fresh.close()
+    return None
+
+
+class _LogFile:
+    """A closed log read as in-memory projections read a live one: in chunks, up to its head."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self.position = store.head(conn)[0]
+
+    async def chunks(self, after: int = 0, *, until: int | None = None, types: Sequence[str] | None = None,
+                     size: int = 1000) -> AsyncIterator[list[RecordedEvent]]:  # fmt: skip
+        for rows in store.raw_chunks(self._conn, after=after, until=until, types=list(types or ()), chunk=size):
+            yield [store.decode_row(row) for row in rows]
+
+
+def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem | None:
+    """Fold the in-memory projections from the log: one that cannot replay it is a problem."""
+    asyncio.run(memory.attach(_LogFile(conn)))
+    for name, failure in memory.failures.items():
+        return Problem(None, f"in-memory projection {name!r} failed to fold the log: {failure}")
     return None
 
 

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import time
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from tqdm import tqdm
 from . import audit, datadir, logs, wiring
 from .config import ConfigError, Settings, load_settings
 from .eventlog import LOG_FILE, store
+from .projections.memory import MemoryProjections
 from .redaction import redact
 
 DEFAULT_CONFIG = "config.toml"
@@ -154,11 +156,30 @@ def cmd_verify(args: argparse.Namespace) -> int:
         problem = audit.verify_chain(conn, bar.update)
     if problem is None:
         problem = audit.verify_projections(conn, wiring.projection_set())
+    if problem is None:
+        problem = audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+    if problem is None and args.server:
+        problem = _verify_server(args.server, args.control_key or settings.control.key)
     if problem is not None:
         print(f"verify FAILED at {problem}")
         return 1
-    print(f"verify OK: {total} events, hash chain intact, projections match a fresh replay")
+    live = "; the server's in-memory projections match a fresh fold" if args.server else ""
+    print(f"verify OK: {total} events, hash chain intact, projections match a fresh replay{live}")
     return 0
+
+
+def _verify_server(url: str, key: str) -> audit.Problem | None:
+    """Ask the server running on this data dir to compare its in-memory projections with the log."""
+    if not url.startswith(("http://", "https://")):
+        return audit.Problem(None, f"--server must be an http:// or https:// URL, not {url!r}")
+    request = urllib.request.Request(url.rstrip("/") + "/_telephony/verify", data=b"", method="POST",  # noqa: S310
+                                     headers={"X-Control-Key": key})  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
+            answer = msgspec.json.decode(response.read())["data"]
+    except (OSError, ValueError, KeyError) as exc:
+        return audit.Problem(None, f"the server at {url} could not verify: {exc}")
+    return audit.Problem(answer["position"], answer["problem"]) if answer["problem"] else None
 
 
 def cmd_routes(args: argparse.Namespace) -> int:
@@ -258,7 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--out", help="new data dir to write the replayed state into")
     replay.set_defaults(func=cmd_replay)
 
-    add_command("verify", help="check the hash chain and replay equality").set_defaults(func=cmd_verify)
+    verify = add_command("verify", help="check the hash chain and replay equality")
+    verify.add_argument("--server", help="URL of the server running on this data dir, to compare its in-memory "
+                                         "projections too")  # fmt: skip
+    verify.add_argument("--control-key", help="its control key (default: [control] key)")
+    verify.set_defaults(func=cmd_verify)
     add_command("routes", help="list every route").set_defaults(func=cmd_routes)
 
     load = add_command("import", help="load records from JSON lines (server stopped)")

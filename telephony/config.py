@@ -67,7 +67,6 @@ class Cors(Section, frozen=True):
 class Auth(Section, frozen=True):
     v11_inactivity_seconds: int = 15 * 60
     v12_inactivity_seconds: int = 30 * 60
-    sweep_interval_seconds: int = 60
     max_failures: int = 5
     max_failures_per_address: int = 20
     failure_window_seconds: int = 15 * 60

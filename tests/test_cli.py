@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
 from telephony.security import digest
 
-from .serving import ADMIN, CONTROL_KEY, SERVICE, logged_events, login, telephony
+from .serving import ADMIN, CONTROL_KEY, SERVICE, Server, logged_events, login, telephony
 
 
 @dataclass
@@ -200,3 +202,20 @@ def test_an_unknown_config_key_stops_the_command_naming_the_key(tmp_path):
     result = telephony("--config", "bad.toml", "routes", cwd=tmp_path)
     assert result.returncode != 0
     assert "server.portt" in result.stderr
+
+
+async def test_verify_asks_a_running_server_to_compare_its_in_memory_projections(tmp_path):
+    server = Server(tmp_path / "data", tmp_path)
+    await server.start()
+    try:
+        async with aiohttp.ClientSession() as session:
+            await login(session, server.url)  # a session the server holds in memory
+        checked = await asyncio.to_thread(telephony, "--data-dir", server.data_dir, "verify", "--server", server.url,
+                                          "--control-key", CONTROL_KEY, cwd=tmp_path)  # fmt: skip
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "in-memory projections match" in checked.stdout
+        refused = await asyncio.to_thread(telephony, "--data-dir", server.data_dir, "verify", "--server", server.url,
+                                          "--control-key", "wrong", cwd=tmp_path)  # fmt: skip
+        assert refused.returncode == 1 and "could not verify" in refused.stdout
+    finally:
+        server.stop()

@@ -1,6 +1,6 @@
 """Customers, users, tokens and the login family."""
 
-from .commands import UserPlan, customer_exists, user_created
+from .decisions import UserPlan, customer_exists, user_created
 from .events import CUSTOMER_CREATED
 from .models import User
 

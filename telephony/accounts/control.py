@@ -12,6 +12,7 @@ from ..api.responses import collection, json_response
 from ..api.wire import decode, read_json
 from ..domain import acl
 from ..keys import ACCOUNTS
+from . import projections as read
 from .models import PROTECTED_FIELDS, USER_FIELDS, Named, NewCustomer, NewUser, User
 
 
@@ -74,11 +75,7 @@ async def list_api_keys(request: web.Request) -> web.Response:
     user_id = int(request.match_info["id"])
     if user_id not in accounts.index.accounts:
         raise NotFound(f"User {user_id} not found")
-    async with accounts.reader.execute(
-        "SELECT token_id, name, sealed, created_at FROM tokens WHERE user_id = ? AND kind = 'apikey' "
-        "AND revoked IS NULL ORDER BY rowid", (user_id,),
-    ) as cursor:  # fmt: skip
-        rows = await cursor.fetchall()
+    rows = await read.api_keys_of(accounts.reader, user_id)
     return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])
 
 
@@ -87,10 +84,7 @@ async def outbox(request: web.Request) -> web.Response:
     the SMTP server did not take it); `?to=` narrows to one recipient."""
     accounts = request.app[ACCOUNTS]
     to = request.query.get("to")
-    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status FROM outbox"
-    async with accounts.reader.execute(sql + (" WHERE recipient = ?" if to else "") + " ORDER BY id",
-                                       (to,) if to else ()) as cursor:  # fmt: skip
-        rows = await cursor.fetchall()
+    rows = await read.mail_of(accounts.reader, to)
     return collection([{"id": r[0], "to": r[1], "subject": r[2], "body": accounts.unseal(r[3]), "transport": r[4],
                         "created_at": r[5], "status": r[6]} for r in rows])  # fmt: skip
 

@@ -6,7 +6,7 @@ import msgspec
 from aiohttp import web
 
 from ..api.context import authorize, meta_of, principal, require_root
-from ..api.errors import BadRequest, NotFound
+from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.routing import Route
 from ..api.shapes import Shape
@@ -14,10 +14,9 @@ from ..api.wire import read_json
 from ..collections import envelope, fetch, parse, properties
 from ..documents import reads
 from ..domain import acl
-from ..eventlog import NewEvent
 from ..keys import ACCOUNTS, SETTINGS
-from . import commands
-from . import events as ev
+from . import decisions
+from . import projections as read
 from .answers import Audio, Me
 from .models import User, UserBulkItem
 
@@ -41,14 +40,14 @@ def _user_id(request: web.Request) -> int:
 async def me(request: web.Request) -> web.Response:
     accounts, who = request.app[ACCOUNTS], principal(request)
     user = await _user_or_404(request, who.user_id)
-    row = await accounts.one("SELECT sip_password_sealed FROM credentials WHERE user_id = ?", (who.user_id,))
+    sealed = await read.sealed_sip_password_of(accounts.reader, who.user_id)
     data = {
         "id": who.user_id, "email": user["email"], "first_name": user["first_name"],
         "last_name": user["last_name"], "customer_id": who.customer_id, "balance": 0.0,
         "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": "EUR",
         "is_root": user["is_root"], "language": user.get("language") or "en",
         "sip_domain": f"{who.customer_id}.sip.telephony.local",
-        "sip_password": accounts.unseal(row[0] if row else None),
+        "sip_password": accounts.unseal(sealed),
     }  # fmt: skip
     return single(request, data, "/me")
 
@@ -83,34 +82,21 @@ async def patch_users(request: web.Request) -> web.Response:
     """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing."""
     who = require_root(request)
     items = await read_json(request, list[UserBulkItem])
-    existing = await reads.get_many(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
-    events = []
+    changes = {}
     for item in items:
-        if item.id not in existing:
-            raise NotFound(f"User {item.id} not found")
-        changes = {k: v for k, v in msgspec.structs.asdict(item).items() if k != "id" and v is not msgspec.UNSET}
-        if "location_id" in changes and changes["location_id"] is not None:
-            changes["location_id"] = str(changes["location_id"])
-        events.append(
-            NewEvent(stream=f"user-{item.id}", type=ev.USER_UPDATED, data={"id": item.id, "changes": changes})
-        )
-    await request.app[ACCOUNTS].log.append(events, meta_of(request))
+        fields = {k: v for k, v in msgspec.structs.asdict(item).items() if k != "id" and v is not msgspec.UNSET}
+        if fields.get("location_id") is not None:
+            fields["location_id"] = str(fields["location_id"])
+        changes[item.id] = fields
+    await request.app[ACCOUNTS].log.transact(decisions.change_users(who.customer_id, changes), meta_of(request))
     updated = await reads.get_many(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
     return raw_collection(envelope([updated[i.id] for i in items], len(items)))
 
 
 async def delete_user(request: web.Request) -> web.Response:
     who = require_root(request)
-    user_id = _user_id(request)
-    await _user_or_404(request, user_id)
-    if user_id == who.user_id:
-        raise BadRequest("You cannot delete your own user")
-
-    def decide(conn):
-        deleted = NewEvent(stream=f"user-{user_id}", type=ev.USER_DELETED, data={"id": user_id})
-        return [deleted, *commands.revocations(commands.live_tokens(conn, user_id=user_id), "user_deleted")]
-
-    await request.app[ACCOUNTS].log.transact(decide, meta_of(request))
+    removed = decisions.remove_user(who.customer_id, who.user_id, _user_id(request))
+    await request.app[ACCOUNTS].log.transact(removed, meta_of(request))
     return web.Response(status=204)
 
 
@@ -134,9 +120,8 @@ async def delete_audio(request: web.Request) -> web.Response:
     user_id = _user_id(request)
     await _user_or_404(request, user_id)
     _may_touch(request, user_id)
-    changes = dict.fromkeys(AUDIO_FIELDS)
-    event = NewEvent(stream=f"user-{user_id}", type=ev.USER_UPDATED, data={"id": user_id, "changes": changes})
-    await request.app[ACCOUNTS].log.append([event], meta_of(request))
+    reset = decisions.change_users(principal(request).customer_id, {user_id: dict.fromkeys(AUDIO_FIELDS)})
+    await request.app[ACCOUNTS].log.transact(reset, meta_of(request))
     return web.Response(status=204)
 
 
@@ -147,12 +132,7 @@ async def delete_customer(request: web.Request) -> web.Response:
     if customer_id != who.customer_id:
         raise NotFound(f"Customer {customer_id} not found")
     require_root(request)
-
-    def decide(conn):
-        deleted = NewEvent(stream=f"customer-{customer_id}", type=ev.CUSTOMER_DELETED, data={"id": customer_id})
-        return [deleted, *commands.revocations(commands.live_tokens(conn, customer_id=customer_id), "customer_deleted")]
-
-    await request.app[ACCOUNTS].log.transact(decide, meta_of(request))
+    await request.app[ACCOUNTS].log.transact(decisions.close_customer(customer_id), meta_of(request))
     return web.Response(status=204)
 
 

@@ -7,9 +7,11 @@ authentication needs (hashes, digests, sealed copies), never a usable secret in 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 
 import msgspec
 
+from ..documents.reader import Reader
 from ..eventlog import RecordedEvent
 from ..projections import Projection
 from ..projections.holding import HeldRows
@@ -215,6 +217,102 @@ class Outbox(Projection):
         status = "failed" if event.type == ev.MAIL_FAILED else "sent"
         row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status)
         conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+
+# --- reads: inside the writer's transaction (decisions) ---------------------------------------------
+
+
+def email_in_use(conn: sqlite3.Connection, email: str) -> bool:
+    return conn.execute("SELECT 1 FROM credentials WHERE email = ?", (email.lower(),)).fetchone() is not None
+
+
+def token_name_in_use(conn: sqlite3.Connection, user_id: int, kind: str, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM tokens WHERE user_id = ? AND kind = ? AND name = ? AND revoked IS NULL",
+                       (user_id, kind, name)).fetchone()  # fmt: skip
+    return row is not None
+
+
+def live_tokens(conn: sqlite3.Connection, *, user_id: int | None = None, customer_id: int | None = None) -> list[str]:
+    """The ids of the live tokens of a user, or of every user of a customer."""
+    column, value = ("user_id", user_id) if user_id is not None else ("customer_id", customer_id)
+    return [r[0] for r in conn.execute(f"SELECT token_id FROM tokens WHERE {column} = ? AND revoked IS NULL", (value,))]
+
+
+# --- reads: for handlers, on the read-only connection ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Login:
+    user_id: int
+    customer_id: int
+    password_hash: str
+    two_factor: str
+    devices: list[str]
+
+
+async def login_of(reader: Reader, email: str) -> Login | None:
+    """What a login by `email` is checked against, if a live user has it."""
+    rows = await reader.execute_fetchall(
+        "SELECT user_id, customer_id, password_hash, two_factor, devices FROM credentials WHERE email = ? "
+        "AND deleted = 0", (email.lower(),),
+    )  # fmt: skip
+    for user_id, customer_id, password_hash, two_factor, devices in rows:
+        return Login(user_id, customer_id, password_hash, two_factor, msgspec.json.decode(devices))
+    return None
+
+
+@dataclass(frozen=True)
+class PendingChallenge:
+    user_id: int
+    customer_id: int
+    code_hash: str
+    expires_at: float
+    device_digest: str | None
+
+
+async def challenge_of(reader: Reader, nonce_digest: str) -> PendingChallenge | None:
+    """An unused login challenge of a live user, by the digest of its nonce."""
+    rows = await reader.execute_fetchall(
+        "SELECT h.user_id, c.customer_id, h.code_hash, h.expires_at, h.device_digest FROM challenges h "
+        "JOIN credentials c ON c.user_id = h.user_id WHERE h.nonce_digest = ? AND h.used = 0 AND c.deleted = 0",
+        (nonce_digest,),
+    )  # fmt: skip
+    return PendingChallenge(*rows[0]) if rows else None
+
+
+async def reset_of(reader: Reader, reset_digest: str) -> tuple[int, float] | None:
+    """The user and expiry of an unused reset token, by its digest."""
+    rows = await reader.execute_fetchall(
+        "SELECT user_id, expires_at FROM resets WHERE reset_digest = ? AND used = 0", (reset_digest,)
+    )
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
+async def user_id_of(reader: Reader, email: str) -> int | None:
+    rows = await reader.execute_fetchall("SELECT user_id FROM credentials WHERE email = ? AND deleted = 0",
+                                         (email.lower(),))  # fmt: skip
+    return rows[0][0] if rows else None
+
+
+async def sealed_sip_password_of(reader: Reader, user_id: int) -> str | None:
+    rows = await reader.execute_fetchall("SELECT sip_password_sealed FROM credentials WHERE user_id = ?", (user_id,))
+    return rows[0][0] if rows else None
+
+
+async def api_keys_of(reader: Reader, user_id: int) -> list[tuple[str, str, str, str]]:
+    """(token id, name, sealed key, created at) of a user's live API keys, oldest first."""
+    rows = await reader.execute_fetchall(
+        "SELECT token_id, name, sealed, created_at FROM tokens WHERE user_id = ? AND kind = 'apikey' "
+        "AND revoked IS NULL ORDER BY rowid", (user_id,),
+    )  # fmt: skip
+    return [tuple(row) for row in rows]
+
+
+async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
+    """(id, to, subject, sealed body, transport, created at, status) of the mail sent, oldest first."""
+    where, args = (" WHERE recipient = ?", (to,)) if to else ("", ())
+    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status FROM outbox"
+    return list(await reader.execute_fetchall(sql + where + " ORDER BY id", args))
 
 
 def projections() -> list[Projection]:

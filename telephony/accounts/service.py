@@ -1,25 +1,26 @@
 """Account operations: bootstrap, customers, users, tokens, logins, resets, token expiry.
 
-Handlers call these; each prepares slow secrets off the event loop, then lets a decision in
-`commands` run inside the writer's transaction.
+Handlers call these; each prepares slow secrets, random ids and times off the writer, then lets a
+decision of `decisions` (the rules of `domain/accounts.py` over folded state) run inside the
+writer's transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock, wire_time
 from ..config import Settings
 from ..documents.reader import Reader
-from ..eventlog import EventLog, Metadata, NewEvent
+from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
 from ..reactors.scheduler import Scheduler
 from ..security import Sealer, hash_password, new_token
 from ..security import digest as digest_of
-from . import commands
-from . import events as ev
+from . import decisions
 from .expiry import TokenExpiry
 from .models import NewUser
 from .sessions import Activity, SessionIndex
@@ -51,23 +52,23 @@ class Accounts:
     # --- users and customers -------------------------------------------------------------------
 
     async def plan_user(self, email: str, password: str, *, is_root: bool = False, roles: tuple[str, ...] = (),
-                        attributes: dict[str, Any] | None = None) -> commands.UserPlan:  # fmt: skip
+                        attributes: dict[str, Any] | None = None) -> decisions.UserPlan:  # fmt: skip
         password_hash = await asyncio.to_thread(hash_password, password)
-        return commands.UserPlan(
+        return decisions.UserPlan(
             email=email, password_hash=password_hash, sip_password_sealed=self.sealer.seal(new_token()[:16]),
             created_at=wire_time(self.clock.now()), is_root=is_root, roles=roles, attributes=attributes or {},
         )  # fmt: skip
 
     async def create_customer(self, name: str, email: str, password: str, meta: Metadata) -> tuple[dict, dict]:
         admin = await self.plan_user(email, password, is_root=True, roles=("ROLE_ROOT_ADMIN",))
-        customer, user = await self.log.transact(commands.create_customer(name, admin), meta)
+        customer, user = await self.log.transact(decisions.open_customer(name, admin), meta)
         return customer.data, user.data["body"]
 
     async def create_user(self, customer_id: int, body: NewUser, roles: tuple[str, ...], meta: Metadata) -> dict:
         plan = await self.plan_user(body.email, body.password, is_root=body.is_root, roles=roles,
                                     attributes={**body.attributes, "first_name": body.first_name,
                                                 "last_name": body.last_name})  # fmt: skip
-        (created,) = await self.log.transact(commands.create_user(customer_id, plan), meta)
+        (created,) = await self.log.transact(decisions.create_user(customer_id, plan), meta)
         return created.data["body"]
 
     async def bootstrap(self) -> None:
@@ -86,26 +87,24 @@ class Accounts:
     async def issue(self, user_id: int, customer_id: int, kind: str, meta: Metadata, *, name: str | None = None,
                     expiry: int = 0, inactivity: int = 0, host: str | None = None,
                     user_agent: str | None = None) -> Issued:  # fmt: skip
-        token = new_token()
-        now = self.clock.now()
-        plan = commands.TokenPlan(
-            digest=digest_of(token), sealed=self.sealer.seal(token) if kind != "login" else None, user_id=user_id,
-            customer_id=customer_id, kind=kind, expiry=expiry, inactivity=inactivity,
-            api_version=meta.api_version, created_at=wire_time(now), issued_epoch=now.timestamp(), name=name,
-            host=host, user_agent=user_agent,
-        )  # fmt: skip
-        decide = commands.issue_api_token(plan) if name is not None else (lambda _c: [commands.token_issued(plan)])
-        (issued,) = await self.log.transact(decide, meta)
-        self.expiry.watch(issued.data["token_id"])
-        return Issued(token, issued.data["token_id"], user_id, plan.created_at)
+        token, token_id, now = new_token(), secrets.token_hex(8), self.clock.now()
+        created_at = wire_time(now)
+        grant: dict[str, Any] = {
+            "digest": digest_of(token), "sealed": self.sealer.seal(token) if kind != "login" else None,
+            "customer_id": customer_id, "kind": kind, "expiry": expiry, "inactivity": inactivity,
+            "api_version": meta.api_version, "created_at": created_at, "issued_epoch": now.timestamp(),
+            "name": name, "host": host, "user_agent": user_agent,
+        }  # fmt: skip
+        await self.log.transact(decisions.issue_token(token_id, user_id, grant), meta)
+        self.expiry.watch(token_id)
+        return Issued(token, token_id, user_id, created_at)
 
     async def revoke(self, token_ids: list[str], reason: str, meta: Metadata) -> None:
         if token_ids:
-            await self.log.append(commands.revocations(token_ids, reason), meta)
+            await self.log.transact(decisions.revoke_tokens(token_ids, reason), meta)
 
     async def touch(self, token_id: str, now: float) -> None:
-        data = {"token_id": token_id, "at": wire_time(now), "epoch": now}
-        await self.log.append([NewEvent(stream=f"token-{token_id}", type=ev.TOKEN_TOUCHED, data=data)])
+        await self.log.transact(decisions.touch_token(token_id, wire_time(now), now))
 
     async def expire(self, token_id: str) -> None:
         """Record that a token outlived its lifetime (its expiry timer found it so)."""
@@ -116,7 +115,3 @@ class Accounts:
 
     async def send_mail(self, to: str, subject: str, body: str, meta: Metadata) -> None:
         await self.mailer.send(to, subject, body, meta)
-
-    async def one(self, sql: str, params: tuple) -> Any:
-        async with self.reader.execute(sql, params) as cursor:
-            return await cursor.fetchone()

@@ -7,12 +7,16 @@ Events, all on the stream `<kind>-<id>`:
     `<kind>.cleared`  {customer_id}                the whole collection of one customer
 and `customer.deleted` {id} drops every document of that customer. Counts per customer are kept
 so an unfiltered list answers `total` without scanning.
+
+A table may also be fed by any other event types through `feeds`: a function per type that turns
+an event into document changes (`put`, `patch`, `remove`, `clear`), as CDRs are made by call events.
+Such a feed sees the event's envelope (stream, recorded_at, meta) live and on replay alike.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -24,6 +28,28 @@ from ..projections.holding import HeldRows
 
 _encode = msgspec.json.encode
 CUSTOMER_DELETED = "customer.deleted"
+Change = tuple[str, dict[str, Any]]
+"""A change to a document table: an action of the table's own events and its data."""
+Feed = Callable[[RecordedEvent], Iterable[Change]]
+
+
+def put(id_: Any, customer_id: int, body: dict[str, Any]) -> Change:
+    """A new document (its id must not be in the table yet)."""
+    return "created", {"id": id_, "customer_id": customer_id, "body": body}
+
+
+def patch(id_: Any, changes: dict[str, Any]) -> Change:
+    """Fields of a document change."""
+    return "updated", {"id": id_, "changes": changes}
+
+
+def remove(id_: Any) -> Change:
+    return "deleted", {"id": id_}
+
+
+def clear(customer_id: int) -> Change:
+    """Every document of a customer goes."""
+    return "cleared", {"customer_id": customer_id}
 
 
 def json_path(prop: str) -> str:
@@ -36,8 +62,11 @@ class DocumentTable(Projection):
 
     version: ClassVar[int] = 1
 
-    def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[str] = ()) -> None:
+    def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[str] = (),
+                 feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
         self.kind = kind
+        self.feeds = dict(feeds or {})
+        self.reads_envelope = bool(self.feeds)
         self.name = f"documents:{kind}"
         self.table = f"doc_{kind}"
         self.counts = f"doc_{kind}_counts"
@@ -52,9 +81,12 @@ class DocumentTable(Projection):
         )
         self.text_ids = text_ids
         self.indexed = tuple(indexed)
-        self.handles = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared")) | {
-            CUSTOMER_DELETED
-        }
+        own = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared"))
+        self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
+
+    def declaration(self) -> tuple:
+        feeds = tuple(sorted((type_, feed.__qualname__) for type_, feed in self.feeds.items()))
+        return (*super().declaration(), self.kind, self.text_ids, self.indexed, feeds)
 
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
@@ -78,7 +110,13 @@ class DocumentTable(Projection):
             )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        self._actions[event.type](conn, event.data)
+        action = self._actions.get(event.type)
+        if action is not None:
+            action(conn, event.data)
+            return
+        actions = self._actions
+        for name, data in self.feeds[event.type](event):
+            actions[f"{self.kind}.{name}"](conn, data)
 
     @cached_property
     def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -58,6 +59,12 @@ def stream_version(conn: sqlite3.Connection, stream: str) -> int:
     return row[0] or 0
 
 
+def stream_content(conn: sqlite3.Connection, stream: str) -> list[tuple[str, Any]]:
+    """A stream's events as (type, data) pairs in version order: what a decision folds."""
+    rows = conn.execute("SELECT type, data FROM events WHERE stream = ? ORDER BY version", (stream,))
+    return [(type_, _decode_data(data)) for type_, data in rows]
+
+
 def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
     payload = _decode_data(data)
@@ -84,6 +91,12 @@ def decode_content_row(row: tuple, upcasters: Upcasters | None = None) -> Record
         schema, payload = upcasters.upcast(type_, schema, payload)
     return RecordedEvent(position=position, stream="", version=0, type=type_, schema=schema,
                          data=payload, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
+
+
+def without_envelope(event: RecordedEvent) -> RecordedEvent:
+    """The event as a replay that skips the envelope gives it (see `decode_content_row`)."""
+    return RecordedEvent(position=event.position, stream="", version=0, type=event.type, schema=event.schema,
+                         data=event.data, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
 
 
 def raw_chunks(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from typing import ClassVar
 
@@ -11,20 +12,35 @@ from ..eventlog.records import RecordedEvent
 class Projection:
     """A durable read model kept in SQLite tables, written in the same transaction as the events.
 
-    Subclasses set `name`, `version` (bump it to rebuild from the log at the next start), `tables`
-    (the tables it owns, dropped on rebuild), `handles` (event types) and implement `create` and
-    `apply`, and `index` when they have secondary indexes. `apply` does no I/O beyond its own tables.
+    Subclasses set `name`, `version` (bump it when `apply` changes meaning), `tables` (the tables it
+    owns, dropped on rebuild), `handles` (event types) and implement `create` and `apply`, and
+    `index` when they have secondary indexes. `apply` does no I/O beyond its own tables.
+
+    The stored version of a projection is its `fingerprint`: `version` and a digest of its
+    `declaration` (kind, tables, event types, indexes, id rules...), so a changed declaration
+    rebuilds it from the log at the next start, as a bumped `version` does.
     """
 
     name: str
     version: ClassVar[int] = 1
     tables: tuple[str, ...] = ()
     handles: frozenset[str] = frozenset()
-    reads_envelope: ClassVar[bool] = False
+    reads_envelope: bool = False
     """True when `apply` reads more of an event than its position, type, schema and data: its envelope
-    (stream, version, meta, recorded_at, hash). Rebuilds skip reading the envelope when no projection does."""
+    (stream, version, meta, recorded_at, hash). Rebuilds skip reading the envelope when no projection
+    does, and live appends hide it from projections that do not say so, so none can work live and
+    break on replay."""
     rebuilding: bool = False
     """True while a rebuild replays the log: aggregates may then wait for `index`."""
+
+    def declaration(self) -> tuple:
+        """Everything that shapes the read model; subclasses add theirs."""
+        return (type(self).__qualname__, self.tables, tuple(sorted(self.handles)), self.reads_envelope)
+
+    @property
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256(repr(self.declaration()).encode()).hexdigest()[:16]
+        return f"{self.version}:{digest}"
 
     def create(self, conn: sqlite3.Connection) -> None:
         raise NotImplementedError

@@ -18,7 +18,7 @@ from .base import Projection
 
 CHECKPOINTS = """
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
-    name TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL
+    name TEXT PRIMARY KEY, version NOT NULL, position INTEGER NOT NULL
 )
 """
 REBUILD_COMMIT_EVERY = 100_000
@@ -67,8 +67,14 @@ class Projections:
                 self._by_type[type_].append(projection)
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        """Apply a live event; projections that do not read the envelope see it without one, as on replay."""
+        content = None
         for projection in self._by_type.get(event.type, ()):
-            projection.apply(conn, event)
+            if projection.reads_envelope:
+                projection.apply(conn, event)
+            else:
+                content = content or store.without_envelope(event)
+                projection.apply(conn, content)
 
     @property
     def _reads_envelope(self) -> bool:
@@ -84,7 +90,7 @@ class Projections:
             name: (v, p) for name, v, p in conn.execute("SELECT name, version, position FROM projection_checkpoints")
         }
         last, _ = store.head(conn)
-        return [p for p in self.all if stored.get(p.name) != (p.version, last)]
+        return [p for p in self.all if stored.get(p.name) != (p.fingerprint, last)]
 
     def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]:
         """Create missing tables and rebuild stale projections; returns the names rebuilt."""
@@ -119,7 +125,7 @@ class Projections:
             projection.rebuilding = True
             conn.execute(
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
-                (projection.name, projection.version),
+                (projection.name, projection.fingerprint),
             )
         head = store.head(conn)[0]
         last = head if until is None else min(until, head)

@@ -166,7 +166,7 @@ def _user_events(conn, value: UserRecord, customer_id: int, sip: Callable[[], st
     plan = accounts.UserPlan(email=value.email, password_hash=password_hash, sip_password_sealed=sip(),
                              created_at=value.created_at, is_root=value.is_root, roles=tuple(value.roles),
                              attributes={k: v for k, v in body.items() if k not in _USER_SET_BY_PLAN})  # fmt: skip
-    yield accounts.user_created(conn, customer_id, plan, initial=value.is_initial, user_id=value.id)
+    yield from accounts.user_created(conn, customer_id, plan, initial=value.is_initial, user_id=value.id)
 
 
 _USER_SET_BY_PLAN = {"id", "email", "is_root", "is_initial", "roles", "created_at", "customer", "customer_id_id"}

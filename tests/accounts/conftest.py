@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from telephony.accounts.commands import FIRST_CUSTOMER_ID, FIRST_USER_ID
+from telephony.accounts.decisions import FIRST_CUSTOMER_ID, FIRST_USER_ID
 from tests.accounts.helpers import SCHEMES, VERSIONS, Creds, login
 
 HOME = FIRST_CUSTOMER_ID  # the bootstrap customer

@@ -12,6 +12,7 @@ from tests.accounts.helpers import (
     HEX40,
     PASSWORD,
     create_api_key,
+    create_customer,
     create_user,
     error_of,
     events,
@@ -237,3 +238,20 @@ async def test_the_clock_can_be_set_to_a_later_time(client):
 async def test_the_clock_refuses_to_go_back_or_guess(client, body, field):
     error = await error_of(await client.post("/_telephony/clock", json=body, headers=CONTROL), 400)
     assert error["errors"][0]["field"] == field
+
+
+# --- conflicts ---------------------------------------------------------------------------------------
+
+
+async def test_a_number_of_a_deleted_customer_provisioned_again_is_a_409_conflict(client):
+    customer_id, _ = await create_customer(client, "Gone Ltd", "gone@example.com")
+    number = {"e164": "+33612345678"}
+    first = await client.post(f"/_telephony/customers/{customer_id}/ddis", json=number, headers=CONTROL)
+    assert first.status == 201
+    gone = await login(client, "v1.2", "gone@example.com", PASSWORD)
+    assert (await client.delete(url("v1.2", f"/customers/{customer_id}"), headers=gone.headers())).status == 204
+
+    again = await client.post(f"/_telephony/customers/{HOME}/ddis", json=number, headers=CONTROL)
+    error = await error_of(again, 409)
+    assert error["errors"][0]["message"] == "stream 'ddi-+33612345678' is at version 1, expected 0"
+    assert len(await events(client, "ddi.created")) == 1  # nothing of the refused request was stored

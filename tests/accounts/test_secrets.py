@@ -114,7 +114,7 @@ async def _exercise(client, settings, secrets: Secrets) -> None:
     root = await login(client, "v1.2", root_email, NEW_PASSWORD)
     secrets.creds(root)
     await client.post(url("v1.2", "/logout"), headers=root.headers("basic"))
-    await advance(client, 3600)  # the expiry sweep runs and records its revocations
+    await advance(client, 3600)  # the expiry timers run and record their revocations
 
 
 def _data_dir_bytes(data_dir: Path) -> dict[Path, bytes]:

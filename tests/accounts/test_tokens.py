@@ -8,6 +8,7 @@ import re
 import pytest
 
 from telephony.app import create_app
+from telephony.clock import wire_time
 from tests.accounts.conftest import HOME, ROOT_ID
 from tests.accounts.helpers import (
     HEX40,
@@ -144,7 +145,7 @@ async def test_any_request_keeps_a_token_alive(client, root_email, root_password
     assert await status_of(client, "v1.1", creds) == 200
 
 
-async def test_the_expiry_sweep_records_the_expiry_as_token_revoked_events(client, root_email, root_password):
+async def test_the_expiry_timer_records_the_expiry_as_token_revoked_events(client, root_email, root_password):
     creds = await login(client, "v1.1", root_email, root_password)
     survivor = await login(client, "v1.2", root_email, root_password)
     await advance(client, 15 * 60 + 1)
@@ -182,15 +183,17 @@ async def test_a_login_token_survives_a_restart_within_its_timeout(
     assert await status_of(second, "v1.1", session) == 200
 
 
-async def test_an_api_token_with_an_expiry_dies_after_that_many_seconds(client, settings, root_v12):
+async def test_an_api_token_with_an_expiry_dies_after_that_many_seconds(client, clock, root_v12):
+    api_token_created = clock.time()
     api_token = await create_api_token(client, root_v12, "two-minutes", expiry=120)
     await advance(client, 100)
     assert await status_of(client, "v1.2", api_token) == 200
-    await advance(client, 21)
+    await advance(client, 21)  # its expiry timer records the expiry at 120 s
+    revoked = {e.data["token_id"]: e for e in await events(client, "token.revoked")}
+    expired = revoked[await token_id_of(client, api_token.token)]
+    assert expired.data["reason"] == "expired"
+    assert expired.recorded_at.startswith(wire_time(api_token_created + 120).replace(" ", "T"))
     assert await status_of(client, "v1.2", api_token) == 401
-    await advance(client, settings.auth.sweep_interval_seconds)  # the next sweep records it
-    revoked = {e.data["token_id"]: e.data["reason"] for e in await events(client, "token.revoked")}
-    assert revoked[await token_id_of(client, api_token.token)] == "expired"
 
 
 async def test_use_does_not_extend_an_api_tokens_expiry(client, root_v12):

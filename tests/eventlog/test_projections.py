@@ -6,12 +6,15 @@ import asyncio
 import random
 import sqlite3
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from telephony.audit import verify_projections
 from telephony.clock import Clock
-from telephony.eventlog import EventLog, Metadata, NewEvent
+from telephony.documents import DocumentTable
+from telephony.documents.projection import patch, put
+from telephony.eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
@@ -92,3 +95,55 @@ async def test_a_rebuild_gives_the_envelope_to_projections_that_read_it(tmp_path
     assert [row[3] for row in live] == [f"r{n}" for n in range(5)] and all(row[5] for row in live)
     Projections([EnvelopeTrail()]).rebuild(conn, progress=False)
     assert conn.execute("SELECT * FROM test_envelope_trail ORDER BY position").fetchall() == live
+
+
+def call_ended(event: RecordedEvent):
+    """A CDR made by a call event, dated by when the event was recorded, naming its stream."""
+    d = event.data
+    yield put(d["call_id"], d["customer_id"], {"id": d["call_id"], "calldate": event.recorded_at,
+                                               "call": event.stream, "billsec": d["billsec"]})  # fmt: skip
+    if d["billsec"] == 0:
+        yield patch(d["call_id"], {"disposition": "NO ANSWER"})
+
+
+async def test_a_document_table_fed_by_other_events_sees_their_envelope_live_and_on_replay(tmp_path):
+    cdrs = DocumentTable("cdr", feeds={"call.ended": call_ended})
+    log = await EventLog.open(tmp_path, Projections([cdrs]), Clock.virtual(), progress=False)
+    for call_id, billsec in ((7, 30), (8, 0)):
+        data = {"call_id": call_id, "customer_id": 100001, "billsec": billsec}
+        await log.append([NewEvent(stream=f"call-{call_id}", type="call.ended", data=data)])
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    live = conn.execute("SELECT id, customer_id, body FROM doc_cdr ORDER BY id").fetchall()
+    bodies = [msgspec.json.decode(body) for _, _, body in live]
+    assert [b["call"] for b in bodies] == ["call-7", "call-8"] and all(b["calldate"] for b in bodies)
+    assert bodies[1]["disposition"] == "NO ANSWER"
+    assert verify_projections(conn, Projections([DocumentTable("cdr", feeds={"call.ended": call_ended})])) is None
+
+
+async def test_a_projection_that_reads_the_envelope_without_saying_so_sees_none_live_as_on_replay(tmp_path):
+    class Careless(EnvelopeTrail):
+        name = "careless"
+        reads_envelope = False
+
+    log = await EventLog.open(tmp_path, Projections([Careless()]), Clock(), progress=False)
+    await log.append([NewEvent(stream="s-1", type="thing.happened", data={})], Metadata(request_id="r1"))
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    assert conn.execute("SELECT stream, request_id, recorded_at FROM test_envelope_trail").fetchall() == [
+        ("", None, "")
+    ]
+
+
+async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data_dir(tmp_path):
+    log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
+    await log.append([NewEvent(stream="note-1", type="note.created", data={"id": 1, "customer_id": 1, "body": {}})])
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    assert not Projections([DocumentTable("note")]).stale(conn)
+    indexed = DocumentTable("note", indexed=("title",))
+    assert Projections([indexed]).stale(conn) == [indexed]
+    log = await EventLog.open(tmp_path, Projections([indexed]), Clock(), progress=False)
+    await log.close()
+    indexes = {row[1] for row in conn.execute("PRAGMA index_list(doc_note)")}
+    assert "doc_note_title" in indexes and not Projections([indexed]).stale(conn)

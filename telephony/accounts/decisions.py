@@ -1,0 +1,189 @@
+"""Account decisions for the writer: fold the state, ask the rules, record what they say.
+
+Each function builds a `decide(conn)` that the writer runs inside its transaction. It folds the
+aggregates it changes from their own streams, reads the facts across streams it needs through the
+projections' read functions, calls the pure rules of `domain/accounts.py` and returns their facts as
+events guarded by the stream versions it folded. Slow work (password hashing, sealing), random ids
+and times come in from the caller.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..domain import accounts as rules
+from ..eventlog import ANY_VERSION, NewEvent, store
+from ..projections.sequences import next_id
+from . import projections as read
+from .models import User
+
+FIRST_USER_ID = 1_000_001
+FIRST_CUSTOMER_ID = 100_001
+Decide = Callable[[sqlite3.Connection], list[NewEvent]]
+
+
+@dataclass(frozen=True)
+class UserPlan:
+    """A user to create, its secrets already hashed or sealed, its document built but for ids."""
+
+    email: str
+    password_hash: str
+    sip_password_sealed: str
+    created_at: str
+    is_root: bool = False
+    roles: tuple[str, ...] = ()
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    def body(self, user_id: int, customer_id: int, *, initial: bool) -> dict[str, Any]:
+        """The user's whole document: its attributes, what the platform sets, defaults for the rest."""
+        user = User(**self.attributes, id=user_id, email=self.email, is_root=self.is_root, is_initial=initial,
+                    roles=list(self.roles), created_at=self.created_at, customer=customer_id,
+                    customer_id_id=customer_id)  # fmt: skip
+        return msgspec.to_builtins(user)
+
+
+def events(facts: Iterable[rules.Fact]) -> list[NewEvent]:
+    return [NewEvent(stream=f.stream, type=f.type, data=f.data,
+                     expected_version=ANY_VERSION if f.expected is None else f.expected) for f in facts]  # fmt: skip
+
+
+# --- state, folded from streams ----------------------------------------------------------------------
+
+
+def customer_of(conn: sqlite3.Connection, customer_id: int) -> rules.Customer:
+    return rules.fold(rules.evolve_customer, rules.Customer(customer_id),
+                      store.stream_content(conn, rules.customer_stream(customer_id)))  # fmt: skip
+
+
+def user_of(conn: sqlite3.Connection, user_id: int) -> rules.User:
+    return rules.fold(rules.evolve_user, rules.User(user_id), store.stream_content(conn, rules.user_stream(user_id)))
+
+
+def token_of(conn: sqlite3.Connection, token_id: str) -> rules.Token:
+    return rules.fold(rules.evolve_token, rules.Token(token_id),
+                      store.stream_content(conn, rules.token_stream(token_id)))  # fmt: skip
+
+
+def customer_exists(conn: sqlite3.Connection, customer_id: int) -> bool:
+    return customer_of(conn, customer_id).exists
+
+
+# --- customers and users -----------------------------------------------------------------------------
+
+
+def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False,
+                 user_id: int | None = None) -> list[NewEvent]:  # fmt: skip
+    """The events of a new user (an id is allocated unless given), for a decision or an import."""
+    user_id = user_id or next_id(conn, "user", FIRST_USER_ID)
+    facts = rules.register_user(
+        customer_of(conn, customer_id), user_of(conn, user_id), plan.body(user_id, customer_id, initial=initial),
+        plan.password_hash, plan.sip_password_sealed, email_in_use=read.email_in_use(conn, plan.email),
+    )  # fmt: skip
+    return events(facts)
+
+
+def open_customer(name: str, admin: UserPlan) -> Decide:
+    """A customer and its root user."""
+
+    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+        customer_id = next_id(conn, "customer", FIRST_CUSTOMER_ID)
+        opened = events(rules.open_customer(customer_of(conn, customer_id), name, admin.created_at))
+        user_id = next_id(conn, "user", FIRST_USER_ID)
+        facts = rules.register_user(
+            rules.Customer(customer_id, version=1, name=name), user_of(conn, user_id),
+            admin.body(user_id, customer_id, initial=True), admin.password_hash, admin.sip_password_sealed,
+            email_in_use=read.email_in_use(conn, admin.email),
+        )  # fmt: skip
+        return opened + events(facts)
+
+    return decide
+
+
+def create_user(customer_id: int, plan: UserPlan) -> Decide:
+    return lambda conn: user_created(conn, customer_id, plan)
+
+
+def close_customer(customer_id: int) -> Decide:
+    return lambda conn: events(
+        rules.close_customer(customer_of(conn, customer_id), read.live_tokens(conn, customer_id=customer_id))
+    )
+
+
+def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decide:
+    """Changes keyed by user id: every user must be the customer's, or nothing changes."""
+
+    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+        return events(f for user_id, fields in changes.items()
+                      for f in rules.change_user(user_of(conn, user_id), customer_id, fields))  # fmt: skip
+
+    return decide
+
+
+def remove_user(customer_id: int, actor_id: int, user_id: int) -> Decide:
+    return lambda conn: events(
+        rules.remove_user(user_of(conn, user_id), customer_id, actor_id, read.live_tokens(conn, user_id=user_id))
+    )
+
+
+# --- the login family --------------------------------------------------------------------------------
+
+
+def issue_challenge(user_id: int, nonce_digest: str, code_hash: str, expires_at: float,
+                    device_digest: str | None) -> Decide:  # fmt: skip
+    return lambda conn: events(
+        rules.issue_challenge(user_of(conn, user_id), nonce_digest, code_hash, expires_at, device_digest)
+    )
+
+
+def pass_challenge(user_id: int, nonce_digest: str, *, code_matches: bool, now: float, device_digest: str | None,
+                   add_device: bool) -> Decide:  # fmt: skip
+    return lambda conn: events(
+        rules.pass_challenge(
+            user_of(conn, user_id),
+            nonce_digest,
+            code_matches=code_matches,
+            now=now,
+            device_digest=device_digest,
+            add_device=add_device,
+        )  # fmt: skip
+    )
+
+
+def request_reset(user_id: int, reset_digest: str, expires_at: float) -> Decide:
+    return lambda conn: events(rules.request_reset(user_of(conn, user_id), reset_digest, expires_at))
+
+
+def complete_reset(user_id: int, reset_digest: str, password_hash: str, now: float) -> Decide:
+    return lambda conn: events(
+        rules.complete_reset(
+            user_of(conn, user_id), reset_digest, password_hash, now, read.live_tokens(conn, user_id=user_id)
+        )  # fmt: skip
+    )
+
+
+# --- tokens ------------------------------------------------------------------------------------------
+
+
+def issue_token(token_id: str, user_id: int, grant: Mapping[str, Any]) -> Decide:
+    """A token; a named one (API token or key) must not share its name with a live one of its kind."""
+
+    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+        name = grant.get("name")
+        in_use = name is not None and read.token_name_in_use(conn, user_id, grant["kind"], name)
+        return events(rules.issue_token(token_of(conn, token_id), user_of(conn, user_id), grant, name_in_use=in_use))
+
+    return decide
+
+
+def touch_token(token_id: str, at: str, epoch: float) -> Decide:
+    return lambda conn: events(rules.touch_token(token_of(conn, token_id), at, epoch))
+
+
+def revoke_tokens(token_ids: Iterable[str], reason: str) -> Decide:
+    wanted = list(token_ids)
+    return lambda conn: events(f for t in wanted for f in rules.revoke_token(token_of(conn, t), reason))
