@@ -1,9 +1,11 @@
-"""One mailer: SMTP when `[mail] host` is set, otherwise the outbox (GET /_telephony/outbox).
+"""Mail: kept in the outbox (GET /_telephony/outbox), or delivered over SMTP by a reactor.
 
-Every message is recorded as a `mail.sent` event with its body sealed, since bodies carry codes and
-reset tokens that must never sit in the log in plain text. A message the SMTP server did not take is
-recorded as `mail.failed` instead, with the same fields and a `reason` (the error's class name); the
-request that caused it answers as if it had gone.
+Every message is in the log with its body sealed, since bodies carry codes and reset tokens that
+must never sit in the log in plain text. Without an SMTP server (`[mail] host` empty) the log is the
+outbox: a message is `mail.sent` (transport `outbox`) at once. With one, the request only queues it
+(`mail.queued`) and answers; the `SmtpDelivery` reactor hands it to the server and records
+`mail.sent`, or `mail.failed` with a `reason` (the error's class name) when the server does not take
+it. Delivery is at least once: a crash between the hand-over and its record sends it again.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import aiosmtplib
 
 from .clock import Clock, wire_time
 from .config import Mail
-from .eventlog import EventLog, Metadata, NewEvent
+from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
+from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 
 log = logging.getLogger(__name__)
+MAIL_QUEUED = "mail.queued"
 MAIL_SENT = "mail.sent"
 MAIL_FAILED = "mail.failed"
+STREAM = "mail"
 
 
 class Mailer:
@@ -31,16 +36,31 @@ class Mailer:
         self._clock = clock
 
     async def send(self, to: str, subject: str, body: str, meta: Metadata) -> None:
-        transport, failure = "outbox", None
-        if self._settings.host:
-            transport = "smtp"
-            failure = await self._deliver(to, subject, body)
-        data = {"to": to, "subject": subject, "body_sealed": self._sealer.seal(body), "transport": transport,
-                "created_at": wire_time(self._clock.now())}  # fmt: skip
+        """Put a message in the outbox, or queue it for the SMTP server."""
+        smtp = bool(self._settings.host)
+        data = {"to": to, "subject": subject, "body_sealed": self._sealer.seal(body),
+                "transport": "smtp" if smtp else "outbox", "created_at": wire_time(self._clock.now())}  # fmt: skip
+        await self._log.append([NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)], meta)
+
+
+class SmtpDelivery(Reactor):
+    """Hands each queued message to the SMTP server and records how that went."""
+
+    name = "smtp-delivery"
+    handles = frozenset({MAIL_QUEUED})
+
+    def __init__(self, settings: Mail, sealer: Sealer, clock: Clock) -> None:
+        self._settings = settings
+        self._sealer = sealer
+        self._clock = clock
+
+    async def react(self, event: RecordedEvent) -> Reaction:
+        d = event.data
+        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]))
+        data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}
         if failure is not None:
             data["reason"] = failure
-        event = NewEvent(stream="mail", type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)
-        await self._log.append([event], meta)
+        return [NewEvent(stream=STREAM, type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)]
 
     async def _deliver(self, to: str, subject: str, body: str) -> str | None:
         """Hands the message to the SMTP server; on failure, the error's class name (never its text,

@@ -21,6 +21,8 @@ from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
 from .eventlog.upcasting import Upcasters
+from .keys import ACCOUNTS, CLOCK, SETTINGS
+from .mail import SmtpDelivery
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
 from .projections.memory import MemoryProjection
@@ -46,7 +48,9 @@ def memory_projections(settings: Settings) -> list[MemoryProjection]:
 
 def reactors(app: web.Application) -> list[Reactor]:
     """The reactors that follow the log while the app runs."""
-    return []
+    settings, accounts = app[SETTINGS], app[ACCOUNTS]
+    smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK])] if settings.mail.host else []
+    return [*smtp]
 
 
 def upcasters() -> Upcasters:

@@ -3,6 +3,7 @@ log lines are JSON when asked."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
@@ -16,8 +17,8 @@ from aiosmtpd.handlers import Message
 from telephony import logs
 from telephony.app import create_app
 from telephony.config import Log, Mail
-from telephony.keys import EVENT_LOG
-from telephony.mail import MAIL_FAILED, MAIL_SENT
+from telephony.keys import EVENT_LOG, REACTORS
+from telephony.mail import MAIL_FAILED, MAIL_QUEUED, MAIL_SENT
 
 
 class Inbox(Message):
@@ -42,6 +43,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+async def delivered(client) -> None:
+    """Wait until the SMTP delivery reactor has dealt with everything logged so far."""
+    app = client.server.app
+    await asyncio.wait_for(app[REACTORS].reached(app[EVENT_LOG].position), 30)
+
+
 @pytest.fixture
 def smtp_server():
     inbox = Inbox()
@@ -57,6 +64,7 @@ async def test_a_reset_email_goes_to_the_configured_smtp_server(aiohttp_client, 
     client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
     answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
     assert answer.status == 200
+    await delivered(client)
     assert len(inbox.messages) == 1
     message = inbox.messages[0]
     assert message["To"] == "admin@example.com" and message["From"] == "pbx@telephony.test"
@@ -72,11 +80,15 @@ async def test_mail_the_smtp_server_refuses_is_recorded_as_failed(aiohttp_client
         mail = Mail(host="127.0.0.1", port=controller.port, sender="pbx@telephony.test")
         client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
         answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
+        await delivered(client)
     finally:
         controller.stop()
     assert answer.status == 200
+    (queued,) = await client.server.app[EVENT_LOG].read(types=[MAIL_QUEUED])
     (failed,) = await client.server.app[EVENT_LOG].read(types=[MAIL_FAILED])
-    assert failed.data["to"] == "admin@example.com" and failed.data["reason"] == "SMTPRecipientsRefused"
+    assert queued.data["to"] == "admin@example.com" and queued.data["transport"] == "smtp"
+    assert failed.data["queued"] == queued.position and failed.data["reason"] == "SMTPRecipientsRefused"
+    assert failed.meta.source == "reactor:smtp-delivery"
     assert await client.server.app[EVENT_LOG].read(types=[MAIL_SENT]) == []
     outbox = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]
     assert [(m["to"], m["transport"], m["status"]) for m in outbox] == [("admin@example.com", "smtp", "failed")]
@@ -87,6 +99,7 @@ async def test_mail_to_an_unreachable_smtp_server_is_recorded_as_failed(aiohttp_
     client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail)))
     answer = await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})
     assert answer.status == 200
+    await delivered(client)
     assert [e.type for e in await client.server.app[EVENT_LOG].read(types=[MAIL_SENT, MAIL_FAILED])] == [MAIL_FAILED]
     outbox = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]
     assert outbox[-1]["status"] == "failed"

@@ -200,10 +200,12 @@ class Tokens(Projection):
 
 
 class Outbox(Projection):
+    """Every message, with its status: `queued` for the SMTP server, then `sent` or `failed`."""
+
     name = "outbox"
-    version = 2  # 2: a status column, "failed" for mail the SMTP server did not take
+    version = 3  # 2: a status column; 3: mail queued for SMTP, its delivery recorded apart
     tables = ("outbox",)
-    handles = frozenset({ev.MAIL_SENT, ev.MAIL_FAILED})
+    handles = frozenset({ev.MAIL_QUEUED, ev.MAIL_SENT, ev.MAIL_FAILED})
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -214,7 +216,10 @@ class Outbox(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         d = event.data
-        status = "failed" if event.type == ev.MAIL_FAILED else "sent"
+        status = {ev.MAIL_QUEUED: "queued", ev.MAIL_SENT: "sent", ev.MAIL_FAILED: "failed"}[event.type]
+        if "queued" in d:  # the delivery of a queued message
+            conn.execute("UPDATE outbox SET status = ? WHERE id = ?", (status, d["queued"]))
+            return
         row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status)
         conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?)", row)
 

@@ -230,6 +230,10 @@ class Reactors:
     def health(self) -> dict[str, dict[str, object]]:
         return {r.name: r.health() for r in self.runners}
 
+    async def reached(self, position: int) -> None:
+        """Return once every reactor has dealt with every event up to `position` (tests, scenarios)."""
+        await asyncio.gather(*(r.reached(position) for r in self.runners))
+
     @property
     def failing(self) -> list[str]:
         return [r.name for r in self.runners if r.state == "failing"]
