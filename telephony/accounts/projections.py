@@ -322,3 +322,24 @@ async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
 
 def projections() -> list[Projection]:
     return [Customers(), Credentials(), Tokens(), Outbox()]
+
+
+def user_email(conn: sqlite3.Connection, user_id: int) -> str | None:
+    """The email of a user's credentials, deleted or not (a deleted one ends in `#deleted-<id>`)."""
+    row = conn.execute("SELECT email FROM credentials WHERE user_id = ?", (user_id,)).fetchone()
+    return row[0] if row is not None else None
+
+
+def live_customers(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """(id, name, created_at) of every customer not deleted, by id."""
+    return conn.execute("SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id")
+
+
+def live_users(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """(customer id, user document, password hash) of every user not deleted, by id."""
+    from ..documents.projection import table_of
+
+    return conn.execute(
+        f"SELECT d.customer_id, d.body, c.password_hash FROM {table_of('user')} d "
+        "JOIN credentials c ON c.user_id = d.id WHERE c.deleted = 0 ORDER BY d.id"
+    )

@@ -9,9 +9,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import sqlite3
+from collections.abc import Iterator
 
 from ..eventlog import NO_STREAM, NewEvent, RecordedEvent
 from ..projections import Projection
+from .reader import Reader
 
 BLOB_STORED = "blob.stored"
 
@@ -41,3 +43,14 @@ def store_once(conn: sqlite3.Connection, data: bytes, media_type: str) -> list[N
         return []
     payload = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(data).decode()}
     return [NewEvent(stream=f"blob-{sha}", type=BLOB_STORED, data=payload, expected_version=NO_STREAM)]
+
+
+async def load(reader: Reader, sha256: str) -> tuple[str, bytes] | None:
+    """A stored file's media type and bytes."""
+    rows = await reader.execute_fetchall("SELECT media_type, data FROM blobs WHERE sha256 = ?", (sha256,))
+    return next(iter(rows)) if rows else None
+
+
+def every(conn: sqlite3.Connection) -> Iterator[tuple[str, str, bytes]]:
+    """(sha256, media type, bytes) of every stored file, by sha256."""
+    yield from conn.execute("SELECT sha256, media_type, data FROM blobs ORDER BY sha256")

@@ -57,6 +57,16 @@ def json_path(prop: str) -> str:
     return f"json_extract(body, '$.{prop}')"
 
 
+def table_of(kind: str) -> str:
+    """The document table of a resource kind: the one place its name is made."""
+    return f"doc_{kind}"
+
+
+def counts_of(kind: str) -> str:
+    """The table of a kind's document counts per customer."""
+    return f"doc_{kind}_counts"
+
+
 class DocumentTable(Projection):
     """The read model of one resource kind."""
 
@@ -68,8 +78,8 @@ class DocumentTable(Projection):
         self.feeds = dict(feeds or {})
         self.reads_envelope = bool(self.feeds)
         self.name = f"documents:{kind}"
-        self.table = f"doc_{kind}"
-        self.counts = f"doc_{kind}_counts"
+        self.table = table_of(kind)
+        self.counts = counts_of(kind)
         self.tables = (self.table, self.counts)
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
         self._held: HeldRows[Any, tuple[int, dict]] = HeldRows(

@@ -1,9 +1,17 @@
-"""Reads of document tables for GET handlers (on the read-only connection)."""
+"""Reads of document tables, named by resource kind: the only place other packages get documents from.
+
+The async reads serve GET handlers on the read-only `Reader`; the sync ones take the writer's
+connection, so a decision sees the state inside its own transaction. `get` and `get_many` take a
+table name, for the projection modules that own one (and accounts/, until it reads by kind).
+"""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
+from .projection import json_path, table_of
 from .reader import Reader
 
 MAX_ID = 2**63 - 1
@@ -31,3 +39,52 @@ async def get_many(reader: Reader, table: str, ids: list[Any], customer_id: int)
     marks = ",".join("?" * len(ids))
     sql = f'SELECT id, body FROM "{table}" WHERE customer_id = ? AND id IN ({marks})'
     return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
+
+
+async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
+    """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
+    return await get(reader, table_of(kind), id_, customer_id)
+
+
+async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
+    """The JSON bodies of those of `ids` that are documents of `kind` of `customer_id`, by id."""
+    return await get_many(reader, table_of(kind), ids, customer_id)
+
+
+async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any], customer_id: int) -> dict[Any, str]:
+    """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
+    values = list(values)
+    column, marks = json_path(prop), ",".join("?" * len(values))
+    sql = f'SELECT {column}, body FROM "{table_of(kind)}" WHERE customer_id = ? AND {column} IN ({marks})'
+    async with reader.execute(sql, (customer_id, *values)) as cursor:
+        return {row[0]: row[1] for row in await cursor.fetchall()}
+
+
+async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
+    """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'
+    async with reader.execute(sql, (customer_id, value)) as cursor:
+        async for (found,) in cursor:
+            yield found
+
+
+def owned(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> set[Any]:
+    """Those of `ids` that are documents of `kind` of `customer_id`."""
+    ids = storable(ids)
+    if not ids:
+        return set()
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f'SELECT id FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)
+    )
+    return {row[0] for row in rows}
+
+
+def exists(conn: sqlite3.Connection, kind: str, id_: Any) -> bool:
+    """Whether a document of `kind` has this id, whichever customer it belongs to."""
+    return conn.execute(f'SELECT 1 FROM "{table_of(kind)}" WHERE id = ?', (id_,)).fetchone() is not None
+
+
+def every(conn: sqlite3.Connection, kind: str) -> Iterator[tuple[int, str]]:
+    """(customer id, JSON body) of every document of `kind`, by id."""
+    yield from conn.execute(f'SELECT customer_id, body FROM "{table_of(kind)}" ORDER BY id')

@@ -25,11 +25,11 @@ async def assign_numbers(request: web.Request) -> web.Response:
     items = await read_json(request, list[CallTrackingDdiItem])
     changes = {"+" + item.e164.lstrip("+"): {"campaign_id": item.campaign_id} for item in items}
     wanted = sorted({item.campaign_id for item in items if item.campaign_id is not None})
-    known = await reads.get_many(request.app[READER], CAMPAIGNS.table, wanted, who.customer_id)
+    known = await reads.bodies(request.app[READER], CAMPAIGNS.kind, wanted, who.customer_id)
     if missing := [c for c in wanted if c not in known]:
         raise BadRequest.field("campaign_id", f"Call tracking campaign {missing[0]} not found")
     await request.app[EVENT_LOG].transact(decisions.update(DDIS, who.customer_id, changes), meta_of(request))
-    found = await reads.get_many(request.app[READER], DDIS.table, list(changes), who.customer_id)
+    found = await reads.bodies(request.app[READER], DDIS.kind, list(changes), who.customer_id)
     return collection([msgspec.json.decode(found[number]) for number in changes])
 
 

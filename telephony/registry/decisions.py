@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..api.errors import NotFound
-from ..documents.reads import storable
+from ..documents import reads
 from ..eventlog import NO_STREAM, NewEvent
 from ..projections.sequences import next_id
 from .resource import Resource
@@ -23,19 +23,9 @@ def _stream(resource: Resource, id_: Any) -> str:
     return f"{resource.kind}-{id_}"
 
 
-def owned(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> set[Any]:
-    ids = storable(ids)
-    if not ids:
-        return set()
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f'SELECT id FROM "{resource.table}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)
-    )
-    return {row[0] for row in rows}
-
-
 def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
-    missing = [i for i in ids if i not in owned(conn, resource, ids, customer_id)]
+    found = reads.owned(conn, resource.kind, ids, customer_id)
+    missing = [i for i in ids if i not in found]
     if missing:
         raise NotFound(f"{resource.path} {', '.join(map(str, missing))} not found")
 

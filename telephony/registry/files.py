@@ -18,7 +18,7 @@ from ..api.errors import NotFound
 from ..api.responses import collection
 from ..api.routing import Route
 from ..api.shapes import Shape
-from ..documents import reads
+from ..documents import blobs, reads
 from ..keys import READER
 from ..media import mp3, pcap, pdf, sip
 from .catalogue import BY_PATH
@@ -50,7 +50,7 @@ RENDERINGS: dict[str, tuple[str, Render]] = {
 async def _record(request: web.Request, resource: Resource) -> dict:
     who = authorize(request, resource.module, write=False)
     record_id = int(request.match_info["id"])
-    body = await reads.get(request.app[READER], resource.table, record_id, who.customer_id)
+    body = await reads.body(request.app[READER], resource.kind, record_id, who.customer_id)
     if body is None:
         raise NotFound(f"{resource.path} {record_id} not found")
     return msgspec.json.decode(body)
@@ -80,10 +80,9 @@ async def user_cdrs_csv(request: web.Request) -> web.Response:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(cdrs.props), extrasaction="ignore")
     writer.writeheader()
-    sql = f"SELECT body FROM {cdrs.table} WHERE customer_id = ? AND json_extract(body, '$.user_id') = ? ORDER BY id"
-    async with request.app[READER].execute(sql, (who.customer_id, int(request.match_info["id"]))) as cursor:
-        async for (body,) in cursor:
-            writer.writerow(msgspec.json.decode(body))
+    user_id = int(request.match_info["id"])
+    async for body in reads.each_with(request.app[READER], cdrs.kind, who.customer_id, "user_id", user_id):
+        writer.writerow(msgspec.json.decode(body))
     return web.Response(body=out.getvalue().encode(), content_type="text/csv")
 
 
@@ -92,10 +91,10 @@ async def uploaded_audio(request: web.Request) -> web.Response:
     announcement = await _record(request, BY_PATH["vmannouncements"])
     if not announcement.get("sha256") or announcement.get("format") != request.match_info["format"]:
         raise NotFound(f"vmannouncements {announcement['id']} has no {request.match_info['format']} file")
-    rows = await request.app[READER].execute_fetchall(
-        "SELECT media_type, data FROM blobs WHERE sha256 = ?", (announcement["sha256"],)
-    )
-    media_type, data = next(iter(rows))
+    stored = await blobs.load(request.app[READER], announcement["sha256"])
+    if stored is None:
+        raise NotFound(f"vmannouncements {announcement['id']} has no stored file")
+    media_type, data = stored
     return web.Response(body=data, content_type=media_type)
 
 

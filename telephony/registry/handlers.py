@@ -10,8 +10,8 @@ from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.wire import read_json
 from ..clock import wire_time
-from ..collections import envelope, fetch, parse
-from ..documents import reads
+from ..collections import envelope, parse
+from ..documents import listing, reads
 from ..domain.dictionaries import resource_dictionaries
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, SETTINGS
 from . import decisions
@@ -50,9 +50,8 @@ def list_handler(resource: Resource):
         if plain and (page := cache.get(key)) is not None:
             return raw_collection(page)
         generation = cache.generation(resource.kind)
-        counts = (resource.counts_table, who.customer_id) if resource.scope is None else None
-        bodies, total = await fetch(request.app[READER], resource.table, scoped(resource, request, who.customer_id), q,
-                                    counts=counts)  # fmt: skip
+        scope, counted = scoped(resource, request, who.customer_id), who.customer_id if resource.scope is None else None
+        bodies, total = await listing.page(request.app[READER], resource.kind, scope, q, counted=counted)
         if resource.includes:
             return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
         payload = envelope(bodies, total)
@@ -64,7 +63,7 @@ def list_handler(resource: Resource):
 
 
 async def _document(request: web.Request, resource: Resource, id_, customer_id: int) -> dict:
-    body = await reads.get(request.app[READER], resource.table, id_, customer_id)
+    body = await reads.body(request.app[READER], resource.kind, id_, customer_id)
     if body is None:
         raise NotFound(f"{resource.path} {id_} not found")
     return _decode(body)
@@ -127,7 +126,7 @@ def bulk_patch_handler(resource: Resource):
         items = await read_json(request, list[resource.bulk_item])  # type: ignore[name-defined]
         changes = {item.id: fields_of(resource, item, creating=False) for item in items}
         await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, changes), meta_of(request))
-        found = await reads.get_many(request.app[READER], resource.table, list(changes), who.customer_id)
+        found = await reads.bodies(request.app[READER], resource.kind, list(changes), who.customer_id)
         documents = [_decode(found[id_]) for id_ in changes]
         return collection(await render_many(request, resource, documents))
 

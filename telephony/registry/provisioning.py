@@ -14,6 +14,7 @@ from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
+from ..documents import reads
 from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG
 from . import decisions
@@ -45,7 +46,7 @@ async def provision_ddi(request: web.Request) -> web.Response:
     def decide(conn):
         if not customer_exists(conn, customer_id):
             raise NotFound(f"Customer {customer_id} not found")
-        if conn.execute("SELECT 1 FROM doc_ddi WHERE id = ?", (number,)).fetchone():
+        if reads.exists(conn, DDIS.kind, number):
             raise BadRequest.field("e164", "This number is already provisioned")
         return create(conn)
 

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from ..api.context import principal
 from ..api.errors import BadRequest
-from ..documents import json_path, reads
+from ..documents import reads
 from ..keys import READER
 from .resource import Resource
 
@@ -33,7 +33,7 @@ def _member_id(member: Any) -> int:
 
 
 async def _users(request: web.Request, ids: set[int]) -> dict[int, dict]:
-    found = await reads.get_many(request.app[READER], "doc_user", sorted(ids), principal(request).customer_id)
+    found = await reads.bodies(request.app[READER], "user", sorted(ids), principal(request).customer_id)
     return {
         id_: {k: v for k, v in msgspec.json.decode(body).items() if k in ("id", "first_name", "last_name")}
         for id_, body in found.items()
@@ -41,12 +41,8 @@ async def _users(request: web.Request, ids: set[int]) -> dict[int, dict]:
 
 
 async def _ddis(request: web.Request, numbers: set[str]) -> dict[str, dict]:
-    reader = request.app[READER]
-    marks = ",".join("?" * len(numbers))
-    number = json_path("e164")
-    sql = f"SELECT {number}, body FROM doc_ddi WHERE customer_id = ? AND {number} IN ({marks})"
-    async with reader.execute(sql, (principal(request).customer_id, *sorted(numbers))) as cursor:
-        return {row[0]: msgspec.json.decode(row[1]) for row in await cursor.fetchall()}
+    found = await reads.bodies_by(request.app[READER], "ddi", "e164", sorted(numbers), principal(request).customer_id)
+    return {number: msgspec.json.decode(body) for number, body in found.items()}
 
 
 async def render_many(request: web.Request, resource: Resource, documents: list[dict]) -> list[dict]:

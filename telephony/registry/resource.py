@@ -55,7 +55,7 @@ class Resource:
     """One collection of the API.
 
     path: the collection's path after the version prefix (`contacts`, `sms/cannedresponses`).
-    kind: the stored kind, naming its events (`contact.created`) and table (`doc_contact`).
+    kind: the stored kind, naming its events (`contact.created`) and its documents' read model.
     ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
     attachment: a body field carrying a base64 audio file, stored once and served back.
     scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
@@ -109,11 +109,3 @@ class Resource:
     def fixed(self) -> frozenset[str]:
         """Fields set on create that PATCH may not change."""
         return self.immutable | getattr(self.create, "fixed_after_create", frozenset())
-
-    @property
-    def table(self) -> str:
-        return f"doc_{self.kind}"
-
-    @property
-    def counts_table(self) -> str:
-        return f"doc_{self.kind}_counts"

@@ -22,7 +22,9 @@ import msgspec
 
 from .. import accounts
 from ..accounts import User
+from ..accounts import projections as account_reads
 from ..api.errors import BadRequest, FieldError
+from ..documents import blobs, reads
 from ..documents.blobs import sha256_of, store_once
 from ..eventlog import NO_STREAM, NewEvent
 from ..projections.sequences import next_id
@@ -156,9 +158,9 @@ def _record_events(conn, record: Record, known: set[int], now: str, sip: Callabl
 
 def _user_events(conn, value: UserRecord, customer_id: int, sip: Callable[[], str],
                  unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
-    row = conn.execute("SELECT email FROM credentials WHERE user_id = ?", (value.id,)).fetchone()
-    if row is not None:
-        if row[0] != value.email.lower():
+    email = account_reads.user_email(conn, value.id)
+    if email is not None:
+        if email != value.email.lower():
             raise BadRequest(f"user {value.id} exists with another email")
         return
     body = msgspec.structs.asdict(value)
@@ -179,7 +181,7 @@ def _document_event(conn, resource: Resource, value: msgspec.Struct, customer_id
         fields = resource.prepare(fields, {"creating": True})
     if id_ is None:
         id_ = next_id(conn, resource.kind, resource.first_id)
-    elif conn.execute(f'SELECT 1 FROM "{resource.table}" WHERE id = ?', (id_,)).fetchone():
+    elif reads.exists(conn, resource.kind, id_):
         raise BadRequest(f"{resource.path} {id_} already exists")
     body = new_document(resource, fields, id_, customer_id, fields.get("created_at") or now)
     return NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", expected_version=NO_STREAM,
@@ -199,23 +201,17 @@ def _blob_bytes(value: BlobRecord) -> bytes:
 def export(conn: sqlite3.Connection) -> Iterator[bytes]:
     """Every live record as import lines: customers, users, files, then each collection, by id."""
     encode = msgspec.json.encode
-    for id_, name, created_at in conn.execute(
-        "SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id"
-    ):
+    for id_, name, created_at in account_reads.live_customers(conn):
         yield encode({"resource": "customers", "customer_id": id_, "data": {"id": id_, "name": name,
                                                                             "created_at": created_at}})  # fmt: skip
-    users = conn.execute(
-        "SELECT d.customer_id, d.body, c.password_hash FROM doc_user d JOIN credentials c ON c.user_id = d.id "
-        "WHERE c.deleted = 0 ORDER BY d.id"
-    )
-    for customer_id, body, password_hash in users:
+    for customer_id, body, password_hash in account_reads.live_users(conn):
         data = {**msgspec.json.decode(body), "password_hash": password_hash}
         yield encode({"resource": "users", "customer_id": customer_id, "data": data})
-    for sha, media_type, data in conn.execute("SELECT sha256, media_type, data FROM blobs ORDER BY sha256"):
-        blob = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(data).decode()}
+    for sha, media_type, content in blobs.every(conn):
+        blob = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(content).decode()}
         yield encode({"resource": "blobs", "customer_id": 0, "data": blob})
     for resource in RESOURCES:
-        for customer_id, body in conn.execute(f'SELECT customer_id, body FROM "{resource.table}" ORDER BY id'):
+        for customer_id, body in reads.every(conn, resource.kind):
             yield (
                 b'{"resource":'
                 + encode(resource.path)

@@ -10,7 +10,7 @@ import dataclasses
 
 from aiohttp import web
 
-from ..documents import json_path
+from ..documents import json_path, listing
 from .catalogue import BY_PATH
 from .resource import Op, Resource
 
@@ -33,11 +33,7 @@ def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
 
 
 def _tracked_calls(request: web.Request) -> tuple[str, tuple]:
-    numbers = (
-        f"SELECT ltrim({json_path('e164')}, '+') FROM doc_ddi d WHERE d.customer_id = doc_cdr.customer_id "
-        f"AND {json_path('campaign_id')} IS NOT NULL"
-    )
-    return f"ltrim({json_path('dst')}, '+') IN ({numbers})", ()
+    return listing.number_among("cdr", "dst", numbers="ddi", number="e164", having="campaign_id"), ()
 
 
 def _thread(request: web.Request) -> tuple[str, tuple]:

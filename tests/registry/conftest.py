@@ -26,6 +26,7 @@ from msgspec import inspect as mi
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
+from telephony.documents.projection import table_of
 from telephony.domain.dictionaries import DICTIONARIES
 from telephony.domain.types import dictionary_fields
 from telephony.eventlog import NewEvent
@@ -438,7 +439,7 @@ async def stored(api: Api, resource: Resource, id_: Any, customer_id: int) -> di
 
     def read(conn):
         row = conn.execute(
-            f'SELECT body FROM "{resource.table}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
+            f'SELECT body FROM "{table_of(resource.kind)}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
         ).fetchone()
         return None if row is None else json.loads(row[0])
 

@@ -1,0 +1,100 @@
+"""One page of a list and its total, read in one parameterised statement.
+
+The list engine (`collections/`) parses and checks a request into a query; this runs it against the
+rows of a resource kind, or of a table (or view) its projection module owns. Such rows have an
+`id`, a `customer_id` and a JSON `body`. The conditions that narrow a list by other documents are
+built here too, so their SQL names the tables it reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .projection import counts_of, json_path, table_of
+from .reader import Reader
+
+Scope = tuple[str, tuple[Any, ...]]
+"""The rows a list may show: an SQL condition and its parameters."""
+Page = tuple[list[str], int]
+"""The JSON bodies of a page's rows and the total count of matches."""
+
+
+class Where(Protocol):
+    """An SQL condition and its bound parameters (`collections.filters.Where`)."""
+
+    @property
+    def sql(self) -> str: ...
+    @property
+    def params(self) -> tuple[Any, ...]: ...
+
+
+class Query(Protocol):
+    """A checked list request (`collections.ListQuery`): filter, order, grouping and page."""
+
+    @property
+    def where(self) -> Where: ...
+    @property
+    def sort(self) -> str | None: ...
+    @property
+    def descending(self) -> bool: ...
+    @property
+    def group_by(self) -> str | None: ...
+    @property
+    def limit(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+
+
+async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None) -> Page:
+    """A page of documents of `kind` within `scope`; an unfiltered total is the kept count of customer
+    `counted` when given (so `scope` must then be exactly that customer's rows)."""
+    counts = (counts_of(kind), counted) if counted is not None else None
+    return await page_of(reader, table_of(kind), scope, q, counts=counts)
+
+
+async def page_of(
+    reader: Reader,
+    table: str,
+    scope: Scope,
+    q: Query,
+    *,
+    counts: tuple[str, int] | None = None,
+) -> Page:
+    """The page's JSON bodies and the total count of matches within `scope` (SQL, params).
+
+    One statement does both: the page is chosen on ids alone (a deferred join, so skipped rows
+    are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
+    list is unfiltered. A second query runs only for a page past the end.
+    """
+    direction = "DESC" if q.descending else "ASC"
+    order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort else f"id {direction}"
+    base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
+    params = (*scope[1], *q.where.params)
+    total_params: tuple[Any, ...]
+    if q.group_by:
+        grouped = f"{base} GROUP BY {json_path(q.group_by)}"
+        total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
+        sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
+    else:
+        if counts is not None and q.where.sql == "1":
+            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
+            total_params = (counts[1],)
+        else:
+            total_sql, total_params = f"SELECT count(*) {base}", params
+        chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
+        sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
+    rows = await reader.execute_fetchall(sql, (*total_params, *params, q.limit, q.offset))
+    if rows:
+        return [row[1] for row in rows], next(iter(rows))[0]
+    total = await reader.execute_fetchall(total_sql, total_params)
+    return [], next(iter(total))[0]
+
+
+def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str) -> str:
+    """A condition on documents of `kind`: their phone number `prop` ('+' aside) is the `number` of one
+    of their customer's documents of kind `numbers` that has `having` set."""
+    among = (
+        f"SELECT ltrim({json_path(number)}, '+') FROM {table_of(numbers)} d "
+        f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {json_path(having)} IS NOT NULL"
+    )
+    return f"ltrim({json_path(prop)}, '+') IN ({among})"
