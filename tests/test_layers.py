@@ -30,11 +30,7 @@ LAYERS = (  # bottom to top
 )
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 CAPABILITIES = frozenset(LAYERS[7])
-ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    # Export and import read customers and credentials through accounts' projection module; the
-    # package root is to re-export those reads once accounts/ is rewritten, and this entry goes.
-    ("telephony.registry.transfer", "telephony.accounts.projections"),
-})  # fmt: skip
+ALLOWED: frozenset[tuple[str, str]] = frozenset()
 """(importing module, imported module) pairs exempt from every rule."""
 
 

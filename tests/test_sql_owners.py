@@ -28,15 +28,6 @@ SAME_WORDS = {
     "telephony/mail.py": frozenset({"outbox"}),  # the transport that keeps mail in the outbox
 }
 """Literals spelled like a table that name something else, by module."""
-UNTIL_ACCOUNTS_MOVES = frozenset({
-    # accounts/ is being rewritten to read through the functions of accounts/projections.py; each
-    # module leaves this list (and the test says so) once it holds no SQL and no table name.
-    "telephony/accounts/commands.py",
-    "telephony/accounts/control.py",
-    "telephony/accounts/customer.py",
-    "telephony/accounts/login.py",
-    "telephony/accounts/tokens.py",
-})  # fmt: skip
 
 
 def owns_tables(file: str) -> bool:
@@ -57,12 +48,12 @@ def strings(path: Path) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.value
 
 
-def check(root: Path, exempt: frozenset[str] = UNTIL_ACCOUNTS_MOVES) -> list[str]:
+def check(root: Path) -> list[str]:
     """Every string outside the projection modules that is SQL or a table name, by file and line."""
     problems = []
     for path in sorted(root.rglob("*.py")):
         file = path.relative_to(root.parent).as_posix()
-        if owns_tables(file) or file in exempt:
+        if owns_tables(file):
             continue
         for line, text in sorted(strings(path)):
             if STATEMENT.search(text):
@@ -75,11 +66,6 @@ def check(root: Path, exempt: frozenset[str] = UNTIL_ACCOUNTS_MOVES) -> list[str
 def test_only_the_projection_modules_hold_sql_or_table_names():
     problems = check(TELEPHONY)
     assert not problems, "\n".join(problems)
-
-
-def test_each_module_waiting_for_accounts_still_holds_sql():
-    clean = [file for file in UNTIL_ACCOUNTS_MOVES if not check(TELEPHONY, exempt=UNTIL_ACCOUNTS_MOVES - {file})]
-    assert not clean, f"remove from UNTIL_ACCOUNTS_MOVES, these hold no SQL any more: {sorted(clean)}"
 
 
 def test_each_word_spelled_like_a_table_is_still_used():
@@ -103,7 +89,7 @@ def test_sql_in_any_string_and_table_names_are_named_but_documentation_is_not(tm
         "documents/reads.py": 'SQL = "DELETE FROM blobs"\n',
         "mail.py": 'TRANSPORT = "outbox"\n',
     }
-    assert check(tree(tmp_path, files), exempt=frozenset()) == [
+    assert check(tree(tmp_path, files)) == [
         "telephony/registry/handlers.py:4: SQL outside the projection modules: 'SELECT body FROM \"{}\" WHERE id = ?'",
         "telephony/registry/handlers.py:5: a projection table named outside its module: 'doc_user'",
         "telephony/registry/handlers.py:6: a projection table named outside its module: 'tokens'",

@@ -3,5 +3,7 @@
 from .decisions import UserPlan, customer_exists, user_created
 from .events import CUSTOMER_CREATED
 from .models import User
+from .projections import live_customers, live_users, user_email
 
-__all__ = ["CUSTOMER_CREATED", "User", "UserPlan", "customer_exists", "user_created"]
+__all__ = ["CUSTOMER_CREATED", "User", "UserPlan", "customer_exists", "live_customers", "live_users", "user_created",
+           "user_email"]  # fmt: skip

@@ -11,8 +11,8 @@ from ..api.responses import collection, raw_collection, single
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
-from ..collections import envelope, fetch, parse, properties
-from ..documents import reads
+from ..collections import envelope, parse, properties
+from ..documents import listing, reads
 from ..domain import acl
 from ..keys import ACCOUNTS, SETTINGS
 from . import decisions
@@ -21,13 +21,13 @@ from .answers import Audio, Me
 from .models import User, UserBulkItem
 
 USER_PROPS = properties(User)
-USERS = "doc_user"
+USERS = "user"
 _decode = msgspec.json.decode
 
 
 async def _user_or_404(request: web.Request, user_id: int) -> dict:
     who = principal(request)
-    body = await reads.get(request.app[ACCOUNTS].reader, USERS, user_id, who.customer_id)
+    body = await reads.body(request.app[ACCOUNTS].reader, USERS, user_id, who.customer_id)
     if body is None:
         raise NotFound(f"User {user_id} not found")
     return _decode(body)
@@ -68,7 +68,7 @@ async def list_users(request: web.Request) -> web.Response:
     who = authorize(request, "customer", write=False)
     api = request.app[SETTINGS].api
     q = parse(request.query, USER_PROPS, default_limit=api.default_page_size, max_limit=api.max_page_size)
-    bodies, total = await fetch(request.app[ACCOUNTS].reader, USERS, ("customer_id = ?", (who.customer_id,)), q)
+    bodies, total = await listing.page(request.app[ACCOUNTS].reader, USERS, ("customer_id = ?", (who.customer_id,)), q)
     return raw_collection(envelope(bodies, total))
 
 
@@ -89,7 +89,7 @@ async def patch_users(request: web.Request) -> web.Response:
             fields["location_id"] = str(fields["location_id"])
         changes[item.id] = fields
     await request.app[ACCOUNTS].log.transact(decisions.change_users(who.customer_id, changes), meta_of(request))
-    updated = await reads.get_many(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
+    updated = await reads.bodies(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
     return raw_collection(envelope([updated[i.id] for i in items], len(items)))
 
 

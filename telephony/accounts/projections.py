@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from ..documents.listing import Page, Query, page_of
+from ..documents.projection import table_of
 from ..documents.reader import Reader
 from ..eventlog import RecordedEvent
 from ..projections import Projection
@@ -243,7 +245,31 @@ def live_tokens(conn: sqlite3.Connection, *, user_id: int | None = None, custome
     return [r[0] for r in conn.execute(f"SELECT token_id FROM tokens WHERE {column} = ? AND revoked IS NULL", (value,))]
 
 
+def user_email(conn: sqlite3.Connection, user_id: int) -> str | None:
+    """The email of a user's credentials, deleted or not (a deleted one ends in `#deleted-<id>`)."""
+    row = conn.execute("SELECT email FROM credentials WHERE user_id = ?", (user_id,)).fetchone()
+    return row[0] if row is not None else None
+
+
+def live_customers(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """(id, name, created_at) of every customer not deleted, by id."""
+    return conn.execute("SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id")
+
+
+def live_users(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """(customer id, user document, password hash) of every user not deleted, by id."""
+    return conn.execute(
+        f"SELECT d.customer_id, d.body, c.password_hash FROM {table_of('user')} d "
+        "JOIN credentials c ON c.user_id = d.id WHERE c.deleted = 0 ORDER BY d.id"
+    )
+
+
 # --- reads: for handlers, on the read-only connection ----------------------------------------------
+
+
+async def api_tokens_page(reader: Reader, user_id: int, q: Query) -> Page:
+    """A page of a user's live API tokens (the `api_tokens` view's bodies) and the total."""
+    return await page_of(reader, "api_tokens", ("user_id = ? AND kind = 'apitoken' AND revoked IS NULL", (user_id,)), q)
 
 
 @dataclass(frozen=True)
@@ -322,24 +348,3 @@ async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
 
 def projections() -> list[Projection]:
     return [Customers(), Credentials(), Tokens(), Outbox()]
-
-
-def user_email(conn: sqlite3.Connection, user_id: int) -> str | None:
-    """The email of a user's credentials, deleted or not (a deleted one ends in `#deleted-<id>`)."""
-    row = conn.execute("SELECT email FROM credentials WHERE user_id = ?", (user_id,)).fetchone()
-    return row[0] if row is not None else None
-
-
-def live_customers(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """(id, name, created_at) of every customer not deleted, by id."""
-    return conn.execute("SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id")
-
-
-def live_users(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """(customer id, user document, password hash) of every user not deleted, by id."""
-    from ..documents.projection import table_of
-
-    return conn.execute(
-        f"SELECT d.customer_id, d.body, c.password_hash FROM {table_of('user')} d "
-        "JOIN credentials c ON c.user_id = d.id WHERE c.deleted = 0 ORDER BY d.id"
-    )

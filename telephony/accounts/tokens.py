@@ -12,9 +12,10 @@ from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..clock import wire_time
-from ..collections import Kind, envelope, fetch, parse
+from ..collections import Kind, envelope, parse
 from ..keys import ACCOUNTS, SETTINGS
 from ..security import digest
+from . import projections as read
 from .models import ApiToken, NewApiToken
 
 API_TOKEN_FIELDS = {f.encode_name: Kind.TEXT for f in msgspec.structs.fields(ApiToken)} | {
@@ -42,8 +43,7 @@ async def list_tokens(request: web.Request) -> web.Response:
     accounts, who = request.app[ACCOUNTS], principal(request)
     api = request.app[SETTINGS].api
     q = parse(request.query, API_TOKEN_FIELDS, default_limit=api.default_page_size, max_limit=api.max_page_size)
-    scope = ("user_id = ? AND kind = 'apitoken' AND revoked IS NULL", (who.user_id,))
-    bodies, total = await fetch(accounts.reader, "api_tokens", scope, q)
+    bodies, total = await read.api_tokens_page(accounts.reader, who.user_id, q)
     items = []
     for raw in bodies:
         item = msgspec.json.decode(raw)

@@ -22,33 +22,24 @@ def storable(ids: list[Any]) -> list[Any]:
     return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
 
 
-async def get(reader: Reader, table: str, id_: Any, customer_id: int) -> str | None:
-    """One document's JSON body, only if it belongs to `customer_id`."""
+async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
+    """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
     if not storable([id_]):
         return None
     rows = await reader.execute_fetchall(
-        f'SELECT body FROM "{table}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
+        f'SELECT body FROM "{table_of(kind)}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
     )
     return next(iter(rows))[0] if rows else None
 
 
-async def get_many(reader: Reader, table: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
+async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
+    """The JSON bodies of those of `ids` that are documents of `kind` of `customer_id`, by id."""
     ids = storable(ids)
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    sql = f'SELECT id, body FROM "{table}" WHERE customer_id = ? AND id IN ({marks})'
+    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
     return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
-
-
-async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
-    """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
-    return await get(reader, table_of(kind), id_, customer_id)
-
-
-async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
-    """The JSON bodies of those of `ids` that are documents of `kind` of `customer_id`, by id."""
-    return await get_many(reader, table_of(kind), ids, customer_id)
 
 
 async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any], customer_id: int) -> dict[Any, str]:

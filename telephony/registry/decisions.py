@@ -10,8 +10,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ..api.errors import NotFound
 from ..documents import reads
+from ..domain.errors import Unknown
 from ..eventlog import NO_STREAM, NewEvent
 from ..projections.sequences import next_id
 from .resource import Resource
@@ -27,7 +27,7 @@ def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], custo
     found = reads.owned(conn, resource.kind, ids, customer_id)
     missing = [i for i in ids if i not in found]
     if missing:
-        raise NotFound(f"{resource.path} {', '.join(map(str, missing))} not found")
+        raise Unknown(f"{resource.path} {', '.join(map(str, missing))} not found")
 
 
 def create(resource: Resource, customer_id: int, build: Callable[[Any], dict], id_: Any = None) -> Decide:

@@ -10,11 +10,11 @@ from aiohttp import web
 from ..accounts import customer_exists
 from ..api.context import meta_of
 from ..api.control import control_route
-from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
+from ..domain.errors import Invalid, Unknown
 from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG
 from . import decisions
@@ -45,9 +45,9 @@ async def provision_ddi(request: web.Request) -> web.Response:
 
     def decide(conn):
         if not customer_exists(conn, customer_id):
-            raise NotFound(f"Customer {customer_id} not found")
+            raise Unknown(f"Customer {customer_id} not found")
         if reads.exists(conn, DDIS.kind, number):
-            raise BadRequest.field("e164", "This number is already provisioned")
+            raise Invalid.field("e164", "This number is already provisioned")
         return create(conn)
 
     (created,) = await request.app[EVENT_LOG].transact(decide, meta_of(request))

@@ -22,7 +22,6 @@ import msgspec
 
 from .. import accounts
 from ..accounts import User
-from ..accounts import projections as account_reads
 from ..api.errors import BadRequest, FieldError
 from ..documents import blobs, reads
 from ..documents.blobs import sha256_of, store_once
@@ -158,7 +157,7 @@ def _record_events(conn, record: Record, known: set[int], now: str, sip: Callabl
 
 def _user_events(conn, value: UserRecord, customer_id: int, sip: Callable[[], str],
                  unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
-    email = account_reads.user_email(conn, value.id)
+    email = accounts.user_email(conn, value.id)
     if email is not None:
         if email != value.email.lower():
             raise BadRequest(f"user {value.id} exists with another email")
@@ -201,10 +200,10 @@ def _blob_bytes(value: BlobRecord) -> bytes:
 def export(conn: sqlite3.Connection) -> Iterator[bytes]:
     """Every live record as import lines: customers, users, files, then each collection, by id."""
     encode = msgspec.json.encode
-    for id_, name, created_at in account_reads.live_customers(conn):
+    for id_, name, created_at in accounts.live_customers(conn):
         yield encode({"resource": "customers", "customer_id": id_, "data": {"id": id_, "name": name,
                                                                             "created_at": created_at}})  # fmt: skip
-    for customer_id, body, password_hash in account_reads.live_users(conn):
+    for customer_id, body, password_hash in accounts.live_users(conn):
         data = {**msgspec.json.decode(body), "password_hash": password_hash}
         yield encode({"resource": "users", "customer_id": customer_id, "data": data})
     for sha, media_type, content in blobs.every(conn):
