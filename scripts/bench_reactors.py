@@ -65,7 +65,7 @@ async def timers(count: int) -> dict[str, float]:
     started = time.perf_counter()
     await scheduler.advance_to(START + 86_401)
     run = time.perf_counter() - started
-    scheduler.shutdown()
+    await scheduler.stop()
     assert ran == count - (count + 1) // 2, ran
     return {"add µs/job": added / count * 1e6, "cancel µs/job": cancelled / (count // 2) * 1e6,
             "run µs/job": run / ran * 1e6, "bytes/pending job": held / count}  # fmt: skip

@@ -117,7 +117,7 @@ async def _scheduler(app: web.Application) -> AsyncIterator[None]:
     """Timers run once everything they use is open; their owners added them, or derive them now."""
     app[SCHEDULER].start()
     yield
-    app[SCHEDULER].shutdown()
+    await app[SCHEDULER].stop()
 
 
 def _reactors(extra: Sequence[Reactor]):

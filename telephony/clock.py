@@ -3,8 +3,8 @@
 Two kinds, one interface:
 - a flowing clock (the default) is wall-clock time plus an offset that moves only forward;
 - a virtual clock (`Clock.virtual()`, for tests and scenarios) stands still: time passes only when it
-  is moved, or when a task sleeps through a delay of its own (`sleep`), which moves it to the end of
-  that delay.
+  is moved (`POST /_telephony/clock`, which runs the timers due on the way). A task's own delay
+  (`sleep`, the login throttle's) passes at once on it and moves nothing.
 
 `wait_until(moment)` waits for the clock to reach a moment however it gets there (real time passing,
 or a move). Time is bounded to years 1970–9998, so it stays a valid timestamp after any move.
@@ -103,14 +103,11 @@ class Clock:
                 future.cancel()
 
     async def sleep(self, seconds: float) -> None:
-        """A delay the calling task lives through. A virtual clock moves itself to its end."""
-        deadline = self.time() + max(0.0, seconds)
+        """A delay the calling task lives through; on a virtual clock it passes at once."""
         if self._virtual:
-            if deadline > self.time():
-                self.set_epoch(min(deadline, LATEST))
             await asyncio.sleep(0)
             return
-        await self.wait_until(deadline)
+        await self.wait_until(self.time() + max(0.0, seconds))
 
     def _wake(self) -> None:
         now = self.time()

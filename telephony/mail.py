@@ -5,7 +5,8 @@ must never sit in the log in plain text. Without an SMTP server (`[mail] host` e
 outbox: a message is `mail.sent` (transport `outbox`) at once. With one, the request only queues it
 (`mail.queued`) and answers; the `SmtpDelivery` reactor hands it to the server and records
 `mail.sent`, or `mail.failed` with a `reason` (the error's class name) when the server does not take
-it. Delivery is at least once: a crash between the hand-over and its record sends it again.
+it. Delivery is at least once: a crash between the hand-over and its record sends it again, with
+the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 """
 
 from __future__ import annotations
@@ -56,17 +57,19 @@ class SmtpDelivery(Reactor):
 
     async def react(self, event: RecordedEvent) -> Reaction:
         d = event.data
-        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]))
+        message_id = f"<mail-{event.position}-{event.hash[:16]}@telephony>"  # the same however often it is sent
+        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), message_id)
         data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}
         if failure is not None:
             data["reason"] = failure
         return [NewEvent(stream=STREAM, type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)]
 
-    async def _deliver(self, to: str, subject: str, body: str) -> str | None:
+    async def _deliver(self, to: str, subject: str, body: str, message_id: str) -> str | None:
         """Hands the message to the SMTP server; on failure, the error's class name (never its text,
         which may echo credentials or addresses)."""
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = self._settings.sender, to, subject
+        message["Message-ID"] = message_id
         message.set_content(body)
         try:
             await aiosmtplib.send(

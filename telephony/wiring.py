@@ -43,7 +43,17 @@ def projections() -> list[Projection]:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), PageCache(settings.api.list_cache_bytes), ClockOffset()]
+    return [SessionIndex(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset()]
+
+
+def fed_kinds() -> dict[str, set[str]]:
+    """Which document kinds each event type feeds, beyond its own kind's events."""
+    fed: dict[str, set[str]] = {}
+    for table in projections():
+        if isinstance(table, DocumentTable):
+            for type_ in table.feeds:
+                fed.setdefault(type_, set()).add(table.kind)
+    return fed
 
 
 def reactors(app: web.Application) -> list[Reactor]:

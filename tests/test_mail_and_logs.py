@@ -68,6 +68,7 @@ async def test_a_reset_email_goes_to_the_configured_smtp_server(aiohttp_client, 
     assert len(inbox.messages) == 1
     message = inbox.messages[0]
     assert message["To"] == "admin@example.com" and message["From"] == "pbx@telephony.test"
+    assert message["Message-ID"].startswith("<mail-")  # made from the queued event: the same if sent again
     assert "reset token is" in message.get_payload()
     outbox = await (await client.get("/_telephony/outbox", headers={"X-Control-Key": settings.control.key})).json()
     assert outbox["data"][-1]["transport"] == "smtp" and outbox["data"][-1]["status"] == "sent"

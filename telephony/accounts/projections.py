@@ -239,6 +239,11 @@ def token_name_in_use(conn: sqlite3.Connection, user_id: int, kind: str, name: s
     return row is not None
 
 
+def token_facts(conn: sqlite3.Connection, token_id: str) -> tuple[int, str, str | None] | None:
+    """(user id, kind, revocation reason) of a token: its state, without folding its many touches."""
+    return conn.execute("SELECT user_id, kind, revoked FROM tokens WHERE token_id = ?", (token_id,)).fetchone()
+
+
 def live_tokens(conn: sqlite3.Connection, *, user_id: int | None = None, customer_id: int | None = None) -> list[str]:
     """The ids of the live tokens of a user, or of every user of a customer."""
     column, value = ("user_id", user_id) if user_id is not None else ("customer_id", customer_id)

@@ -79,7 +79,7 @@ async def verify_memory(request: web.Request) -> web.Response:
     """Folds every compared in-memory projection afresh from the log and compares it with the live one."""
     memory = request.app[MEMORY]
     difference = await memory.verify(request.app[EVENT_LOG])
-    compared = [p.name for p in memory.all if p.history and p.state() is not None]
+    compared = [p.name for p in memory.compared]
     body = {"position": memory.position, "compared": compared, "problem": str(difference) if difference else None}
     return json_response({"data": body})
 

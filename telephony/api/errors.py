@@ -106,5 +106,4 @@ def from_domain(exc: domain.DomainError) -> ApiError:
 
 def from_conflict(exc: ConcurrencyError) -> ApiError:
     """A stream was not at the version a decision expected: someone changed it first."""
-    return Conflict("The resource was changed by another request; read it again and retry",
-                    [FieldError(None, str(exc))])  # fmt: skip
+    return Conflict("This conflicts with what was recorded before for the same resource", [FieldError(None, str(exc))])

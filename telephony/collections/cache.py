@@ -1,15 +1,16 @@
 """Rendered list pages, kept until their collection changes: an in-memory projection without history.
 
 A page is stored under (kind, customer, query string) with the generation of its kind at the time
-the query started; any committed event of that kind (or a customer's deletion) moves the generation
-on, so a page read before a change is never served after it. After a bulk load the cache starts
-empty again. Bounded in bytes, least recently used first out. `[api] list_cache_bytes = 0` turns it
-off.
+the query started; any committed event of that kind (or of a type that feeds the kind's table, as
+call events feed CDRs; or a customer's deletion) moves the generation on, so a page read before a
+change is never served after it. After a bulk load the cache starts empty again. Bounded in bytes,
+least recently used first out. `[api] list_cache_bytes = 0` turns it off.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
+from collections.abc import Iterable, Mapping
 
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
@@ -21,8 +22,10 @@ class PageCache(MemoryProjection):
     name = "page_cache"
     history = False
 
-    def __init__(self, max_bytes: int = 0) -> None:
+    def __init__(self, max_bytes: int = 0, fed: Mapping[str, Iterable[str]] | None = None) -> None:
         self.max_bytes = max_bytes
+        self._fed = {type_: tuple(kinds) for type_, kinds in (fed or {}).items()}
+        """The kinds each event type feeds besides its own (`call.ended` -> `cdr`)."""
         self._generations: defaultdict[str, int] = defaultdict(int)
         """Only ever grow, so a page rendered before any change can never be taken for a current one."""
         self._everything = 0
@@ -34,7 +37,7 @@ class PageCache(MemoryProjection):
         self._everything += 1
 
     def fresh(self) -> PageCache:
-        return PageCache(self.max_bytes)
+        return PageCache(self.max_bytes, self._fed)
 
     def generation(self, kind: str) -> int:
         return self._generations[kind] + self._everything
@@ -63,5 +66,7 @@ class PageCache(MemoryProjection):
         kind, _, action = event.type.partition(".")
         if kind == "customer" and action == "deleted":
             self._everything += 1
-        else:
-            self._generations[kind] += 1
+            return
+        self._generations[kind] += 1
+        for fed in self._fed.get(event.type, ()):
+            self._generations[fed] += 1

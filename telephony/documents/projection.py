@@ -95,7 +95,7 @@ class DocumentTable(Projection):
         self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
 
     def declaration(self) -> tuple:
-        feeds = tuple(sorted((type_, feed.__qualname__) for type_, feed in self.feeds.items()))
+        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self.feeds.items()))
         return (*super().declaration(), self.kind, self.text_ids, self.indexed, feeds)
 
     def create(self, conn: sqlite3.Connection) -> None:

@@ -1,8 +1,7 @@
 """Reads of document tables, named by resource kind: the only place other packages get documents from.
 
 The async reads serve GET handlers on the read-only `Reader`; the sync ones take the writer's
-connection, so a decision sees the state inside its own transaction. `get` and `get_many` take a
-table name, for the projection modules that own one (and accounts/, until it reads by kind).
+connection, so a decision sees the state inside its own transaction.
 """
 
 from __future__ import annotations

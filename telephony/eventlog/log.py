@@ -138,19 +138,17 @@ class EventLog:
     def _rows_after(self, after: int, until: int, types: list[str] | None, size: int) -> list[tuple]:
         return store.rows_after(self._read_conn, after, until, types=types, limit=size)
 
-    async def read(self, *, after: int = 0, until: int | None = None, types: Sequence[str] | None = None,
-                   stream: str | None = None) -> list[RecordedEvent]:  # fmt: skip
-        """Events in position order (a stream's, or of `types`), gathered from chunks."""
-        if stream is not None:
-            upcasters = self.projections.upcasters
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self._reads, lambda: list(store.read_events(self._read_conn, upcasters, stream=stream, after=after))
-            )
+    async def read(self, *, after: int = 0, until: int | None = None, types: Sequence[str] | None = None
+                   ) -> list[RecordedEvent]:  # fmt: skip
+        """Events in position order (of `types`, up to `until`), gathered from chunks."""
         return [event async for chunk in self.chunks(after, until=until, types=types) for event in chunk]
 
     async def read_stream(self, stream: str) -> list[RecordedEvent]:
-        return await self.read(stream=stream)
+        """One stream's events in version order."""
+        upcasters = self.projections.upcasters
+        return await asyncio.get_running_loop().run_in_executor(
+            self._reads, lambda: list(store.read_events(self._read_conn, upcasters, stream=stream))
+        )
 
     async def subscribe(self, after: int | None = None, *, types: Sequence[str] | None = None
                         ) -> AsyncIterator[RecordedEvent]:  # fmt: skip

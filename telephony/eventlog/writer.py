@@ -64,6 +64,7 @@ class GroupCommitWriter:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
         self._task: asyncio.Task[None] | None = None
+        self._closing = False
         self.batches = 0
 
     @property
@@ -75,8 +76,8 @@ class GroupCommitWriter:
 
     async def submit(self, decide: Decide, meta: Metadata, *, keep: bool = True) -> list[RecordedEvent]:
         """Append what `decide` returns; with `keep=False` (bulk loads) the recorded events are neither
-        returned nor passed to commit listeners, so memory stays flat whatever the size."""
-        if self._task is None or self._task.done():
+        returned nor passed to the commit followers, so memory stays flat whatever the size."""
+        if self._task is None or self._task.done() or self._closing:
             raise RuntimeError("the event log writer is not running")
         future: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Request(decide, meta, keep, future))
@@ -87,7 +88,8 @@ class GroupCommitWriter:
         return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._conn)
 
     async def close(self) -> None:
-        """Finish every queued append, then stop."""
+        """Finish every queued append, then stop; appends submitted from now on are refused."""
+        self._closing = True
         if self._task is not None:
             self._queue.put_nowait(None)
             await self._task

@@ -46,6 +46,9 @@ class MemoryProjection:
         return type(self)()
 
 
+P = TypeVar("P", bound=MemoryProjection)
+
+
 class LogReader(Protocol):
     """What the runner reads the log through."""
 
@@ -74,6 +77,11 @@ class MemoryProjections:
         self.failures: dict[str, str] = {}
         self._reader: LogReader | None = None
 
+    @property
+    def compared(self) -> list[MemoryProjection]:
+        """The projections `verify` compares: those folded from history that have a state to compare."""
+        return [p for p in self.all if p.history and p.state() is not None]
+
     def __getitem__(self, kind: type[P]) -> P:
         """The projection of class `kind` (each class appears once)."""
         return next(p for p in self.all if type(p) is kind)
@@ -100,7 +108,7 @@ class MemoryProjections:
 
     async def verify(self, reader: LogReader) -> Difference | None:
         """Fold fresh copies from the log up to the live position and compare their states."""
-        compared = [p for p in self.all if p.history and p.state() is not None]
+        compared = self.compared
         fresh = MemoryProjections(p.fresh() for p in compared)
         while fresh.position < self.position:
             await fresh._fold(fresh.all, reader, self.position)
@@ -138,6 +146,3 @@ def _types_of(projections: Iterable[MemoryProjection]) -> list[str] | None:
             return None
         types |= projection.handles
     return sorted(types)
-
-
-P = TypeVar("P", bound=MemoryProjection)

@@ -9,8 +9,14 @@ transaction, so each reaction lands on the log exactly once; outside effects hap
 event's position or id).
 
 A runner catches up from its position in chunks read off the writer's thread, then waits for new
-commits. A reaction that raises is logged and retried with exponential backoff on the clock (a
-moved clock retries at once); meanwhile writes and other reactors go on, and health shows it.
+commits. The appends of a chunk's reactions go to the writer together, so `react` may see the next
+event before the previous reaction is committed: a reaction that decides from state returns a
+decision (run in the transaction, after the earlier ones), or the reactor sets `serial` so each
+reaction is committed before the next event.
+
+A reaction that raises is logged and retried with exponential backoff on the clock (a moved clock
+retries at once); meanwhile writes and other reactors go on, and health shows it (the error's
+class only: health is open).
 Positions of events that needed no reaction are recorded lazily (`RECORD_EVERY`, and at stop):
 re-reading a few of them after a crash is harmless, since they caused nothing.
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -44,6 +51,7 @@ class Reactor:
     name: ClassVar[str]
     handles: ClassVar[frozenset[str] | None] = None
     from_beginning: ClassVar[bool] = False
+    serial: ClassVar[bool] = False
 
     async def react(self, event: RecordedEvent) -> Reaction:
         raise NotImplementedError
@@ -87,6 +95,9 @@ class ReactorRunner:
         self._types = sorted(reactor.handles) if reactor.handles is not None else None
         self._meta = Metadata(source=f"reactor:{reactor.name}")
         self._position = 0
+        self._start = 0
+        """Where the reactor starts when it is seen the first time (0, or the head when it ran)."""
+        self._resumed = False
         self._recorded = 0
         """The position last recorded on the log (with the events of a reaction, or alone)."""
         self._queued = 0
@@ -124,10 +135,11 @@ class ReactorRunner:
                 "last_error": self.last_error, "retry_at": retry}  # fmt: skip
 
     async def run(self) -> None:
-        start = 0 if self.reactor.from_beginning else self._log.position
-        await self._resume(default=start)
+        self._start = 0 if self.reactor.from_beginning else self._log.position
         while True:
             try:
+                if not self._resumed:
+                    await self._resume()
                 self.state = "catching up"
                 await self._catch_up()
                 self.state, self.failures, self.last_error, self.retry_at = "following", 0, None, None
@@ -136,7 +148,7 @@ class ReactorRunner:
                 raise
             except tracking.TrackingMoved as moved:
                 log.warning("reactor %s: %s; resuming from there", self.name, moved)
-                await self._resume(default=0)
+                self._resumed = False
             except Exception as exc:
                 await self._abandon()
                 await self._failed(exc)
@@ -144,17 +156,21 @@ class ReactorRunner:
     async def stop(self) -> None:
         """Record how far the reactor got, after its task was cancelled (an append under way at that
         moment may have landed: the recorded position is read again first)."""
+        if not self._resumed:
+            return  # it never learnt where it was: nothing to record
         dealt = self.position
-        await self._resume(default=0)
+        await self._resume()
         if dealt > self._recorded:
             self._send(dealt, None)
             await self._drain(dealt)
 
-    async def _resume(self, *, default: int) -> None:
-        name = self.name
-        recorded: int = await self._log.query(lambda conn: tracking.position(conn, name, default=default))  # type: ignore[assignment]
+    async def _resume(self) -> None:
+        """Read the recorded position (recording the start for a reactor seen the first time)."""
+        name, start = self.name, self._start
+        recorded: int = await self._log.query(lambda conn: tracking.position(conn, name, default=start))  # type: ignore[assignment]
         self._inflight.clear()
         self.position = self._recorded = self._queued = recorded
+        self._resumed = True
 
     async def _catch_up(self) -> None:
         """React to the tail in chunks; the appends of a chunk's reactions go to the writer together
@@ -165,6 +181,8 @@ class ReactorRunner:
                 reaction = await self.reactor.react(event)
                 if reaction:
                     self._send(event.position, reaction)
+                    if self.reactor.serial:
+                        await self._drain(event.position)
             await self._drain(chunk[-1].position)
         if head - self._recorded >= RECORD_EVERY:
             self._send(head, None)
@@ -200,7 +218,7 @@ class ReactorRunner:
     async def _failed(self, exc: Exception) -> None:
         self.failures += 1
         delay = self._backoff.delay(self.failures)
-        self.state, self.last_error = "failing", f"{type(exc).__name__}: {exc}"
+        self.state, self.last_error = "failing", type(exc).__name__  # health is open: details go to the log only
         self.retry_at = self._clock.time() + delay
         log.exception("reactor %s failed after position %s; retrying in %.1fs", self.name, self.position, delay)
         await self._clock.wait_until(self.retry_at)
@@ -216,6 +234,8 @@ class Reactors:
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(r.run(), name=f"reactor-{r.name}") for r in self.runners]
+        for runner, task in zip(self.runners, self._tasks, strict=True):
+            task.add_done_callback(functools.partial(_ended, runner))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -236,7 +256,14 @@ class Reactors:
 
     @property
     def failing(self) -> list[str]:
-        return [r.name for r in self.runners if r.state == "failing"]
+        return [r.name for r in self.runners if r.state in ("failing", "failed")]
+
+
+def _ended(runner: ReactorRunner, task: asyncio.Task[None]) -> None:
+    """A runner's task ends only when cancelled; anything else is a fault health must show."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        runner.state, runner.last_error = "failed", type(exc).__name__
+        log.error("reactor %s stopped", runner.name, exc_info=exc)
 
 
 def runners(reactors: Sequence[Reactor], event_log: Log, clock: Clock, backoff: Backoff | None = None,

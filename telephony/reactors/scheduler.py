@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from ..clock import Clock
+from ..clock import LATEST, Clock
 
 log = logging.getLogger(__name__)
 Job = Callable[[], Awaitable[object]]
@@ -104,9 +104,13 @@ class Scheduler:
         self._aps.start()
         self._rearm()
 
-    def shutdown(self) -> None:
+    async def stop(self) -> None:
+        """No alarm fires any more, and a job running now finishes first."""
         if self._aps.running:
             self._aps.shutdown(wait=False)
+        async with self._running:
+            self._heap.clear()
+            self._timers.clear()
 
     # --- running what is due -----------------------------------------------------------------------
 
@@ -198,11 +202,12 @@ class Scheduler:
             if self._aps.get_job(ALARM) is not None:
                 self._aps.remove_job(ALARM)
             return
-        real = datetime.fromtimestamp(max(due - self._clock.offset, 0), UTC)
+        real = datetime.fromtimestamp(min(max(due - self._clock.offset, 0), LATEST), UTC)
         self._aps.add_job(self._on_alarm, "date", run_date=real, id=ALARM, replace_existing=True,
                           misfire_grace_time=None)  # fmt: skip
 
     async def _on_alarm(self) -> None:
         self._alarm_due = None
-        await self.run_due()
-        self._rearm()
+        if self._aps.running:
+            await self.run_due()
+            self._rearm()

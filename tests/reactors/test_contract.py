@@ -16,6 +16,7 @@ import pytest
 from telephony.clock import Clock
 from telephony.eventlog import EventLog
 from telephony.projections import Projections
+from telephony.reactors import tracking
 from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
 
 from .kinds import ECHOED, KINDS, Echo, Outside, echoes, happened, happenings
@@ -93,7 +94,7 @@ async def test_a_reactor_that_raises_stops_neither_writes_nor_other_reactors_and
     await settled(other, log)
     await asyncio.wait_for(_state(failing, "failing"), SOON)
     assert reactors.failing == [kind.name]
-    assert failing.health()["last_error"] == "RuntimeError: cannot echo 1"
+    assert failing.health()["last_error"] == "RuntimeError"  # the class only: health is open
     await log.append([happened(3)])  # writes go on
     await settled(other, log)
     assert len(healthy.delivered) == 4
@@ -233,3 +234,58 @@ def _echo_count(data_dir: Path) -> int:
             conn.close()
     except sqlite3.OperationalError:
         return 0
+
+
+async def test_a_reactor_stopped_before_it_ran_records_nothing_and_starts_at_the_head_later(log, clock):
+    class Newcomer(Echo):
+        name = "late"
+        from_beginning = False
+
+    await log.append([happened(0)])
+    reactors = await running(ReactorRunner(Newcomer(), log, clock))
+    await reactors.stop()  # cancelled before its first step
+    assert await log.query(tracking.all_positions) == {}
+    runner = ReactorRunner(Newcomer(), log, clock)
+    reactors = await running(runner)
+    await log.append([happened(1)])
+    await settled(runner, log)
+    assert await echoes(log) == [1]
+    await reactors.stop()
+
+
+async def test_a_serial_reactor_sees_each_reaction_committed_before_the_next_event(log, clock):
+    class Careful(Echo):
+        name = "careful"
+        serial = True
+
+        def __init__(self, event_log: EventLog) -> None:
+            super().__init__()
+            self.log, self.echoed_before = event_log, []
+
+        async def react(self, event):
+            self.echoed_before.append(len(await echoes(self.log)))
+            return await super().react(event)
+
+    reactor = Careful(log)
+    await log.append([happened(n) for n in range(4)])
+    runner = ReactorRunner(reactor, log, clock)
+    reactors = await running(runner)
+    await settled(runner, log)
+    assert reactor.echoed_before == [0, 1, 2, 3]
+    await reactors.stop()
+
+
+async def test_a_reactor_task_that_dies_shows_as_failed(log, clock):
+    class Unreadable(Echo):
+        name = "unreadable"
+
+    runner = ReactorRunner(Unreadable(), log, clock)
+    runner.run = _boom  # type: ignore[method-assign]
+    reactors = await running(runner)
+    await asyncio.wait_for(_state(runner, "failed"), SOON)
+    assert reactors.failing == ["unreadable"] and runner.health()["last_error"] == "OSError"
+    await reactors.stop()
+
+
+async def _boom() -> None:
+    raise OSError("disk gone")

@@ -41,7 +41,7 @@ async def test_health_shows_each_reactor_and_a_failing_one_degrades_it_until_it_
     status, body = await health(client)
     assert status == 503 and body["status"] == "degraded"
     assert body["reactors"]["watcher"]["state"] == "failing"
-    assert body["reactors"]["watcher"]["last_error"] == "RuntimeError: cannot echo 1"
+    assert body["reactors"]["watcher"]["last_error"] == "RuntimeError"  # the class only: health is open
     assert body["reactors"]["watcher"]["retry_at"] is not None
     await login(client)  # writes go on while a reactor fails
 

@@ -20,7 +20,7 @@ async def scheduler(clock):
     started = Scheduler(clock)
     started.start()
     yield started
-    started.shutdown()
+    await started.stop()
 
 
 def recorder(clock: Clock, ran: list, name: str):
@@ -109,14 +109,14 @@ async def test_derived_timers_are_added_at_start_and_the_scheduler_keeps_nothing
     first.derive(source)
     first.start()
     await first.advance_to(START + 15)
-    first.shutdown()
+    await first.stop()
     del pending["k1"]  # the projection saw k1 done
 
     second = Scheduler(clock)  # a restart: a new scheduler, the same projection
     second.derive(source)
     second.start()
     await second.advance_to(START + 30)
-    second.shutdown()
+    await second.stop()
     assert ran == [("k1", 10), ("k2", 20)]
 
 
@@ -153,4 +153,4 @@ async def test_a_flowing_clock_fires_timers_by_real_time(clock):
         await flowing.wait_until(flowing.time() + 0.3)
         assert len(fired) == 1
     finally:
-        scheduler.shutdown()
+        await scheduler.stop()

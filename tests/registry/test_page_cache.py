@@ -59,3 +59,11 @@ def test_a_page_read_before_a_change_is_not_served_after_it():
                               data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
     cache.put(("contact", 1, ""), started, b"stale")
     assert cache.get(("contact", 1, "")) is None
+
+
+def test_an_event_that_feeds_a_kind_retires_that_kinds_pages():
+    cache = PageCache(max_bytes=10_000, fed={"call.ended": ["cdr"]})
+    cache.put(("cdr", 1, ""), cache.generation("cdr"), b"before the call ended")
+    cache.apply(RecordedEvent(position=1, stream="call-7", version=3, type="call.ended", schema=1, data={},
+                              meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
+    assert cache.get(("cdr", 1, "")) is None
