@@ -15,11 +15,12 @@ import pytest
 
 from telephony.clock import Clock
 from telephony.eventlog import EventLog
+from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 from telephony.reactors import tracking
 from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
 
-from .kinds import ECHOED, KINDS, Echo, Outside, echoes, happened, happenings
+from .kinds import ECHOED, HAPPENED, KINDS, Echo, Outside, echoes, happened, happenings
 
 SOON = 10  # seconds a test may wait for background work before it fails
 
@@ -289,3 +290,54 @@ async def test_a_reactor_task_that_dies_shows_as_failed(log, clock):
 
 async def _boom() -> None:
     raise OSError("disk gone")
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def _write_tail(path: Path, count: int) -> None:
+    """`count` small events written straight into a new log (followers read them; nothing checks the chain)."""
+    conn = sqlite_store.connect(path)
+    conn.execute("PRAGMA synchronous=OFF")
+    meta, data = b"{}", b'{"n":0}'
+    rows = ((p, "tail", p, HAPPENED, 1, data, meta, "2026-01-01T00:00:00.000000Z", b"")
+            for p in range(1, count + 1))  # fmt: skip
+    conn.execute("BEGIN")
+    conn.executemany(f"INSERT INTO events ({sqlite_store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+async def test_catching_up_over_a_million_events_keeps_memory_flat_and_appends_flowing(tmp_path, clock):
+    class Counter(Echo):
+        name = "counter"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.count = 0
+
+        async def react(self, event):
+            self.count += 1  # reacts to all, appends nothing: the cost is reading the tail
+
+    tail = 1_000_000
+    _write_tail(tmp_path / "events.db", tail)
+    log = await open_log(tmp_path, clock)
+    counter = Counter()
+    runner = ReactorRunner(counter, log, clock, chunk=1000)
+    before = peak = _rss_mb()
+    reactors = await running(runner)
+    for step in range(1, 11):
+        await asyncio.wait_for(runner.reached(tail * step // 10), 60)
+        peak = max(peak, _rss_mb())
+        if step == 5:
+            await log.append([happened(0)])  # answered half way through the catch-up
+            assert runner.position < tail
+    await settled(runner, log)
+    await reactors.stop()
+    await log.close()
+    assert counter.count == tail + 1
+    assert peak - before < 40, f"resident memory grew by {peak - before:.0f} MB while catching up"
