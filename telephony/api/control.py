@@ -29,11 +29,13 @@ async def require_control_key(request: web.Request) -> None:
 
 
 async def health(request: web.Request) -> web.Response:
-    """`ok` (200), or `degraded` (503) while a reactor fails or an in-memory projection has failed."""
+    """`ok` (200), or `degraded` (503) while the log takes no appends, a reactor fails or an in-memory
+    projection has failed."""
     event_log, reactors = request.app[EVENT_LOG], request.app[REACTORS]
     broken = {**event_log.follower_failures, **request.app[MEMORY].failures}
-    degraded = bool(broken or reactors.failing)
+    degraded = bool(broken or reactors.failing or not event_log.writing)
     body = {"status": "degraded" if degraded else "ok", "position": event_log.position,
+            "writing": event_log.writing, "clock": wire_time(request.app[CLOCK].now()),
             "reactors": reactors.health(), "failed_projections": broken}  # fmt: skip
     return json_response(body, status=503 if degraded else 200)
 

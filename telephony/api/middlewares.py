@@ -10,7 +10,7 @@ import uuid
 from aiohttp import web
 
 from ..domain.errors import DomainError
-from ..eventlog import ConcurrencyError
+from ..eventlog import ConcurrencyError, LogClosed
 from ..keys import REQUEST_ID
 from ..logs import request_id
 from .errors import ApiError, error_response, from_conflict, from_domain
@@ -63,6 +63,9 @@ async def errors(request: web.Request, handler) -> web.StreamResponse:
         return from_domain(exc).response()
     except ConcurrencyError as exc:
         return from_conflict(exc).response()
+    except LogClosed:
+        log.error("%s %s: the event log takes no appends", request.method, request.path)
+        return error_response(503, "The service cannot record changes right now; try again later")
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

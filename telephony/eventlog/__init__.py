@@ -1,7 +1,7 @@
 """The append-only, hash-chained event log: the only source of truth."""
 
 from .log import LOG_FILE, EventLog
-from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, Metadata, NewEvent, RecordedEvent
+from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .upcasting import Upcasters
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "NO_STREAM",
     "ConcurrencyError",
     "EventLog",
+    "LogClosed",
     "Metadata",
     "NewEvent",
     "RecordedEvent",

@@ -80,6 +80,11 @@ class EventLog:
         """The position of the last durable event that the commit followers have seen."""
         return self._head
 
+    @property
+    def writing(self) -> bool:
+        """True while appends are taken."""
+        return self._writer.running
+
     # --- writing -----------------------------------------------------------------------------------
 
     async def append(self, events: Sequence[NewEvent], meta: Metadata | None = None) -> list[RecordedEvent]:

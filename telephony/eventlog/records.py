@@ -49,6 +49,10 @@ class RecordedEvent(msgspec.Struct, kw_only=True, frozen=True):
     hash: str
 
 
+class LogClosed(RuntimeError):
+    """The log takes no appends now (it is closing, or its writer stopped)."""
+
+
 class ConcurrencyError(Exception):
     """A stream was not at the version the writer expected; nothing of that append was stored."""
 

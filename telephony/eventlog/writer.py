@@ -22,7 +22,7 @@ import msgspec
 from ..clock import Clock
 from . import store
 from .hashing import canonical_bytes, chain_hash
-from .records import ANY_VERSION, ConcurrencyError, Metadata, NewEvent, RecordedEvent
+from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 
 Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
@@ -71,6 +71,11 @@ class GroupCommitWriter:
     def position(self) -> int:
         return self._position
 
+    @property
+    def running(self) -> bool:
+        """True while appends are taken (the writer's task is alive and not closing)."""
+        return self._task is not None and not self._task.done() and not self._closing
+
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="eventlog-writer")
 
@@ -78,7 +83,7 @@ class GroupCommitWriter:
         """Append what `decide` returns; with `keep=False` (bulk loads) the recorded events are neither
         returned nor passed to the commit followers, so memory stays flat whatever the size."""
         if self._task is None or self._task.done() or self._closing:
-            raise RuntimeError("the event log writer is not running")
+            raise LogClosed("the event log writer is not running")
         future: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Request(decide, meta, keep, future))
         return await asyncio.shield(future)

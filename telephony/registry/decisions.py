@@ -12,7 +12,7 @@ from typing import Any
 
 from ..documents import reads
 from ..domain.errors import Unknown
-from ..eventlog import NO_STREAM, NewEvent
+from ..eventlog import NO_STREAM, NewEvent, store
 from ..projections.sequences import next_id
 from .resource import Resource
 
@@ -31,13 +31,17 @@ def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], custo
 
 
 def create(resource: Resource, customer_id: int, build: Callable[[Any], dict], id_: Any = None) -> Decide:
-    """`build(id)` makes the document once the id is allocated."""
+    """`build(id)` makes the document once the id is allocated (or with `id_`, a natural id whose
+    record the caller found absent)."""
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        new_id = id_ if id_ is not None else next_id(conn, resource.kind, resource.first_id)
+        if id_ is None:  # a new id: its stream cannot exist
+            new_id, expected = next_id(conn, resource.kind, resource.first_id), NO_STREAM
+        else:  # a natural id (a number) names one stream across its lives: a new life goes on from the last
+            new_id, expected = id_, store.stream_version(conn, _stream(resource, id_))
         data = {"id": new_id, "customer_id": customer_id, "body": build(new_id)}
         return [NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
-                         expected_version=NO_STREAM)]  # fmt: skip
+                         expected_version=expected)]  # fmt: skip
 
     return decide
 

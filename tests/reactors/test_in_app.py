@@ -85,3 +85,14 @@ async def test_a_moved_clock_stays_moved_after_a_restart(aiohttp_client, setting
     assert restarted.time() == moved["epoch"]
     response = await second.post(f"{SERVICE}/login", json=ADMIN)
     assert response.status == 200
+
+
+async def test_health_reports_a_log_that_takes_no_appends(aiohttp_client, settings, clock):
+    app = create_app(settings, clock=clock)
+    client = await aiohttp_client(app)
+    await app[EVENT_LOG]._writer.close()  # the writer is gone, as after a fault
+    status, body = await health(client)
+    assert status == 503 and body["status"] == "degraded" and body["writing"] is False
+    response = await client.post(f"{SERVICE}/login", json=ADMIN)
+    assert response.status == 503  # nothing can be recorded: the answer says so, without internals
+    assert "cannot record changes" in (await response.json())["message"]
