@@ -88,9 +88,10 @@ async def patch_users(request: web.Request) -> web.Response:
         if fields.get("location_id") is not None:
             fields["location_id"] = str(fields["location_id"])
         changes[item.id] = fields
-    await request.app[ACCOUNTS].log.transact(decisions.change_users(who.customer_id, changes), meta_of(request))
-    updated = await reads.bodies(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
-    return raw_collection(envelope([updated[i.id] for i in items], len(items)))
+    decision = decisions.change_users(who.customer_id, changes)
+    await request.app[ACCOUNTS].log.transact(decision, meta_of(request))
+    changed = dict(zip(changes, decision.result, strict=True))
+    return collection([changed[item.id] for item in items])
 
 
 async def delete_user(request: web.Request) -> web.Response:

@@ -17,14 +17,16 @@ from typing import Any
 
 import msgspec
 
+from ..documents import reads
 from ..domain import accounts as rules
-from ..eventlog import ANY_VERSION, NewEvent, store
+from ..eventlog import ANY_VERSION, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import projections as read
 from .models import User
 
 FIRST_USER_ID = 1_000_001
 FIRST_CUSTOMER_ID = 100_001
+USERS = "user"
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
 
 
@@ -121,14 +123,18 @@ def close_customer(customer_id: int) -> Decide:
     )
 
 
-def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decide:
-    """Changes keyed by user id: every user must be the customer's, or nothing changes."""
+def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decision[list[dict]]:
+    """Changes keyed by user id: every user must be the customer's, or nothing changes. The decision
+    keeps the changed user documents, in the order of `changes`."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        return events(f for user_id, fields in changes.items()
-                      for f in rules.change_user(user_of(conn, user_id), customer_id, fields))  # fmt: skip
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+        facts: list[rules.Fact] = []
+        for user_id, fields in changes.items():
+            facts.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
+        current = reads.documents(conn, USERS, list(changes), customer_id)
+        return events(facts), [{**current[user_id], **fields} for user_id, fields in changes.items()]
 
-    return decide
+    return Decision(decide)
 
 
 def remove_user(customer_id: int, actor_id: int, user_id: int) -> Decide:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import msgspec
 from aiohttp import web
 
 from ..api.context import authorize, meta_of
@@ -28,9 +27,9 @@ async def assign_numbers(request: web.Request) -> web.Response:
     known = await reads.bodies(request.app[READER], CAMPAIGNS.kind, wanted, who.customer_id)
     if missing := [c for c in wanted if c not in known]:
         raise BadRequest.field("campaign_id", f"Call tracking campaign {missing[0]} not found")
-    await request.app[EVENT_LOG].transact(decisions.update(DDIS, who.customer_id, changes), meta_of(request))
-    found = await reads.bodies(request.app[READER], DDIS.kind, list(changes), who.customer_id)
-    return collection([msgspec.json.decode(found[number]) for number in changes])
+    decision = decisions.update(DDIS, who.customer_id, changes)
+    await request.app[EVENT_LOG].transact(decision, meta_of(request))
+    return collection(decision.result)
 
 
 ROUTES = [

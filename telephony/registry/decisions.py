@@ -1,7 +1,9 @@
 """Generic decisions over documents, run inside the writer's transaction.
 
 Each checks ownership against the projection (a record of another customer does not exist for
-the caller) and returns the events of the change.
+the caller) and returns the events of the change. Creates and updates are `Decision`s that also
+keep the documents the change leaves, which the handler answers: what was committed, whatever the
+next request does to it.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from typing import Any
 
 from ..documents import reads
 from ..domain.errors import Unknown
-from ..eventlog import NO_STREAM, NewEvent
+from ..eventlog import NO_STREAM, Decision, NewEvent
 from ..projections.sequences import next_id
+from .coercion import new_document
 from .resource import Resource
 
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
@@ -23,34 +26,45 @@ def _stream(resource: Resource, id_: Any) -> str:
     return f"{resource.kind}-{id_}"
 
 
-def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
-    found = reads.owned(conn, resource.kind, ids, customer_id)
-    missing = [i for i in ids if i not in found]
+def _missing(resource: Resource, missing: list[Any]) -> None:
     if missing:
         raise Unknown(f"{resource.path} {', '.join(map(str, missing))} not found")
 
 
-def create(resource: Resource, customer_id: int, build: Callable[[Any], dict], id_: Any = None) -> Decide:
-    """`build(id)` makes the document once the id is allocated."""
+def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
+    found = reads.owned(conn, resource.kind, ids, customer_id)
+    _missing(resource, [i for i in ids if i not in found])
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+
+def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str, id_: Any = None) -> Decision[dict]:
+    """A new document of the sent fields (its id allocated unless given); the decision keeps it."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict]:
         new_id = id_ if id_ is not None else next_id(conn, resource.kind, resource.first_id)
-        data = {"id": new_id, "customer_id": customer_id, "body": build(new_id)}
-        return [NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
-                         expected_version=NO_STREAM)]  # fmt: skip
+        document = new_document(resource, sent, new_id, customer_id, now)
+        data = {"id": new_id, "customer_id": customer_id, "body": document}
+        event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
+                         expected_version=NO_STREAM)  # fmt: skip
+        return [event], document
 
-    return decide
+    return Decision(decide)
 
 
-def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decide:
-    """Changes keyed by id; every id must be the customer's, or nothing is changed."""
+def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decision[list[dict]]:
+    """Changes keyed by id; every id must be the customer's, or nothing is changed. The decision keeps
+    the changed documents, in the order of `changes`."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        _require(conn, resource, list(changes), customer_id)
-        return [NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
-                         data={"id": id_, "changes": fields}) for id_, fields in changes.items()]  # fmt: skip
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+        current = reads.documents(conn, resource.kind, list(changes), customer_id)
+        _missing(resource, [id_ for id_ in changes if id_ not in current])
+        events, documents = [], []
+        for id_, fields in changes.items():
+            events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
+                                   data={"id": id_, "changes": fields}))  # fmt: skip
+            documents.append({**current[id_], **fields})
+        return events, documents
 
-    return decide
+    return Decision(decide)
 
 
 def delete(resource: Resource, customer_id: int, ids: list[Any]) -> Decide:
