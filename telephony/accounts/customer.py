@@ -14,7 +14,7 @@ from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
-from ..keys import ACCOUNTS, SETTINGS
+from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
 from .answers import Audio, Me
@@ -95,8 +95,10 @@ async def patch_users(request: web.Request) -> web.Response:
 
 
 async def delete_user(request: web.Request) -> web.Response:
+    """The user goes; queues, ring groups and every other record naming it drop it, in the same
+    transaction."""
     who = require_root(request)
-    removed = decisions.remove_user(who.customer_id, who.user_id, _user_id(request))
+    removed = decisions.remove_user(who.customer_id, who.user_id, _user_id(request), request.app[REFERENCES])
     await request.app[ACCOUNTS].log.transact(removed, meta_of(request))
     return web.Response(status=204)
 

@@ -13,7 +13,7 @@ from ..clock import wire_time
 from ..collections import envelope, parse
 from ..documents import listing, reads
 from ..domain.dictionaries import resource_dictionaries
-from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, SETTINGS
+from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, attached, then
 from .coercion import fields_of
@@ -138,7 +138,8 @@ def delete_handler(resource: Resource, *, many: bool = False):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
         ids = _ids(request) if many else [_id(resource, request)]
-        await request.app[EVENT_LOG].transact(decisions.delete(resource, who.customer_id, ids), meta_of(request))
+        decide = decisions.delete(resource, who.customer_id, ids, request.app[REFERENCES])
+        await request.app[EVENT_LOG].transact(decide, meta_of(request))
         return web.Response(status=status)
 
     return handle
@@ -147,7 +148,8 @@ def delete_handler(resource: Resource, *, many: bool = False):
 def delete_all_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        await request.app[EVENT_LOG].transact(decisions.clear(resource, who.customer_id), meta_of(request))
+        decide = decisions.clear(resource, who.customer_id, request.app[REFERENCES])
+        await request.app[EVENT_LOG].transact(decide, meta_of(request))
         return web.Response(status=resource.delete_all_status)
 
     return handle

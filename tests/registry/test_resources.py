@@ -61,7 +61,7 @@ async def test_a_list_answers_data_and_a_numeric_total_of_the_callers_records_on
 
 @pytest.mark.parametrize(("resource", "version"), with_op_and_version(Op.CREATE))
 async def test_create_answers_201_with_the_record_and_its_url(api, home, resource, version):
-    sent = example_body(resource)
+    sent = example_body(resource, home)
     reply = await api.call("POST", f"/{resource.path}", home, version=version, json=sent)
     assert reply.status == 201, reply
     assert set(reply.body) == {"data", "links"}
@@ -204,14 +204,14 @@ async def test_deleting_a_list_with_one_foreign_id_deletes_nothing(api, home, ot
 async def test_a_wrong_typed_create_field_is_a_400_naming_it(api, home, resource, version):
     name, value = wrong_field(resource.create)
     reply = await api.call("POST", f"/{resource.path}", home, version=version,
-                           json={**example_body(resource), name: value})  # fmt: skip
+                           json={**example_body(resource, home), name: value})  # fmt: skip
     assert reply.field_error() == name
 
 
 @pytest.mark.parametrize("resource", [p for p in with_op(Op.CREATE) if first_required(p.values[0])])
 async def test_a_missing_required_field_is_a_400_naming_it(api, home, resource):
     name = first_required(resource)
-    body = {k: v for k, v in example_body(resource).items() if k != name}
+    body = {k: v for k, v in example_body(resource, home).items() if k != name}
     assert (await api.call("POST", f"/{resource.path}", home, json=body)).field_error() == name
 
 
