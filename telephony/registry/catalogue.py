@@ -23,6 +23,16 @@ def _recording_size(fields: dict[str, Any], context: dict[str, Any]) -> dict[str
     return fields
 
 
+def _queue_members(current: dict[str, Any] | None, fields: dict[str, Any]) -> dict[str, Any]:
+    """Queue members are stored as `{id, status}`; a bare id (as GET shows members) keeps the member's
+    login state, and a new member is logged in."""
+    if fields.get("users") is not None:
+        known = {m["id"]: m.get("status", True) for m in (current or {}).get("users") or () if isinstance(m, dict)}
+        fields["users"] = [m if isinstance(m, dict) else {"id": m, "status": known.get(m, True)}
+                           for m in fields["users"]]  # fmt: skip
+    return fields
+
+
 def _many(field: str, kind: str, **kw: Any) -> Ref:
     return Ref(field, kind, many=True, **kw)
 
@@ -42,7 +52,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("ddis", "ddi", s.Ddi, "settings", frozenset({L, G, DI}), text_ids=True, id_pattern=r"\+?\d+", id_name="e164",
       indexed=("e164", "campaign_id"), refs=(Ref("campaign_id", "campaign"), Destination("target_type", "target_id"))),
     R("queues", "queue", s.Queue, "settings", frozenset({L, C, G}), s.QueueCreate, added_ops=frozenset({U, D}),
-      includes=("users",),
+      includes=("users",), fold=_queue_members,
       refs=(_many("users", "user", member="id"), NUMBERS, _many("groups", "queuegroup"), Ref("ivr", "ivr"),
             Ref("post_call_ivr_id", "ivr"), FINAL)),
     R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users"),

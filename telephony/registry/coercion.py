@@ -3,7 +3,7 @@
 Dictionary-backed fields take a code or a name and are stored as the code; a resource's
 `validate` hook adds checks msgspec cannot express; `prepare` maps request-only fields onto the
 model (for example a recording's size). Every problem is a 400 naming its field. What needs the
-stored state (references) is checked by the decision, in the transaction.
+stored state (references, fields fixed at creation) is checked by the decision, in the transaction.
 """
 
 from __future__ import annotations
@@ -37,8 +37,6 @@ def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> di
             sent[name] = DICTIONARIES[dictionary].to_code(sent[name])
         except ValueError as exc:
             problems.append((name, str(exc)))
-    if not creating:
-        problems.extend((name, "This value cannot be changed.") for name in resource.fixed if name in sent)
     if resource.validate is not None and not problems:
         problems.extend(resource.validate(body))
     if problems:

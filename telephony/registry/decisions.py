@@ -15,7 +15,7 @@ from typing import Any
 
 from ..documents import reads, references
 from ..documents.references import Table
-from ..domain.errors import Unknown
+from ..domain.errors import Invalid, Unknown
 from ..eventlog import NO_STREAM, Decision, NewEvent
 from ..projections.sequences import next_id
 from .coercion import new_document, stored
@@ -39,8 +39,16 @@ def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], custo
 
 
 def _settled(resource: Resource, current: dict[str, Any] | None, sent: dict[str, Any]) -> dict[str, Any]:
-    """The sent fields as they apply to the stored document: references are normalised."""
-    return references.normal(resource.refs, sent)
+    """The sent fields as they apply to the stored document: a field fixed at creation may be sent
+    back unchanged (copy and edit), never changed; references are normalised; the resource folds."""
+    fields = dict(sent)
+    if current is not None:
+        for name in resource.fixed & fields.keys():
+            if fields[name] != current.get(name):
+                raise Invalid.field(resource.wire_names.get(name, name), "This value cannot be changed.")
+            del fields[name]
+    fields = references.normal(resource.refs, fields)
+    return resource.fold(current, fields) if resource.fold is not None else fields
 
 
 def _checked(conn: sqlite3.Connection, resource: Resource, customer_id: int, document: dict[str, Any],

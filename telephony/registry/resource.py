@@ -38,6 +38,8 @@ Validator = Callable[[Any], list[tuple[str | None, str]]]
 Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
+Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
+"""A change as it applies to the stored document (None when creating), run inside the transaction."""
 
 
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -62,6 +64,7 @@ class Resource:
     scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
     refs: the fields naming other records (`domain/references.py`), checked on every write and
         unlinked when those records go.
+    fold: a change as it applies to the stored document (queue members keep their login state).
     """
 
     path: str
@@ -87,6 +90,7 @@ class Resource:
     first_id: int = 1
     scope: Scope | None = None
     refs: tuple[Reference, ...] = ()
+    fold: Fold | None = None
 
     @property
     def all_ops(self) -> frozenset[Op]:

@@ -241,6 +241,8 @@ def wav_base64() -> str:
 
 # Valid values of the constrained strings the schemas use; a pattern takes the first it matches.
 PATTERN_SAMPLES = ("x", "1234", E164_SAMPLE, "someone@example.com", "2026-07-01", "2026-07-01 12:00:00", "#1e90ff")
+# Fields the platform always sets on the records it writes (a voicemessage is in a folder).
+SEEDED: Mapping[str, Mapping[str, Any]] = {"voicemessages": {"folder": 0, "is_new": True}}
 # Values no type can express.
 OVERRIDES: Mapping[str, Mapping[str, Any]] = {
     "vmannouncements": {"data": wav_base64()},
@@ -430,7 +432,7 @@ async def make(api: Api, resource: Resource, caller: Caller) -> dict:
         assert reply.status == 201, reply
         return reply.data
     extra = {"e164": fresh_number()} if resource.text_ids else {}
-    return await seed(api, resource, caller.customer_id, **extra)
+    return await seed(api, resource, caller.customer_id, **extra, **SEEDED.get(resource.path, {}))
 
 
 async def make_many(api: Api, resource: Resource, caller: Caller, n: int) -> list[dict]:
