@@ -30,6 +30,7 @@ from .keys import (
     PAGE_CACHE,
     REACTORS,
     READER,
+    REFERENCES,
     SCHEDULER,
     SETTINGS,
 )
@@ -59,6 +60,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[CLOCK] = clock or Clock()
     app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
     app[AUTHENTICATE] = authenticate
+    app[REFERENCES] = wiring.references()
     app[SCHEDULER] = Scheduler(app[CLOCK])
     app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _reactors(reactors)])
     api_routes = wiring.api_routes()

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .collections.cache import PageCache
     from .config import Settings
     from .documents.reader import Reader
+    from .documents.references import Table
     from .eventlog import EventLog
     from .openapi import Document
     from .projections.memory import MemoryProjections
@@ -37,6 +38,8 @@ AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
+REFERENCES: web.AppKey[Table] = web.AppKey("references")
+"""Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -52,6 +55,7 @@ __all__ = [
     "MEMORY",
     "OPENAPI",
     "REACTORS",
+    "REFERENCES",
     "PAGE_CACHE",
     "PRINCIPAL",
     "READER",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import openapi
+from .accounts import USER_REFERENCES, customer, login, tokens
 from .accounts import control as accounts_control
-from .accounts import customer, login, tokens
 from .accounts.projections import projections as account_projections
 from .accounts.sessions import SessionIndex
 from .api import control
@@ -20,6 +20,7 @@ from .collections.cache import PageCache
 from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
+from .documents.references import Table
 from .eventlog.upcasting import Upcasters
 from .keys import ACCOUNTS, CLOCK, SETTINGS
 from .mail import SmtpDelivery
@@ -39,6 +40,11 @@ def projections() -> list[Projection]:
     ]
     sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)])
     return [*account_projections(), *documents, Blobs(), sequences]
+
+
+def references() -> Table:
+    """Every kind's reference fields, the registry's and the users': what a removal unlinks."""
+    return {"user": USER_REFERENCES, **{r.kind: r.refs for r in RESOURCES if r.refs}}
 
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:

@@ -2,8 +2,8 @@
 
 from .decisions import UserPlan, customer_exists, user_created
 from .events import CUSTOMER_CREATED
-from .models import User
+from .models import USER_REFERENCES, User
 from .projections import live_customers, live_users, user_email
 
-__all__ = ["CUSTOMER_CREATED", "User", "UserPlan", "customer_exists", "live_customers", "live_users", "user_created",
-           "user_email"]  # fmt: skip
+__all__ = ["CUSTOMER_CREATED", "USER_REFERENCES", "User", "UserPlan", "customer_exists", "live_customers",
+           "live_users", "user_created", "user_email"]  # fmt: skip

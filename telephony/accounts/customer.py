@@ -14,7 +14,7 @@ from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
-from ..keys import ACCOUNTS, SETTINGS
+from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
 from .answers import Audio, Me
@@ -88,14 +88,17 @@ async def patch_users(request: web.Request) -> web.Response:
         if fields.get("location_id") is not None:
             fields["location_id"] = str(fields["location_id"])
         changes[item.id] = fields
-    await request.app[ACCOUNTS].log.transact(decisions.change_users(who.customer_id, changes), meta_of(request))
-    updated = await reads.bodies(request.app[ACCOUNTS].reader, USERS, [i.id for i in items], who.customer_id)
-    return raw_collection(envelope([updated[i.id] for i in items], len(items)))
+    decision = decisions.change_users(who.customer_id, changes)
+    await request.app[ACCOUNTS].log.transact(decision, meta_of(request))
+    changed = dict(zip(changes, decision.result, strict=True))
+    return collection([changed[item.id] for item in items])
 
 
 async def delete_user(request: web.Request) -> web.Response:
+    """The user goes; queues, ring groups and every other record naming it drop it, in the same
+    transaction."""
     who = require_root(request)
-    removed = decisions.remove_user(who.customer_id, who.user_id, _user_id(request))
+    removed = decisions.remove_user(who.customer_id, who.user_id, _user_id(request), request.app[REFERENCES])
     await request.app[ACCOUNTS].log.transact(removed, meta_of(request))
     return web.Response(status=204)
 

@@ -17,14 +17,16 @@ from typing import Any
 
 import msgspec
 
+from ..documents import reads, references
 from ..domain import accounts as rules
-from ..eventlog import ANY_VERSION, NewEvent, store
+from ..eventlog import ANY_VERSION, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import projections as read
-from .models import User
+from .models import USER_REFERENCES, User
 
 FIRST_USER_ID = 1_000_001
 FIRST_CUSTOMER_ID = 100_001
+USERS = "user"
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
 
 
@@ -112,7 +114,13 @@ def open_customer(name: str, admin: UserPlan) -> Decide:
 
 
 def create_user(customer_id: int, plan: UserPlan) -> Decide:
-    return lambda conn: user_created(conn, customer_id, plan)
+    """A user of the customer; the records its attributes name must be the customer's."""
+
+    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+        references.check(conn, USER_REFERENCES, customer_id, plan.attributes, plan.attributes.keys())
+        return user_created(conn, customer_id, plan)
+
+    return decide
 
 
 def close_customer(customer_id: int) -> Decide:
@@ -121,20 +129,32 @@ def close_customer(customer_id: int) -> Decide:
     )
 
 
-def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decide:
-    """Changes keyed by user id: every user must be the customer's, or nothing changes."""
+def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decision[list[dict]]:
+    """Changes keyed by user id: every user must be the customer's, and every record a change names
+    too, or nothing changes. The decision keeps the changed user documents, in the order of `changes`."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+        facts: list[rules.Fact] = []
+        for user_id, fields in changes.items():
+            facts.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
+        current = reads.documents(conn, USERS, list(changes), customer_id)
+        documents = [{**current[user_id], **fields} for user_id, fields in changes.items()]
+        for document, fields in zip(documents, changes.values(), strict=True):
+            references.check(conn, USER_REFERENCES, customer_id, document, fields.keys())
+        return events(facts), documents
+
+    return Decision(decide)
+
+
+def remove_user(customer_id: int, actor_id: int, user_id: int, table: references.Table) -> Decide:
+    """The user goes, with its live tokens; every record naming it drops it (`table`: who names what)."""
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        return events(f for user_id, fields in changes.items()
-                      for f in rules.change_user(user_of(conn, user_id), customer_id, fields))  # fmt: skip
+        live = read.live_tokens(conn, user_id=user_id)
+        removed = events(rules.remove_user(user_of(conn, user_id), customer_id, actor_id, live))
+        return removed + references.unlink(conn, table, customer_id, USERS, [user_id])
 
     return decide
-
-
-def remove_user(customer_id: int, actor_id: int, user_id: int) -> Decide:
-    return lambda conn: events(
-        rules.remove_user(user_of(conn, user_id), customer_id, actor_id, read.live_tokens(conn, user_id=user_id))
-    )
 
 
 # --- the login family --------------------------------------------------------------------------------

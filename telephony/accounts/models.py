@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from ..domain.references import Destination, Ref, Reference
 from ..domain.types import Email
 
 Password = Annotated[str, msgspec.Meta(min_length=8, max_length=256)]
@@ -80,6 +81,15 @@ class User(msgspec.Struct, kw_only=True):
     groups: list[int] = msgspec.field(default_factory=list)
 
 
+USER_REFERENCES: tuple[Reference, ...] = (
+    Ref("groups", "usergroup", many=True),
+    Destination(cleared=("V", None)),
+    Destination("fm_final_dst_type", "fm_final_dst_id", cleared=("H", None)),
+    Ref("vm_announcement_id", "vmannouncement"),
+    Ref("fm_announcement_id", "vmannouncement"),
+    Ref("pickup_group_id", "pickupgroup"),
+)
+"""The User fields naming other records; a destination whose target goes falls back to the default."""
 USER_FIELDS = frozenset(f.encode_name for f in msgspec.structs.fields(User))
 PROTECTED_FIELDS = frozenset({"id", "customer", "customer_id_id", "created_at", "email", "is_initial"})
 

@@ -7,8 +7,10 @@ connection, so a decision sees the state inside its own transaction.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
+
+import msgspec
 
 from .projection import json_path, table_of
 from .reader import Reader
@@ -78,3 +80,41 @@ def exists(conn: sqlite3.Connection, kind: str, id_: Any) -> bool:
 def every(conn: sqlite3.Connection, kind: str) -> Iterator[tuple[int, str]]:
     """(customer id, JSON body) of every document of `kind`, by id."""
     yield from conn.execute(f'SELECT customer_id, body FROM "{table_of(kind)}" ORDER BY id')
+
+
+def documents(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:
+    """The documents of `kind` of `customer_id` among `ids`, decoded, by id (inside a transaction)."""
+    ids = storable(ids)
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
+    return {row[0]: msgspec.json.decode(row[1]) for row in conn.execute(sql, (customer_id, *ids))}
+
+
+def ids_of(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[Any]:
+    """Every id of a customer's documents of `kind`."""
+    return [row[0] for row in conn.execute(f'SELECT id FROM "{table_of(kind)}" WHERE customer_id = ?', (customer_id,))]
+
+
+def holding(conn: sqlite3.Connection, kind: str, customer_id: int, among: Mapping[str, Iterable[Any]]) -> list[dict]:
+    """A customer's documents of `kind` whose every property of `among` has one of its values."""
+    conditions, params = [], [customer_id]
+    for prop, values in among.items():
+        values = list(values)
+        conditions.append(f"{json_path(prop)} IN ({','.join('?' * len(values))})")
+        params.extend(values)
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {" AND ".join(conditions)}'
+    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, params)]
+
+
+def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, values: Iterable[Any],
+                member: str | None = None) -> list[dict]:  # fmt: skip
+    """A customer's documents of `kind` whose list `prop` holds one of `values` (as an item, or under the
+    key `member` of an object item)."""
+    values = list(values)
+    marks = ",".join("?" * len(values))
+    item = f"CASE WHEN type = 'object' THEN json_extract(value, '$.{member}') ELSE value END" if member else "value"
+    sql = (f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND EXISTS '
+           f"(SELECT 1 FROM json_each(body, '$.{prop}') WHERE {item} IN ({marks}))")  # fmt: skip
+    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, *values))]

@@ -3,12 +3,14 @@
 from .log import LOG_FILE, EventLog
 from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .upcasting import Upcasters
+from .writer import Decision
 
 __all__ = [
     "ANY_VERSION",
     "LOG_FILE",
     "NO_STREAM",
     "ConcurrencyError",
+    "Decision",
     "EventLog",
     "LogClosed",
     "Metadata",

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -26,6 +26,29 @@ from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEven
 
 Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
+T = TypeVar("T")
+
+
+class Decision(Generic[T]):
+    """A decide function that keeps what it decided beside its events (the documents a change leaves),
+    so its caller answers from inside the transaction, never from a read after it, which a later
+    request of the same batch may already have changed. `result` is set when the writer runs it:
+    read it once `transact` has returned."""
+
+    def __init__(self, decide: Callable[[sqlite3.Connection], tuple[Iterable[NewEvent], T]]) -> None:
+        self._decide = decide
+        self._decided: tuple[T] | None = None
+
+    def __call__(self, conn: sqlite3.Connection) -> Iterable[NewEvent]:
+        events, result = self._decide(conn)
+        self._decided = (result,)
+        return events
+
+    @property
+    def result(self) -> T:
+        if self._decided is None:
+            raise RuntimeError("the decision has not run")
+        return self._decided[0]
 
 
 class ProjectionSink(Protocol):

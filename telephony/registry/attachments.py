@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
@@ -30,5 +30,5 @@ def attached(resource: Resource, body: msgspec.Struct) -> tuple[dict[str, Any], 
     return fields, lambda conn: store_once(conn, data, MEDIA_TYPES[kind])
 
 
-def then(first: Store, decide: Callable[[sqlite3.Connection], list[NewEvent]]) -> Store:
+def then(first: Store, decide: Callable[[sqlite3.Connection], Iterable[NewEvent]]) -> Store:
     return lambda conn: [*first(conn), *decide(conn)]

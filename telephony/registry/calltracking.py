@@ -2,35 +2,28 @@
 
 from __future__ import annotations
 
-import msgspec
 from aiohttp import web
 
 from ..api.context import authorize, meta_of
-from ..api.errors import BadRequest
 from ..api.responses import collection
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
-from ..documents import reads
 from ..domain.schemas import CallTrackingDdiItem, Ddi
-from ..keys import EVENT_LOG, READER
+from ..keys import EVENT_LOG
 from . import decisions
 from .catalogue import BY_PATH
 
-DDIS, CAMPAIGNS = BY_PATH["ddis"], BY_PATH["calltracking/campaigns"]
+DDIS = BY_PATH["ddis"]
 
 
 async def assign_numbers(request: web.Request) -> web.Response:
     who = authorize(request, DDIS.module, write=True)
     items = await read_json(request, list[CallTrackingDdiItem])
     changes = {"+" + item.e164.lstrip("+"): {"campaign_id": item.campaign_id} for item in items}
-    wanted = sorted({item.campaign_id for item in items if item.campaign_id is not None})
-    known = await reads.bodies(request.app[READER], CAMPAIGNS.kind, wanted, who.customer_id)
-    if missing := [c for c in wanted if c not in known]:
-        raise BadRequest.field("campaign_id", f"Call tracking campaign {missing[0]} not found")
-    await request.app[EVENT_LOG].transact(decisions.update(DDIS, who.customer_id, changes), meta_of(request))
-    found = await reads.bodies(request.app[READER], DDIS.kind, list(changes), who.customer_id)
-    return collection([msgspec.json.decode(found[number]) for number in changes])
+    decision = decisions.update(DDIS, who.customer_id, changes)  # checks each campaign is the customer's
+    await request.app[EVENT_LOG].transact(decision, meta_of(request))
+    return collection(decision.result)
 
 
 ROUTES = [

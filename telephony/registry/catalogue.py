@@ -1,7 +1,9 @@
 """Every stored resource of the API, declared once. The generic handlers serve them all.
 
 Module names are ACL modules (`telephony.domain.acl.MODULES`). `added_ops` are the operations
-`real-platform.md` adds to the spec's lists (marked as such by `telephony routes`).
+`real-platform.md` adds to the spec's lists (marked as such by `telephony routes`). `refs` are the
+fields naming other records (`telephony.domain.references`): checked on every write, unlinked when
+the records they name go. Users declare theirs in `accounts` (`USER_REFERENCES`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..domain import schemas as s
+from ..domain.references import Destination, Ref
 from ..media import mp3
 from .resource import CRUD, READ, Op, Resource
 
@@ -20,6 +23,23 @@ def _recording_size(fields: dict[str, Any], context: dict[str, Any]) -> dict[str
     return fields
 
 
+def _queue_members(current: dict[str, Any] | None, fields: dict[str, Any]) -> dict[str, Any]:
+    """Queue members are stored as `{id, status}`; a bare id (as GET shows members) keeps the member's
+    login state, and a new member is logged in."""
+    if fields.get("users") is not None:
+        known = {m["id"]: m.get("status", True) for m in (current or {}).get("users") or () if isinstance(m, dict)}
+        fields["users"] = [m if isinstance(m, dict) else {"id": m, "status": known.get(m, True)}
+                           for m in fields["users"]]  # fmt: skip
+    return fields
+
+
+def _many(field: str, kind: str, **kw: Any) -> Ref:
+    return Ref(field, kind, many=True, **kw)
+
+
+NUMBERS = _many("ddis", "ddi", number=True)
+USERS = _many("users", "user")
+FINAL = Destination()
 L, C, G, U, D = Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE
 DM, DA, BP, DI = Op.DELETE_MANY, Op.DELETE_ALL, Op.BULK_PATCH, Op.DICTIONARIES
 R = Resource
@@ -27,20 +47,24 @@ R = Resource
 RESOURCES: tuple[Resource, ...] = (
     # Settings
     R("contacts", "contact", s.Contact, "settings", frozenset({L, C, G, U, DM, BP}), s.ContactCreate,
-      delete_many_status=202, bulk_item=s.ContactBulkItem, indexed=("user_id",)),
-    R("conferences", "conference", s.Conference, "settings", CRUD, s.ConferenceCreate),
+      delete_many_status=202, bulk_item=s.ContactBulkItem, indexed=("user_id",), refs=(Ref("user_id", "user"),)),
+    R("conferences", "conference", s.Conference, "settings", CRUD, s.ConferenceCreate, refs=(NUMBERS,)),
     R("ddis", "ddi", s.Ddi, "settings", frozenset({L, G, DI}), text_ids=True, id_pattern=r"\+?\d+", id_name="e164",
-      indexed=("e164", "campaign_id")),
+      indexed=("e164", "campaign_id"), refs=(Ref("campaign_id", "campaign"), Destination("target_type", "target_id"))),
     R("queues", "queue", s.Queue, "settings", frozenset({L, C, G}), s.QueueCreate, added_ops=frozenset({U, D}),
-      includes=("users",)),
-    R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users")),
+      includes=("users",), fold=_queue_members,
+      refs=(_many("users", "user", member="id"), NUMBERS, _many("groups", "queuegroup"), Ref("ivr", "ivr"),
+            Ref("post_call_ivr_id", "ivr"), FINAL)),
+    R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users"),
+      refs=(USERS, NUMBERS, FINAL)),
     R("pickupgroups", "pickupgroup", s.PickupGroup, "settings", READ, s.PickupGroupCreate,
-      added_ops=frozenset({C, U, D})),
+      added_ops=frozenset({C, U, D}), refs=(USERS,)),
     R("routingrules", "routingrule", s.RoutingRule, "settings", frozenset({L, C, G, U}), s.RoutingRuleCreate,
       added_ops=frozenset({D})),
-    R("ivrs", "ivr", s.Ivr, "settings", frozenset({L, C, G}), s.IvrCreate, added_ops=frozenset({U, D})),
+    R("ivrs", "ivr", s.Ivr, "settings", frozenset({L, C, G}), s.IvrCreate, added_ops=frozenset({U, D}),
+      refs=(NUMBERS, FINAL)),
     R("calltracking/campaigns", "campaign", s.CallTrackingCampaign, "settings", frozenset({L, C}),
-      s.CallTrackingCampaignCreate),
+      s.CallTrackingCampaignCreate, refs=(Ref("call_me_back_setting_id", "cmbsetting"),)),
     # Customer
     R("queuegroups", "queuegroup", s.QueueGroup, "customer", CRUD, s.QueueGroupCreate),
     R("usergroups", "usergroup", s.UserGroup, "customer", CRUD, s.UserGroupCreate),
@@ -49,7 +73,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("sms", "sms", s.Sms, "storage", frozenset({L, G, DA, DI}), delete_all_status=202, indexed=("user_id",)),
     R("faxes", "fax", s.Fax, "storage", frozenset({L})),
     R("vmannouncements", "vmannouncement", s.VmAnnouncement, "storage", CRUD, s.VmAnnouncementCreate,
-      validate=s.validate_vm_announcement, attachment="data"),
+      validate=s.validate_vm_announcement, attachment="data", refs=(Ref("extension", "user"),)),
     R("sms/cannedresponses", "cannedresponse", s.SmsCannedResponse, "storage", CRUD, s.SmsCannedResponseCreate),
     # History
     R("chats", "chat", s.Chat, "history", READ),
@@ -66,7 +90,8 @@ RESOURCES: tuple[Resource, ...] = (
     R("webcalls", "webcall", s.Webcall, "calls", frozenset({L})),
     R("mediasessions", "mediasession", s.MediaSession, "calls", frozenset({L, G, DI})),
     # Call Me Back
-    R("callmeback/settings", "cmbsetting", s.CallMeBackSetting, "callmeback", CRUD, s.CallMeBackSettingCreate),
+    R("callmeback/settings", "cmbsetting", s.CallMeBackSetting, "callmeback", CRUD, s.CallMeBackSettingCreate,
+      refs=(Ref("button_id", "cmbbutton"), Ref("ddi", "ddi", number=True))),
     R("callmeback/websites", "cmbwebsite", s.CallMeBackWebsite, "callmeback", frozenset({L})),
     R("callmeback/visitors", "cmbvisitor", s.CallMeBackVisitor, "callmeback", frozenset({L})),
     R("callmeback/cdrs", "cmbcdr", s.CallMeBackCdr, "callmeback", frozenset({L})),

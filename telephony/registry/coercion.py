@@ -2,7 +2,8 @@
 
 Dictionary-backed fields take a code or a name and are stored as the code; a resource's
 `validate` hook adds checks msgspec cannot express; `prepare` maps request-only fields onto the
-model (for example queue members). Every problem is a 400 naming its field.
+model (for example a recording's size). Every problem is a 400 naming its field. What needs the
+stored state (references, fields fixed at creation) is checked by the decision, in the transaction.
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> di
             sent[name] = DICTIONARIES[dictionary].to_code(sent[name])
         except ValueError as exc:
             problems.append((name, str(exc)))
-    if not creating:
-        problems.extend((name, "This value cannot be changed.") for name in resource.fixed if name in sent)
     if resource.validate is not None and not problems:
         problems.extend(resource.validate(body))
     if problems:
@@ -47,13 +46,19 @@ def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> di
             sent[stored_name] = sent.pop(request_name)
     if resource.prepare is not None:
         sent = resource.prepare(sent, {"creating": creating})
-    return {name: value for name, value in sent.items() if name in resource.model_fields and name != "id"}
+    kept = resource.model_fields | resource.ref_fields
+    return {name: value for name, value in sent.items() if name in kept and name != "id"}
+
+
+def stored(resource: Resource, fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields a document keeps (a reference only sent, such as a queue's `ddis`, is checked, not kept)."""
+    return {name: value for name, value in fields.items() if name in resource.model_fields}
 
 
 def new_document(resource: Resource, fields: dict[str, Any], id_: Any, customer_id: int, now: str) -> dict:
     """A whole resource document: the model's defaults, the sent fields, id, owner and timestamps."""
     document = msgspec.to_builtins(resource.model())
-    document.update(fields)
+    document.update(stored(resource, fields))
     document["id"] = id_
     for owner in ("customer_id", "customer"):
         if owner in document:

@@ -1,7 +1,10 @@
 """Generic decisions over documents, run inside the writer's transaction.
 
 Each checks ownership against the projection (a record of another customer does not exist for
-the caller) and returns the events of the change.
+the caller), checks the references the change sets (`documents/references.py`) and returns the
+events of the change. Creates and updates are `Decision`s that also keep the documents the change
+leaves, which the handler answers: what was committed, whatever the next request does to it.
+A removal also unlinks the removed records from every document naming them, as update events.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ..documents import reads
-from ..domain.errors import Unknown
-from ..eventlog import NO_STREAM, NewEvent, store
+from ..documents import reads, references
+from ..documents.references import Table
+from ..domain.errors import Invalid, Unknown
+from ..eventlog import NO_STREAM, Decision, NewEvent, store
 from ..projections.sequences import next_id
+from .coercion import new_document, stored
 from .resource import Resource
 
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
@@ -23,54 +28,99 @@ def _stream(resource: Resource, id_: Any) -> str:
     return f"{resource.kind}-{id_}"
 
 
-def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
-    found = reads.owned(conn, resource.kind, ids, customer_id)
-    missing = [i for i in ids if i not in found]
+def _missing(resource: Resource, missing: list[Any]) -> None:
     if missing:
         raise Unknown(f"{resource.path} {', '.join(map(str, missing))} not found")
 
 
-def create(resource: Resource, customer_id: int, build: Callable[[Any], dict], id_: Any = None) -> Decide:
-    """`build(id)` makes the document once the id is allocated (or with `id_`, a natural id whose
-    record the caller found absent)."""
+def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
+    found = reads.owned(conn, resource.kind, ids, customer_id)
+    _missing(resource, [i for i in ids if i not in found])
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        if id_ is None:  # a new id: its stream cannot exist
+
+def _settled(resource: Resource, current: dict[str, Any] | None, sent: dict[str, Any]) -> dict[str, Any]:
+    """The sent fields as they apply to the stored document: a field fixed at creation may be sent
+    back unchanged (copy and edit), never changed; references are normalised; the resource folds."""
+    fields = dict(sent)
+    if current is not None:
+        for name in resource.fixed & fields.keys():
+            if fields[name] != current.get(name):
+                raise Invalid.field(resource.wire_names.get(name, name), "This value cannot be changed.")
+            del fields[name]
+    fields = references.normal(resource.refs, fields)
+    return resource.fold(current, fields) if resource.fold is not None else fields
+
+
+def _checked(conn: sqlite3.Connection, resource: Resource, customer_id: int, document: dict[str, Any],
+             fields: dict[str, Any]) -> None:  # fmt: skip
+    if resource.refs:
+        merged = {**document, **fields}
+        references.check(conn, resource.refs, customer_id, merged, fields.keys(), resource.wire_names)
+
+
+def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str, id_: Any = None) -> Decision[dict]:
+    """A new document of the sent fields (its id allocated unless given); the decision keeps it. A
+    given id is a natural one (a number) whose record the caller found absent: it names one stream
+    across its lives, so a new life goes on from the last."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict]:
+        if id_ is None:
             new_id, expected = next_id(conn, resource.kind, resource.first_id), NO_STREAM
-        else:  # a natural id (a number) names one stream across its lives: a new life goes on from the last
+        else:
             new_id, expected = id_, store.stream_version(conn, _stream(resource, id_))
-        data = {"id": new_id, "customer_id": customer_id, "body": build(new_id)}
-        return [NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
-                         expected_version=expected)]  # fmt: skip
+        fields = _settled(resource, None, sent)
+        document = new_document(resource, fields, new_id, customer_id, now)
+        _checked(conn, resource, customer_id, document, fields)
+        data = {"id": new_id, "customer_id": customer_id, "body": document}
+        event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
+                         expected_version=expected)  # fmt: skip
+        return [event], document
 
-    return decide
-
-
-def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decide:
-    """Changes keyed by id; every id must be the customer's, or nothing is changed."""
-
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        _require(conn, resource, list(changes), customer_id)
-        return [NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
-                         data={"id": id_, "changes": fields}) for id_, fields in changes.items()]  # fmt: skip
-
-    return decide
+    return Decision(decide)
 
 
-def delete(resource: Resource, customer_id: int, ids: list[Any]) -> Decide:
+def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decision[list[dict]]:
+    """Changes keyed by id; every id must be the customer's, or nothing is changed. The decision keeps
+    the changed documents, in the order of `changes`."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+        current = reads.documents(conn, resource.kind, list(changes), customer_id)
+        _missing(resource, [id_ for id_ in changes if id_ not in current])
+        events, documents = [], []
+        for id_, sent in changes.items():
+            fields = _settled(resource, current[id_], sent)
+            _checked(conn, resource, customer_id, current[id_], fields)
+            kept = stored(resource, fields)
+            events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
+                                   data={"id": id_, "changes": kept}))  # fmt: skip
+            documents.append({**current[id_], **kept})
+        return events, documents
+
+    return Decision(decide)
+
+
+def delete(resource: Resource, customer_id: int, ids: list[Any], table: Table) -> Decide:
+    """The records go, and every document naming one of them drops it (`table`: who names what)."""
+
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
         _require(conn, resource, ids, customer_id)
-        return [NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.deleted", data={"id": id_})
-                for id_ in dict.fromkeys(ids)]  # fmt: skip
+        unique = list(dict.fromkeys(ids))
+        removed = [NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.deleted", data={"id": id_})
+                   for id_ in unique]  # fmt: skip
+        return removed + references.unlink(conn, table, customer_id, resource.kind, unique)
 
     return decide
 
 
-def clear(resource: Resource, customer_id: int) -> Decide:
-    """Delete the whole collection of a customer as one event."""
+def clear(resource: Resource, customer_id: int, table: Table) -> Decide:
+    """Delete the whole collection of a customer as one event (and unlink it where it is named)."""
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        return [NewEvent(stream=f"{resource.kind}s-of-{customer_id}", type=f"{resource.kind}.cleared",
-                         data={"customer_id": customer_id})]  # fmt: skip
+        cleared = NewEvent(stream=f"{resource.kind}s-of-{customer_id}", type=f"{resource.kind}.cleared",
+                           data={"customer_id": customer_id})  # fmt: skip
+        named = any(resource.kind in ref.kinds for refs in table.values() for ref in refs)
+        unlinked = references.unlink(conn, table, customer_id, resource.kind,
+                                     reads.ids_of(conn, resource.kind, customer_id)) if named else []  # fmt: skip
+        return [cleared, *unlinked]
 
     return decide

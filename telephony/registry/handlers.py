@@ -13,10 +13,10 @@ from ..clock import wire_time
 from ..collections import envelope, parse
 from ..documents import listing, reads
 from ..domain.dictionaries import resource_dictionaries
-from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, SETTINGS
+from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, attached, then
-from .coercion import fields_of, new_document
+from .coercion import fields_of
 from .rendering import render_many, render_one
 from .resource import Resource
 
@@ -94,11 +94,9 @@ def create_handler(resource: Resource):
         who = authorize(request, resource.module, write=True)
         fields, store = await _sent_fields(request, resource, creating=True)
         now = wire_time(request.app[CLOCK].now())
-        decide = decisions.create(
-            resource, who.customer_id, lambda id_: new_document(resource, fields, id_, who.customer_id, now)
-        )
-        *_, created = await request.app[EVENT_LOG].transact(then(store, decide), meta_of(request))
-        document = created.data["body"]
+        decision = decisions.create(resource, who.customer_id, fields, now)
+        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        document = decision.result
         path = f"/{resource.path}/{document['id']}"
         return single(request, await render_one(request, resource, document), path, status=201)
 
@@ -106,13 +104,15 @@ def create_handler(resource: Resource):
 
 
 def update_handler(resource: Resource):
+    """Answers the document the decision left, not a read after it (a DELETE may follow at once)."""
+
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
         id_ = _id(resource, request)
         changes, store = await _sent_fields(request, resource, creating=False)
-        decide = then(store, decisions.update(resource, who.customer_id, {id_: changes}))
-        await request.app[EVENT_LOG].transact(decide, meta_of(request))
-        document = await _document(request, resource, id_, who.customer_id)
+        decision = decisions.update(resource, who.customer_id, {id_: changes})
+        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        (document,) = decision.result
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
 
     return handle
@@ -125,10 +125,9 @@ def bulk_patch_handler(resource: Resource):
         who = authorize(request, resource.module, write=True)
         items = await read_json(request, list[resource.bulk_item])  # type: ignore[name-defined]
         changes = {item.id: fields_of(resource, item, creating=False) for item in items}
-        await request.app[EVENT_LOG].transact(decisions.update(resource, who.customer_id, changes), meta_of(request))
-        found = await reads.bodies(request.app[READER], resource.kind, list(changes), who.customer_id)
-        documents = [_decode(found[id_]) for id_ in changes]
-        return collection(await render_many(request, resource, documents))
+        decision = decisions.update(resource, who.customer_id, changes)
+        await request.app[EVENT_LOG].transact(decision, meta_of(request))
+        return collection(await render_many(request, resource, decision.result))
 
     return handle
 
@@ -139,7 +138,8 @@ def delete_handler(resource: Resource, *, many: bool = False):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
         ids = _ids(request) if many else [_id(resource, request)]
-        await request.app[EVENT_LOG].transact(decisions.delete(resource, who.customer_id, ids), meta_of(request))
+        decide = decisions.delete(resource, who.customer_id, ids, request.app[REFERENCES])
+        await request.app[EVENT_LOG].transact(decide, meta_of(request))
         return web.Response(status=status)
 
     return handle
@@ -148,7 +148,8 @@ def delete_handler(resource: Resource, *, many: bool = False):
 def delete_all_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        await request.app[EVENT_LOG].transact(decisions.clear(resource, who.customer_id), meta_of(request))
+        decide = decisions.clear(resource, who.customer_id, request.app[REFERENCES])
+        await request.app[EVENT_LOG].transact(decide, meta_of(request))
         return web.Response(status=resource.delete_all_status)
 
     return handle

@@ -19,7 +19,6 @@ from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG
 from . import decisions
 from .catalogue import BY_PATH
-from .coercion import new_document
 
 DDIS = BY_PATH["ddis"]
 
@@ -41,7 +40,7 @@ async def provision_ddi(request: web.Request) -> web.Response:
     number = "+" + body.e164.lstrip("+")
     fields = {**msgspec.structs.asdict(body), "e164": number, "name": body.name or number}
     now = wire_time(request.app[CLOCK].now())
-    create = decisions.create(DDIS, customer_id, lambda id_: new_document(DDIS, fields, id_, customer_id, now), number)
+    create = decisions.create(DDIS, customer_id, fields, now, number)
 
     def decide(conn):
         if not customer_exists(conn, customer_id):
@@ -50,8 +49,8 @@ async def provision_ddi(request: web.Request) -> web.Response:
             raise Invalid.field("e164", "This number is already provisioned")
         return create(conn)
 
-    (created,) = await request.app[EVENT_LOG].transact(decide, meta_of(request))
-    return json_response({"data": created.data["body"]}, status=201)
+    await request.app[EVENT_LOG].transact(decide, meta_of(request))
+    return json_response({"data": create.result}, status=201)
 
 
 ROUTES = [control_route("POST", r"/customers/{id:\d+}/ddis", provision_ddi)]

@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from ..collections import Kind, properties
+from ..domain.references import Reference
 from ..domain.types import dictionary_fields
 
 
@@ -37,6 +38,8 @@ Validator = Callable[[Any], list[tuple[str | None, str]]]
 Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
+Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
+"""A change as it applies to the stored document (None when creating), run inside the transaction."""
 
 
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -59,6 +62,9 @@ class Resource:
     ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
     attachment: a body field carrying a base64 audio file, stored once and served back.
     scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
+    refs: the fields naming other records (`domain/references.py`), checked on every write and
+        unlinked when those records go.
+    fold: a change as it applies to the stored document (queue members keep their login state).
     """
 
     path: str
@@ -83,6 +89,8 @@ class Resource:
     text_ids: bool = False
     first_id: int = 1
     scope: Scope | None = None
+    refs: tuple[Reference, ...] = ()
+    fold: Fold | None = None
 
     @property
     def all_ops(self) -> frozenset[Op]:
@@ -104,6 +112,16 @@ class Resource:
     def coded(self) -> dict[str, str]:
         """Dictionary-backed fields of the create body: wire name -> dictionary name."""
         return dictionary_fields(self.create) if self.create is not None else {}
+
+    @cached_property
+    def ref_fields(self) -> frozenset[str]:
+        """Stored names of the fields that name other records (some only sent, never stored)."""
+        return frozenset(f for ref in self.refs for f in ref.fields)
+
+    @cached_property
+    def wire_names(self) -> dict[str, str]:
+        """Stored field name -> the request's name, where they differ (`extension` <- `extension_id`)."""
+        return {stored: sent for sent, stored in getattr(self.create, "stored_as", {}).items()}
 
     @cached_property
     def fixed(self) -> frozenset[str]:

@@ -144,20 +144,30 @@ async def test_a_read_only_user_may_still_list_and_read_users(client, version, s
 # --- PATCH /users (bulk) -----------------------------------------------------------------------
 
 
+async def user_groups(client, root: Creds, n: int) -> list[int]:
+    """`n` new user groups of the root user's customer, by id."""
+    made = [await client.post(url("v1.2", "/usergroups"), json={"name": f"Team {i}"}, headers=root.headers())
+            for i in range(n)]  # fmt: skip
+    return [(await response.json())["data"]["id"] for response in made]
+
+
 async def test_bulk_patch_changes_location_and_groups_of_several_users(client, version, scheme, root, staff):
-    changes = [{"id": staff[AGENT], "location_id": 7, "groups": [1, 2]}, {"id": staff[READ_ONLY], "groups": [3]}]
+    one, two, three = await user_groups(client, root, 3)
+    changes = [{"id": staff[AGENT], "location_id": 7, "groups": [one, two]},
+               {"id": staff[READ_ONLY], "groups": [three]}]  # fmt: skip
     response = await client.patch(url(version, "/users"), json=changes, headers=root.headers(scheme))
     assert response.status == 200
     body = await response.json()
     assert body["total"] == 2
     got = {u["id"]: (u["location_id"], u["groups"]) for u in body["data"]}
-    assert got == {staff[AGENT]: ("7", [1, 2]), staff[READ_ONLY]: (None, [3])}
+    assert got == {staff[AGENT]: ("7", [one, two]), staff[READ_ONLY]: (None, [three])}
     stored = await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json()
-    assert stored["data"]["groups"] == [1, 2]
+    assert stored["data"] == next(u for u in body["data"] if u["id"] == staff[AGENT])
 
 
 async def test_bulk_patch_with_an_unknown_user_is_a_404_and_changes_nothing(client, version, root, staff):
-    changes = [{"id": staff[AGENT], "groups": [1]}, {"id": 9999999, "groups": [1]}]
+    (group,) = await user_groups(client, root, 1)
+    changes = [{"id": staff[AGENT], "groups": [group]}, {"id": 9999999, "groups": [group]}]
     await error_of(await client.patch(url(version, "/users"), json=changes, headers=root.headers()), 404)
     stored = await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json()
     assert stored["data"]["groups"] == []
@@ -205,7 +215,7 @@ async def test_a_user_deletion_records_the_acting_user_and_token_kind(client, ve
 
 async def test_a_change_made_with_an_api_key_records_the_api_key_kind(client, version, staff):
     api_key = await create_api_key(client, ROOT_ID)
-    await client.patch(url(version, "/users"), json=[{"id": staff[AGENT], "groups": [1]}], headers=api_key.headers())
+    await client.patch(url(version, "/users"), json=[{"id": staff[AGENT], "location_id": 1}], headers=api_key.headers())
     (updated,) = await events(client, "user.updated")
     assert (updated.meta.user_id, updated.meta.token_kind) == (ROOT_ID, "apikey")
 

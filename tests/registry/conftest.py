@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
 import re
 import wave
@@ -27,7 +28,8 @@ from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
 from telephony.documents.projection import table_of
-from telephony.domain.dictionaries import DICTIONARIES
+from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
+from telephony.domain.references import DESTINATION_KINDS, Destination, Ref, Reference
 from telephony.domain.types import dictionary_fields
 from telephony.eventlog import NewEvent
 from telephony.keys import EVENT_LOG
@@ -239,6 +241,8 @@ def wav_base64() -> str:
 
 # Valid values of the constrained strings the schemas use; a pattern takes the first it matches.
 PATTERN_SAMPLES = ("x", "1234", E164_SAMPLE, "someone@example.com", "2026-07-01", "2026-07-01 12:00:00", "#1e90ff")
+# Fields the platform always sets on the records it writes (a voicemessage is in a folder).
+SEEDED: Mapping[str, Mapping[str, Any]] = {"voicemessages": {"folder": 0, "is_new": True}}
 # Values no type can express.
 OVERRIDES: Mapping[str, Mapping[str, Any]] = {
     "vmannouncements": {"data": wav_base64()},
@@ -284,10 +288,25 @@ def struct_sample(struct: type[msgspec.Struct]) -> dict[str, Any]:
     }
 
 
-def example_body(resource: Resource) -> dict[str, Any]:
-    """A valid create body for `resource`, with every field of its create struct set."""
+def example_body(resource: Resource, owner: Caller | None = None) -> dict[str, Any]:
+    """A valid create body for `resource`, with every field of its create struct set: those naming other
+    records null, or `owner`'s user where one is required (see `linked_body` for a body naming more)."""
     assert resource.create is not None
-    return {**struct_sample(resource.create), **OVERRIDES.get(resource.path, {})}
+    required = {f.encode_name for f in msgspec.structs.fields(resource.create) if f.required}
+    unlinked: dict[str, Any] = {}
+    for ref in resource.refs:
+        name = resource.wire_names.get(ref.blamed, ref.blamed)
+        if name not in required:
+            unlinked[name] = None
+        elif owner is not None:
+            assert isinstance(ref, Ref) and ref.kind == "user" and not ref.many, f"{resource.path}: {name}"
+            unlinked[name] = owner.user_id
+    body = {**struct_sample(resource.create), **OVERRIDES.get(resource.path, {}), **unlinked}
+    return {name: value for name, value in body.items() if name in struct_fields(resource.create)}
+
+
+def struct_fields(struct: type[msgspec.Struct]) -> set[str]:
+    return {f.encode_name for f in msgspec.structs.fields(struct)}
 
 
 # One value of each JSON kind; `wrong_value` picks the first a type refuses.
@@ -409,11 +428,11 @@ async def make(api: Api, resource: Resource, caller: Caller) -> dict:
     """A new record of `caller`'s customer: POSTed when the resource has a create operation, seeded
     otherwise. The record as the API shows it."""
     if Op.CREATE in resource.all_ops:
-        reply = await api.call("POST", f"/{resource.path}", caller, json=example_body(resource))
+        reply = await api.call("POST", f"/{resource.path}", caller, json=example_body(resource, caller))
         assert reply.status == 201, reply
         return reply.data
     extra = {"e164": fresh_number()} if resource.text_ids else {}
-    return await seed(api, resource, caller.customer_id, **extra)
+    return await seed(api, resource, caller.customer_id, **extra, **SEEDED.get(resource.path, {}))
 
 
 async def make_many(api: Api, resource: Resource, caller: Caller, n: int) -> list[dict]:
@@ -444,6 +463,69 @@ async def stored(api: Api, resource: Resource, id_: Any, customer_id: int) -> di
         return None if row is None else json.loads(row[0])
 
     return await api.app[EVENT_LOG].query(read)
+
+
+# --- references ----------------------------------------------------------------------------------
+
+BY_KIND = {resource.kind: resource for resource in RESOURCES}
+_emails = itertools.count()
+
+
+def destination_code(kind: str) -> str:
+    """The final destination letter that points to `kind` (`Q` for a queue)."""
+    return next(code for code, name in FINAL_DST_TYPE.entries.items() if DESTINATION_KINDS[name] == kind)
+
+
+def target_kind(ref: Reference) -> str:
+    """The kind the tests point `ref` to: its own, or a queue for a final destination."""
+    return ref.kind if isinstance(ref, Ref) else "queue"
+
+
+async def a_record(api: Api, kind: str, caller: Caller) -> Any:
+    """The id of a new record of `kind` of `caller`'s customer."""
+    if kind == "user":
+        return (await api.new_user(caller.customer_id, f"linked-{next(_emails)}@example.com"))["id"]
+    return (await make(api, BY_KIND[kind], caller))["id"]
+
+
+def absent_id(kind: str) -> Any:
+    """An id no record of `kind` has."""
+    return fresh_number() if kind in BY_KIND and BY_KIND[kind].text_ids else 999_999_999
+
+
+def _field_type(struct: type[msgspec.Struct], name: str) -> mi.Type:
+    info = mi.type_info(struct)
+    assert isinstance(info, mi.StructType)
+    found = next(f.type for f in info.fields if f.encode_name == name)
+    while isinstance(found, mi.UnionType | mi.Metadata):
+        found = next(t for t in found.types if not isinstance(t, mi.NoneType)) if isinstance(found, mi.UnionType) \
+            else found.type  # fmt: skip
+    return found
+
+
+def naming(struct: type[msgspec.Struct], names: Mapping[str, str], ref: Reference, id_: Any) -> dict[str, Any]:
+    """The body fields (of `struct`, the request's names by `names`) that name the record `id_` through
+    `ref`, shaped as the body takes them: a list for a list, `{id}` for a member, digits for an integer."""
+    if isinstance(ref, Destination):
+        return {ref.type_field: destination_code(target_kind(ref)), ref.id_field: id_}
+    name = names.get(ref.field, ref.field)
+    info = _field_type(struct, name)
+    item_info = info.item_type if isinstance(info, mi.ListType) else info
+    while isinstance(item_info, mi.UnionType | mi.Metadata):
+        item_info = item_info.types[-1] if isinstance(item_info, mi.UnionType) else item_info.type
+    value: Any = int(str(id_).lstrip("+")) if isinstance(item_info, mi.IntType) and ref.number else id_
+    value = {"id": value} if isinstance(item_info, mi.StructType) else value
+    return {name: [value] if isinstance(info, mi.ListType) else value}
+
+
+async def linked_body(api: Api, resource: Resource, caller: Caller) -> dict[str, Any]:
+    """`example_body` with every reference naming a new record of `caller`'s customer."""
+    assert resource.create is not None
+    body = example_body(resource, caller)
+    for ref in resource.refs:
+        target = await a_record(api, target_kind(ref), caller)
+        body.update(naming(resource.create, resource.wire_names, ref, target))
+    return body
 
 
 def filter_of(*conditions: tuple[str, str, Any]) -> str:

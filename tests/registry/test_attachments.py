@@ -26,11 +26,12 @@ def wav_bytes(frames: int = 800) -> bytes:
 @pytest.fixture
 async def headers(client):
     answer = await (await client.post("/v1.2/voipstudio/login", json=ADMIN)).json()
-    return {"X-Auth-Token": answer["user_token"]}
+    return {"X-Auth-Token": answer["user_token"], "user_id": str(answer["user_id"])}
 
 
 async def upload(client, headers, data: bytes):
-    body = {"extension_id": 1, "description": "greeting", "data": base64.b64encode(data).decode()}
+    """An announcement of the caller's own extension (its user)."""
+    body = {"extension_id": int(headers["user_id"]), "description": "greeting", "data": base64.b64encode(data).decode()}
     return await client.post("/v1.2/voipstudio/vmannouncements", json=body, headers=headers)
 
 

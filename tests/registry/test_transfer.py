@@ -83,7 +83,7 @@ async def seed(client) -> None:
         assert (await client.post(f"{V12}/contacts", json=body, headers=headers)).status == 201
     queue = {"name": "Support", "users": [{"id": 1000001, "status": True}], "ring_strategy": 1}
     assert (await client.post(f"{V12}/queues", json=queue, headers=headers)).status == 201
-    announcement = {"extension_id": 1, "description": "hello", "data": wav()}
+    announcement = {"extension_id": 1000001, "description": "hello", "data": wav()}
     assert (await client.post(f"{V12}/vmannouncements", json=announcement, headers=headers)).status == 201
     history = [cdr_line(n) for n in range(1, 51)]
     history.append(b'{"resource": "monitors", "customer_id": 100001, "data": {"live_id": 7, "duration": 30}}')

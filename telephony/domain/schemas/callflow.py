@@ -64,7 +64,8 @@ class Queue(Resource):
 
 
 class QueueCreate(Body):
-    """`moh_id` and `ivr_id` are stored as the resource's `moh` and `ivr` (see `stored_as`)."""
+    """`moh_id` and `ivr_id` are stored as the resource's `moh` and `ivr` (see `stored_as`). Members
+    are `{id, status}` objects or bare ids, as GET shows them (a bare id keeps the member's status)."""
 
     stored_as: ClassVar[Mapping[str, str]] = MappingProxyType({"moh_id": "moh", "ivr_id": "ivr"})
 
@@ -73,7 +74,7 @@ class QueueCreate(Body):
     moh_id: int | None = None
     ivr_id: int | None = None
     ddis: list[E164] | None = None
-    users: list[QueueMember] | None = None
+    users: list[PositiveId | QueueMember] | None = None
     groups: list[int] | None = None
     cli_prefix: bool | None = None
     wait_time_prefix: bool | None = None

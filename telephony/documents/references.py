@@ -1,0 +1,103 @@
+"""References inside the writer's transaction: check the ones a change sets, unlink removed records.
+
+A record names another only of its own customer: a change whose reference fields name a missing
+record, or another customer's, is refused with a 400 naming the field. A removed record leaves no
+dangling reference: every document that named it gets an update event dropping it (a list loses
+the id, a single reference becomes null, a final destination its resource's default), in the
+transaction of the removal. The declarations are `domain/references.py`'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..domain.errors import Invalid
+from ..domain.references import Destination, Ref, Reference, codes_of, number_id
+from ..eventlog import NewEvent
+from . import reads
+
+Table = Mapping[str, Sequence[Reference]]
+"""Every kind's reference fields, by the kind of the documents holding them."""
+
+LABELS: Mapping[str, str] = {
+    "user": "User", "ddi": "Number", "queue": "Queue", "ringgroup": "Ring group", "ivr": "IVR",
+    "conference": "Conference", "usergroup": "User group", "queuegroup": "Queue group",
+    "vmannouncement": "Announcement", "pickupgroup": "Pickup group", "campaign": "Call tracking campaign",
+    "cmbbutton": "Call Me Back button", "cmbsetting": "Call Me Back setting",
+}  # fmt: skip
+
+
+def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` with each reference as stored (numbers as their ids, with `+`)."""
+    out = dict(fields)
+    for ref in refs:
+        if isinstance(ref, Ref) and ref.field in out:
+            out[ref.field] = ref.normal(out[ref.field])
+    return out
+
+
+def check(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
+          changed: Collection[str], names: Mapping[str, str] | None = None) -> None:  # fmt: skip
+    """Every record `document` names through a field in `changed` must be one of the customer's;
+    `Invalid` naming the field (by its name in `names`, the request's) otherwise."""
+    problems: list[tuple[str | None, str]] = []
+    for ref in refs:
+        if not any(f in changed for f in ref.fields):
+            continue
+        named = ref.named(document)
+        wanted: dict[str, list[Any]] = {}
+        for kind, id_ in named:
+            wanted.setdefault(kind, []).append(id_)
+        found = {kind: reads.owned(conn, kind, ids, customer_id) for kind, ids in wanted.items()}
+        field = (names or {}).get(ref.blamed, ref.blamed)
+        for kind, id_ in named:
+            if id_ not in found[kind]:
+                problems.append((field, f"{LABELS.get(kind, kind)} {id_} not found"))
+                break
+    if problems:
+        first, message = problems[0]
+        raise Invalid(f"{first}: {message}", problems)
+
+
+def _holders(conn: sqlite3.Connection, holder: str, ref: Reference, customer_id: int, kind: str,
+             ids: list[Any]) -> list[dict]:  # fmt: skip
+    """The customer's documents of `holder` that may name one of `ids` of `kind` through `ref`."""
+    if isinstance(ref, Destination):
+        return reads.holding(conn, holder, customer_id, {ref.id_field: ids, ref.type_field: codes_of(kind)})
+    values = ids
+    if ref.number:  # stored with or without `+`, or as an integer
+        digits = [number_id(i)[1:] for i in ids]
+        values = [*(f"+{d}" for d in digits), *digits, *(int(d) for d in digits if d.isdigit())]
+    if ref.many:
+        return reads.listing_any(conn, holder, customer_id, ref.field, values, ref.member)
+    return reads.holding(conn, holder, customer_id, {ref.field: values})
+
+
+def unlink(conn: sqlite3.Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
+    """The update events that drop removed records (`ids` of `kind`) from every document of the
+    customer naming them; documents removed with them are left alone. One event per document."""
+    removed = list(dict.fromkeys(ids))
+    if not removed:
+        return []
+    gone_ids = set(removed)
+
+    def gone(target_kind: str, id_: Any) -> bool:
+        return target_kind == kind and id_ in gone_ids
+
+    pending: dict[tuple[str, Any], tuple[dict, dict]] = {}
+    for holder, refs in table.items():
+        for ref in refs:
+            if kind not in ref.kinds:
+                continue
+            for document in _holders(conn, holder, ref, customer_id, kind, removed):
+                key = (holder, document["id"])
+                if holder == kind and document["id"] in gone_ids:
+                    continue
+                current, changes = pending.get(key, (document, {}))
+                change = ref.without({**current, **changes}, gone)
+                if change:
+                    pending[key] = (current, {**changes, **change})
+    return [NewEvent(stream=f"{holder}-{id_}", type=f"{holder}.updated", data={"id": id_, "changes": changes})
+            for (holder, id_), (_, changes) in pending.items()]  # fmt: skip
