@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import os
 import signal
 import sqlite3
+import stat
 import sys
 import time
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 from tqdm import tqdm
@@ -23,6 +26,10 @@ from .projections.memory import MemoryProjections
 from .redaction import redact
 
 DEFAULT_CONFIG = "config.toml"
+
+
+class CliError(Exception):
+    """A command that cannot run as asked: one line on standard error, exit status 2."""
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -197,10 +204,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     from .clock import Clock
     from .eventlog import EventLog, Metadata
     from .registry.importing import run_import
-    from .security import Sealer
+    from .security import SEAL_KEY_FILE, Sealer
 
     settings = _settings(args)
     path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"no file to import at {path}")
+    exporters = []
+    for key in args.seal_key or []:
+        key_path = Path(key) / SEAL_KEY_FILE if Path(key).is_dir() else Path(key)
+        try:
+            exporters.append(Sealer(key_path.read_bytes().strip()))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"--seal-key {key}: not a readable seal key ({exc})") from None
 
     def lines():
         with path.open("rb") as source:
@@ -213,7 +229,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 with tqdm(total=sum(1 for _ in lines()), desc="importing", unit="rec", file=sys.stderr,
                           disable=None) as bar:  # fmt: skip
                     return await run_import(log, Sealer.for_data_dir(settings.data_dir), Clock(), lines,
-                                            Metadata(source="import"), progress=bar.update)  # fmt: skip
+                                            Metadata(source="import"), progress=bar.update,
+                                            exporters=exporters)  # fmt: skip
             finally:
                 await log.close()
 
@@ -229,10 +246,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .registry.transfer import export
+    from .registry.exporting import export
 
     conn = _open_log(_settings(args))
-    out = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+    out = secret_file(Path(args.out)) if args.out else sys.stdout.buffer
+    if not args.out and stat.S_ISREG(os.fstat(out.fileno()).st_mode):
+        os.fchmod(out.fileno(), 0o600)  # a shell redirect: the file holds password hashes all the same
     try:
         for line in export(conn):
             out.write(line + b"\n")
@@ -240,6 +259,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out:
             out.close()
     return 0
+
+
+def secret_file(path: Path) -> BinaryIO:
+    """`path` opened for writing, readable by its owner only (0600), however it existed before."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror}") from None
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "wb")
 
 
 # --- parser --------------------------------------------------------------------------------------
@@ -288,9 +317,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     load = add_command("import", help="load records from JSON lines (server stopped)")
     load.add_argument("file")
+    load.add_argument("--seal-key", action="append", metavar="PATH",
+                      help="the secret.key (or the data dir) the file was exported from, to open its sealed "
+                           "secrets (repeatable)")  # fmt: skip
     load.set_defaults(func=cmd_import)
-    dump = add_command("export", help="write every record as JSON lines")
-    dump.add_argument("--out", help="file to write (default: standard output)")
+    dump = add_command("export", help="write every record as JSON lines (the file is made 0600)")
+    dump.add_argument("--out", help="file to write, mode 0600 (default: standard output)")
     dump.set_defaults(func=cmd_export)
     return parser
 
@@ -299,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ConfigError as exc:
+    except (CliError, ConfigError) as exc:
         print(f"telephony: {exc}", file=sys.stderr)
         return 2
 

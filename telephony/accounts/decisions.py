@@ -94,6 +94,11 @@ def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, 
     return events(facts)
 
 
+def devices_remembered(conn: sqlite3.Connection, user_id: int, device_digests: Iterable[str]) -> list[NewEvent]:
+    """The events that make a user's login remember devices, for an import."""
+    return events(rules.remember_devices(user_of(conn, user_id), device_digests))
+
+
 def open_customer(name: str, admin: UserPlan) -> Decide:
     """A customer and its root user."""
 
