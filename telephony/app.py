@@ -57,7 +57,6 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or Clock()
-    app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
     app[AUTHENTICATE] = authenticate
     app[SCHEDULER] = Scheduler(app[CLOCK])
     app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _reactors(reactors)])
@@ -73,6 +72,7 @@ def _event_log(progress: bool):
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
         with datadir.exclusive(settings.data_dir):
+            app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
             event_log = await EventLog.open(
                 settings.data_dir,
                 wiring.projection_set(),

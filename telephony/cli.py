@@ -7,6 +7,7 @@ import asyncio
 import functools
 import os
 import signal
+import socket
 import sqlite3
 import stat
 import sys
@@ -48,7 +49,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _log_path(settings: Settings) -> Path:
     path = settings.data_dir / LOG_FILE
     if not path.exists():
-        raise SystemExit(f"no event log at {path}")
+        raise CliError(f"no event log at {path}")
     return path
 
 
@@ -59,7 +60,7 @@ def _open_log(settings: Settings) -> sqlite3.Connection:
 # --- serve ---------------------------------------------------------------------------------------
 
 
-async def _serve(settings: Settings) -> None:
+async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
     from aiohttp import web
 
     from .app import create_app
@@ -67,8 +68,8 @@ async def _serve(settings: Settings) -> None:
     app = create_app(settings, progress=True)
     runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
     await runner.setup()
-    site = web.TCPSite(runner, settings.server.host, settings.server.port)
-    await site.start()
+    for sock in sockets:
+        await web.SockSite(runner, sock).start()
     host, port = runner.addresses[0][:2]
     print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service}", flush=True)
     stop = asyncio.Event()
@@ -80,21 +81,47 @@ async def _serve(settings: Settings) -> None:
     await runner.cleanup()
 
 
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of `host` at `port`, before anything touches the data dir, so a
+    busy port stops `serve` with nothing created."""
+    sockets: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(128)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sockets
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     logs.configure(settings.log.format, settings.log.level)
-    asyncio.run(_serve(settings))
+    sockets = _listen(settings.server.host, settings.server.port)
+    asyncio.run(_serve(settings, sockets))
     return 0
 
 
 # --- log -----------------------------------------------------------------------------------------
 
 
-def _time_bound(text: str | None) -> str | None:
+def _time_bound(text: str | None, option: str) -> str | None:
     if text is None:
         return None
-    moment = datetime.fromisoformat(text.replace(" ", "T"))
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        moment = datetime.fromisoformat(text.replace(" ", "T"))
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise CliError(f"{option} {text!r} is not a time: give YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC unless it "
+                       "carries an offset such as +02:00)") from None  # fmt: skip
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -113,8 +140,8 @@ def cmd_log(args: argparse.Namespace) -> int:
     filters = dict(
         stream=args.stream,
         types=args.type or None,
-        since_time=_time_bound(args.since),
-        until_time=_time_bound(args.until),
+        since_time=_time_bound(args.since, "--since"),
+        until_time=_time_bound(args.until, "--until"),
     )
     last = 0
     try:
@@ -135,7 +162,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 def _until(text: str | None) -> tuple[int | None, str | None]:
     if text is None:
         return None, None
-    return (int(text), None) if text.isdigit() else (None, _time_bound(text))
+    return (int(text), None) if text.isascii() and text.isdigit() else (None, _time_bound(text, "--until"))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -144,13 +171,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     until, until_time = _until(args.until)
     _log_path(settings)
     if args.out:
-        copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until, until_time=until_time)
+        try:
+            with datadir.exclusive(Path(args.out)):
+                copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until,
+                                           until_time=until_time)  # fmt: skip
+        except FileExistsError as exc:
+            raise CliError(str(exc)) from None
         print(f"wrote {copied} events and their projections to {args.out}")
         return 0
     if until is not None or until_time is not None:
-        raise SystemExit("--until needs --out: the live data dir always holds the whole log")
-    conn = store.connect(_log_path(settings))
-    applied = projections.rebuild(conn)
+        raise CliError("--until needs --out: the live data dir always holds the whole log")
+    with datadir.exclusive(settings.data_dir):
+        conn = store.connect(_log_path(settings))
+        applied = projections.rebuild(conn)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
     return 0
 
@@ -331,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CliError, ConfigError) as exc:
+    except (CliError, ConfigError, datadir.DataDirBusy) as exc:
         print(f"telephony: {exc}", file=sys.stderr)
         return 2
 
