@@ -118,3 +118,16 @@ async def test_offline_writers_and_a_second_server_refuse_a_data_dir_being_serve
         server.stop()
     imported = await asyncio.to_thread(telephony, "--data-dir", server.data_dir, "import", "seed.jsonl", cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
+
+
+def test_the_wrapper_script_runs_the_command_in_the_directory_it_is_called_from(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    if not list((root / ".venv").glob(".installed-*")):
+        pytest.skip("the .venv of ./scripts/* is not installed")
+    wrapper = [str(root / "scripts" / "telephony")]
+    routes = subprocess.run([*wrapper, "routes"], cwd=tmp_path, env=clean_env(), capture_output=True, text=True,
+                            timeout=60, check=False)  # fmt: skip
+    assert routes.returncode == 0 and "/_telephony/health" in routes.stdout, routes.stderr
+    missing = subprocess.run([*wrapper, "--data-dir", "here", "log"], cwd=tmp_path, env=clean_env(),
+                             capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    one_line_error(missing, "here/events.db")
