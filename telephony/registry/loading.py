@@ -17,7 +17,7 @@ from ..api.errors import BadRequest, FieldError
 from ..documents import reads
 from ..documents.blobs import store_once
 from ..domain.errors import DomainError
-from ..eventlog import NO_STREAM, NewEvent
+from ..eventlog import NO_STREAM, NewEvent, store
 from ..projections.sequences import SEQUENCE_RESERVED, next_id
 from ..security import Resealer
 from .catalogue import BY_PATH
@@ -77,9 +77,7 @@ def _record_events(conn: sqlite3.Connection, record: Record, known: set[int], no
 
 def _customer_events(conn: sqlite3.Connection, value: CustomerRecord, now: str) -> Iterator[NewEvent]:
     if not accounts.customer_exists(conn, value.id):
-        data = {"id": value.id, "name": value.name, "created_at": value.created_at or now}
-        yield NewEvent(stream=f"customer-{value.id}", type=accounts.CUSTOMER_CREATED, data=data,
-                       expected_version=NO_STREAM)  # fmt: skip
+        yield from accounts.customer_opened(conn, value.id, value.name, value.created_at or now)
 
 
 def _user_events(conn: sqlite3.Connection, value: UserRecord, customer_id: int, sip: Callable[[], str],
@@ -123,10 +121,19 @@ def _document_event(conn: sqlite3.Connection, resource: Resource, fields: dict, 
                     now: str) -> NewEvent:  # fmt: skip
     fields = dict(fields)
     id_ = fields.pop("id", None) or None
-    if id_ is None:
+    if resource.text_ids:  # a number: its id is its E.164 with a '+'
+        number = fields.get(resource.id_name) or id_
+        if not number:
+            raise BadRequest.field(resource.id_name, "This field is required.")
+        id_ = fields[resource.id_name] = "+" + str(number).lstrip("+")
+        if reads.exists(conn, resource.kind, id_):
+            raise BadRequest.field(resource.id_name, f"{id_} is already provisioned")
+    elif id_ is None:
         id_ = next_id(conn, resource.kind, resource.first_id)
     elif reads.exists(conn, resource.kind, id_):
         raise BadRequest(f"{resource.path} {id_} already exists")
+    if store.stream_version(conn, f"{resource.kind}-{id_}"):
+        raise BadRequest(f"{resource.path} {id_} was deleted here: the id of a deleted record is not used again")
     body = new_document(resource, fields, id_, customer_id, fields.get("created_at") or now)
     return NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", expected_version=NO_STREAM,
                     data={"id": id_, "customer_id": customer_id, "body": body})  # fmt: skip

@@ -16,6 +16,8 @@ Every problem is a 400 naming its field.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -23,20 +25,18 @@ import msgspec
 
 from ..api.errors import BadRequest
 from ..api.wire import validation_error
-from ..collections import Kind
 from ..domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
 from .coercion import fields_of
 from .resource import Resource
 
 INT64 = (-(2**63), 2**63 - 1)
-_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d")
 
 
 def document_fields(resource: Resource, raw: bytes) -> dict[str, Any]:
     """The model fields of a whole record (JSON), checked as the API checks them and normalised."""
     value = decode_checked(raw, resource.model)
     fields: dict[str, Any] = msgspec.to_builtins(value)
-    check_times(fields, [name for name, kind in resource.props.items() if kind is Kind.TIME])
+    check_times(fields, resource.time_props)
     code_fields(fields, RESOURCE_DICTIONARIES.get(resource.path, {}))
     if resource.create is not None:
         fields.update(_as_created(resource, fields))
@@ -57,20 +57,25 @@ def decode_checked(raw: bytes, type_: type) -> Any:
 
 def check_integers(value: Any, path: str = "") -> None:
     """Every integer in `value` fits in a signed 64-bit integer."""
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int):
+    kind = type(value)
+    if kind is int:
         if not INT64[0] <= value <= INT64[1]:
             raise BadRequest.field(path or None, f"{value} does not fit in a 64-bit integer.")
-    elif isinstance(value, dict):
+    elif kind is dict:
         for key, item in value.items():
-            check_integers(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list):
+            if type(item) in _WALKED:
+                check_integers(item, f"{path}.{key}" if path else str(key))
+    elif kind is list:
         for index, item in enumerate(value):
-            check_integers(item, f"{path}[{index}]")
+            if type(item) in _WALKED:
+                check_integers(item, f"{path}[{index}]")
 
 
-def check_times(fields: dict[str, Any], names: list[str]) -> None:
+_WALKED = frozenset({int, dict, list})
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2})?")
+
+
+def check_times(fields: dict[str, Any], names: Iterable[str]) -> None:
     """Each named field is null or a real UTC time (`YYYY-MM-DD HH:MM:SS`) or date (`YYYY-MM-DD`)."""
     for name in names:
         value = fields.get(name)
@@ -81,13 +86,13 @@ def check_times(fields: dict[str, Any], names: list[str]) -> None:
 
 
 def _is_time(text: str) -> bool:
-    for form in _TIME_FORMATS:
-        try:
-            datetime.strptime(text, form)  # noqa: DTZ007 - wire times are UTC by definition
-        except ValueError:
-            continue
-        return True
-    return False
+    if _TIME.fullmatch(text) is None:
+        return False
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def code_fields(fields: dict[str, Any], coded: dict[str, str] | Any) -> None:

@@ -137,3 +137,26 @@ async def refused(api: Api, lines: list[dict]) -> str:
     assert reply.field_error().startswith("line "), reply
     assert (await api.call("GET", "/_telephony/health")).body["position"] == position
     return reply.body["errors"][0]["message"]
+
+
+async def test_a_number_is_imported_by_its_e164_once(api, home):
+    number = {"e164": "447700900777", "name": "Imported line"}
+    body = msgspec.json.encode(line("ddis", number))
+    assert (await api.call("POST", "/_telephony/import", data=body, headers=CONTROL)).status == 200
+    shown = await api.ok("GET", "/ddis/447700900777", home)
+    assert shown["data"]["id"] == shown["data"]["e164"] == "+447700900777"
+    message = await refused(api, [line("ddis", number)])
+    assert message.startswith("line 1: e164: +447700900777 is already provisioned"), message
+    message = await refused(api, [line("ddis", {"e164": "not a number"})])
+    assert message.startswith("line 1: e164"), message
+
+
+async def test_the_id_of_a_deleted_record_or_customer_is_not_used_again(api, home):
+    made = await api.ok("POST", "/contacts", home, status=201, json={"first_name": "Gone"})
+    await api.ok("DELETE", f"/contacts/{made['data']['id']}", home, status=202)
+    message = await refused(api, [line("contacts", {"id": made["data"]["id"], "first_name": "Back"})])
+    assert "was deleted here" in message, message
+    gone = await api.new_customer("gone")
+    await api.ok("DELETE", f"/customers/{gone.customer_id}", gone, status=204)
+    message = await refused(api, [line("customers", {"id": gone.customer_id, "name": "Back"}, gone.customer_id)])
+    assert message.startswith("line 1: ") and "exists already" in message, message
