@@ -39,10 +39,10 @@ async def data_dir(aiohttp_client, settings, clock) -> Path:
     return settings.data_dir
 
 
-def test_the_event_log_and_its_journal_are_readable_by_their_owner_only(data_dir):
-    files = [data_dir / "events.db", *data_dir.glob("events.db-*")]
-    assert files[0].exists()
-    assert {f.name: mode(f) for f in files} == {f.name: 0o600 for f in files}
+async def test_the_event_log_and_its_journal_are_readable_by_their_owner_only(client, settings):
+    files = {f.name: mode(f) for f in settings.data_dir.glob("events.db*")}
+    assert set(files) == {"events.db", "events.db-wal", "events.db-shm"}
+    assert files == dict.fromkeys(files, 0o600)
 
 
 def test_an_export_file_is_readable_by_its_owner_only_however_it_is_written(data_dir, tmp_path):

@@ -10,12 +10,13 @@ import msgspec
 import pytest
 from cryptography.fernet import Fernet
 
+from telephony.keys import EVENT_LOG
 from telephony.registry.catalogue import RESOURCES
 from telephony.registry.transfer import UNOPENED
 from telephony.security import Sealer, hash_password
 from tests.serving import telephony
 
-from .conftest import CONTROL, LOOP, Api, wrong_field
+from .conftest import CONTROL, LOOP, PASSWORD, Api, wrong_field
 
 pytestmark = LOOP
 CUSTOMER = 100001
@@ -124,9 +125,16 @@ async def test_the_command_reports_every_bad_line_and_applies_nothing(tmp_path, 
     assert shown.returncode == 0 and shown.stdout == "", shown.stderr
 
 
-async def test_a_sealed_secret_of_this_data_dir_opens_and_another_data_dirs_is_named(api, home):
+async def test_a_secret_sealed_here_opens_and_one_sealed_elsewhere_names_the_option(api, home):
     message = await refused(api, [line("users", user(sip_password_sealed=other_key_sealed("s")))])
     assert UNOPENED in message
+    own = Sealer.for_data_dir(api.app[EVENT_LOG].path.parent)
+    sealed_here = user(email="sealed@example.com", password_hash=hash_password(PASSWORD),
+                       sip_password_sealed=own.seal("sip-sealed-here"))  # fmt: skip
+    body = msgspec.json.encode(line("users", sealed_here))
+    assert (await api.call("POST", "/_telephony/import", data=body, headers=CONTROL)).status == 200
+    me = await api.ok("GET", "/me", await api.login("sealed@example.com", PASSWORD))
+    assert me["data"]["sip_password"] == "sip-sealed-here"
 
 
 async def refused(api: Api, lines: list[dict]) -> str:

@@ -1,10 +1,11 @@
 """Export, then import into a fresh data dir: every endpoint answers the same, credentials included.
 
 A data dir is seeded through the API with records of every resource of the registry for two
-customers, users (one deleted, one patched, one with two-factor login and a remembered device), API
-tokens and API keys. `telephony export` writes it (0600), `telephony import --seal-key` loads it into
-a fresh data dir, and every GET route of the API, with every id it can take, answers the same
-status and body there for each caller; the API tokens and keys authenticate as before.
+customers (and a third, deleted), users (one deleted, one patched, one with two-factor login and a
+remembered device), API tokens (one revoked) and API keys. `telephony export` writes it (0600),
+`telephony import --seal-key` loads it into a fresh data dir, and every GET route of the API, with
+every id it can take, answers the same status and body there for each caller; the API tokens and
+keys authenticate as before, and the next record of every kind gets the same id.
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ async def seed(api: Api) -> Seeded:
             made = await api.ok("POST", "/apitokens", caller, status=201, json={"name": name, "expiry": expiry})
             seeded.api_tokens.append((caller.user_id, made["data"]["token"]))
         await api.ok("DELETE", f"/apitokens/{seeded.api_tokens.pop()[1]}", caller, status=204)
+    closed = await api.new_customer("closed")
+    await api.ok("POST", "/contacts", closed, status=201, json={"first_name": "Left behind"})
+    await api.ok("POST", "/apitokens", closed, status=201, json={"name": "ci"})
+    await api.ok("DELETE", f"/customers/{closed.customer_id}", closed, status=204)
     for user_id in (home.user_id, agent["id"]):
         reply = await api.call("POST", f"/_telephony/users/{user_id}/apikeys", json={"name": "crm"}, headers=CONTROL)
         assert reply.status == 201, reply
