@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 
 from aiohttp import web
@@ -24,7 +25,7 @@ async def run_import(log: EventLog, sealer: Sealer, clock: Clock, lines: Callabl
     Sealed secrets are opened with this data dir's key or one of `exporters` (the keys of the data
     dirs the lines were exported from) and sealed again with this data dir's key."""
     resealer = Resealer(sealer, exporters)
-    count = transfer.check(lines(), resealer)
+    count = await asyncio.to_thread(transfer.check, lines(), resealer)  # off the event loop: it takes a while
     decide = loading.decide(
         lines, resealer, now=wire_time(clock.now()), new_sip_password=lambda: sealer.seal(new_token()[:16]),
         unusable_hash=hash_password(new_token()), progress=progress,

@@ -130,6 +130,9 @@ def parse(lines: Iterable[bytes], resealer: Resealer) -> Iterator[Record | Field
         except BadRequest as exc:
             yield FieldError(f"line {number}", f"line {number}: {exc.message}")
             continue
+        except RecursionError:
+            yield FieldError(f"line {number}", f"line {number}: the record is nested too deeply")
+            continue
         yield Record(number, line.resource, line.customer_id, value)
 
 

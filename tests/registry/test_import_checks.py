@@ -137,6 +137,13 @@ async def test_a_secret_sealed_here_opens_and_one_sealed_elsewhere_names_the_opt
     assert me["data"]["sip_password"] == "sip-sealed-here"
 
 
+async def test_a_record_nested_beyond_reason_is_refused_by_line(api, home):
+    deep = b"[" * 5000 + b"]" * 5000
+    body = b'{"resource": "monitors", "customer_id": 100001, "data": {"metadata": ' + deep + b"}}"
+    reply = await api.call("POST", "/_telephony/import", data=body, headers=CONTROL)
+    assert reply.field_error() == "line 1" and "nested too deeply" in reply.body["message"], reply
+
+
 async def refused(api: Api, lines: list[dict]) -> str:
     """POST the lines to the import; it must be a 400 naming a line, and no event may be recorded."""
     position = (await api.call("GET", "/_telephony/health")).body["position"]
