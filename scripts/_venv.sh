@@ -1,4 +1,5 @@
-# Sourced by scripts/serve and scripts/test: make .venv and install the project when it is missing.
+# Sourced by scripts/serve, scripts/test and scripts/telephony: make .venv and install the project when it is
+# missing, put .venv/bin first on PATH and change to the repository root.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"

@@ -58,7 +58,6 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or Clock()
-    app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
     app[AUTHENTICATE] = authenticate
     app[REFERENCES] = wiring.references()
     app[SCHEDULER] = Scheduler(app[CLOCK])
@@ -75,6 +74,7 @@ def _event_log(progress: bool):
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
         with datadir.exclusive(settings.data_dir):
+            app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
             event_log = await EventLog.open(
                 settings.data_dir,
                 wiring.projection_set(),

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import os
 import signal
+import socket
 import sqlite3
+import stat
 import sys
 import time
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 from tqdm import tqdm
@@ -23,6 +27,10 @@ from .projections.memory import MemoryProjections
 from .redaction import redact
 
 DEFAULT_CONFIG = "config.toml"
+
+
+class CliError(Exception):
+    """A command that cannot run as asked: one line on standard error, exit status 2."""
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -41,7 +49,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _log_path(settings: Settings) -> Path:
     path = settings.data_dir / LOG_FILE
     if not path.exists():
-        raise SystemExit(f"no event log at {path}")
+        raise CliError(f"no event log at {path}")
     return path
 
 
@@ -52,7 +60,7 @@ def _open_log(settings: Settings) -> sqlite3.Connection:
 # --- serve ---------------------------------------------------------------------------------------
 
 
-async def _serve(settings: Settings) -> None:
+async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
     from aiohttp import web
 
     from .app import create_app
@@ -60,8 +68,8 @@ async def _serve(settings: Settings) -> None:
     app = create_app(settings, progress=True)
     runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
     await runner.setup()
-    site = web.TCPSite(runner, settings.server.host, settings.server.port)
-    await site.start()
+    for sock in sockets:
+        await web.SockSite(runner, sock).start()
     host, port = runner.addresses[0][:2]
     print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service}", flush=True)
     stop = asyncio.Event()
@@ -73,21 +81,47 @@ async def _serve(settings: Settings) -> None:
     await runner.cleanup()
 
 
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of `host` at `port`, before anything touches the data dir, so a
+    busy port stops `serve` with nothing created."""
+    sockets: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(128)
+    except OSError as exc:
+        for sock in sockets:
+            sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sockets
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     logs.configure(settings.log.format, settings.log.level)
-    asyncio.run(_serve(settings))
+    sockets = _listen(settings.server.host, settings.server.port)
+    asyncio.run(_serve(settings, sockets))
     return 0
 
 
 # --- log -----------------------------------------------------------------------------------------
 
 
-def _time_bound(text: str | None) -> str | None:
+def _time_bound(text: str | None, option: str) -> str | None:
     if text is None:
         return None
-    moment = datetime.fromisoformat(text.replace(" ", "T"))
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        moment = datetime.fromisoformat(text.replace(" ", "T"))
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise CliError(f"{option} {text!r} is not a time: give YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC unless it "
+                       "carries an offset such as +02:00)") from None  # fmt: skip
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
@@ -106,8 +140,8 @@ def cmd_log(args: argparse.Namespace) -> int:
     filters = dict(
         stream=args.stream,
         types=args.type or None,
-        since_time=_time_bound(args.since),
-        until_time=_time_bound(args.until),
+        since_time=_time_bound(args.since, "--since"),
+        until_time=_time_bound(args.until, "--until"),
     )
     last = 0
     try:
@@ -128,7 +162,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 def _until(text: str | None) -> tuple[int | None, str | None]:
     if text is None:
         return None, None
-    return (int(text), None) if text.isdigit() else (None, _time_bound(text))
+    return (int(text), None) if text.isascii() and text.isdigit() else (None, _time_bound(text, "--until"))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -137,13 +171,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     until, until_time = _until(args.until)
     _log_path(settings)
     if args.out:
-        copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until, until_time=until_time)
+        try:
+            with datadir.exclusive(Path(args.out)):
+                copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until,
+                                           until_time=until_time)  # fmt: skip
+        except FileExistsError as exc:
+            raise CliError(str(exc)) from None
         print(f"wrote {copied} events and their projections to {args.out}")
         return 0
     if until is not None or until_time is not None:
-        raise SystemExit("--until needs --out: the live data dir always holds the whole log")
-    conn = store.connect(_log_path(settings))
-    applied = projections.rebuild(conn)
+        raise CliError("--until needs --out: the live data dir always holds the whole log")
+    with datadir.exclusive(settings.data_dir):
+        conn = store.connect(_log_path(settings))
+        applied = projections.rebuild(conn)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
     return 0
 
@@ -197,10 +237,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     from .clock import Clock
     from .eventlog import EventLog, Metadata
     from .registry.importing import run_import
-    from .security import Sealer
+    from .security import SEAL_KEY_FILE, Sealer
 
     settings = _settings(args)
     path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"no file to import at {path}")
+    exporters = []
+    for key in args.seal_key or []:
+        key_path = Path(key) / SEAL_KEY_FILE if Path(key).is_dir() else Path(key)
+        try:
+            exporters.append(Sealer(key_path.read_bytes().strip()))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"--seal-key {key}: not a readable seal key ({exc})") from None
 
     def lines():
         with path.open("rb") as source:
@@ -213,7 +262,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                 with tqdm(total=sum(1 for _ in lines()), desc="importing", unit="rec", file=sys.stderr,
                           disable=None) as bar:  # fmt: skip
                     return await run_import(log, Sealer.for_data_dir(settings.data_dir), Clock(), lines,
-                                            Metadata(source="import"), progress=bar.update)  # fmt: skip
+                                            Metadata(source="import"), progress=bar.update,
+                                            exporters=exporters)  # fmt: skip
             finally:
                 await log.close()
 
@@ -229,10 +279,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .registry.transfer import export
+    from .registry.exporting import export
 
     conn = _open_log(_settings(args))
-    out = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115
+    out = secret_file(Path(args.out)) if args.out else sys.stdout.buffer
+    if not args.out and stat.S_ISREG(os.fstat(out.fileno()).st_mode):
+        os.fchmod(out.fileno(), 0o600)  # a shell redirect: the file holds password hashes all the same
     try:
         for line in export(conn):
             out.write(line + b"\n")
@@ -240,6 +292,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out:
             out.close()
     return 0
+
+
+def secret_file(path: Path) -> BinaryIO:
+    """`path` opened for writing, readable by its owner only (0600), however it existed before."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror}") from None
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "wb")
 
 
 # --- parser --------------------------------------------------------------------------------------
@@ -288,9 +350,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     load = add_command("import", help="load records from JSON lines (server stopped)")
     load.add_argument("file")
+    load.add_argument("--seal-key", action="append", metavar="PATH",
+                      help="the secret.key (or the data dir) the file was exported from, to open its sealed "
+                           "secrets (repeatable)")  # fmt: skip
     load.set_defaults(func=cmd_import)
-    dump = add_command("export", help="write every record as JSON lines")
-    dump.add_argument("--out", help="file to write (default: standard output)")
+    dump = add_command("export", help="write every record as JSON lines (the file is made 0600)")
+    dump.add_argument("--out", help="file to write, mode 0600 (default: standard output)")
     dump.set_defaults(func=cmd_export)
     return parser
 
@@ -299,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ConfigError as exc:
+    except (CliError, ConfigError, datadir.DataDirBusy) as exc:
         print(f"telephony: {exc}", file=sys.stderr)
         return 2
 

@@ -11,13 +11,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
 SEAL_KEY_FILE = "secret.key"
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+_PASSWORD_HASH = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})\$((?:[0-9a-f]{2}){8,64})\$[0-9a-f]{64}")
+_SCRYPT_MAX_MEMORY = 32 * 1024 * 1024
+"""What `hashlib.scrypt` may use by default: a hash needing more could never be checked."""
 
 
 def hash_password(password: str) -> str:
@@ -34,6 +39,16 @@ def check_password(password: str, stored: str | None) -> bool:
     _, n, r, p, salt, expected = stored.split("$")
     digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), dklen=32, n=int(n), r=int(r), p=int(p))
     return hmac.compare_digest(digest, bytes.fromhex(expected))
+
+
+def is_password_hash(text: str) -> bool:
+    """Whether `text` is a hash `check_password` can check: scrypt with a power-of-two cost that fits
+    in scrypt's default memory limit, a salt, and a 32-byte digest."""
+    match = _PASSWORD_HASH.fullmatch(text)
+    if match is None:
+        return False
+    n, r, p = (int(group) for group in match.groups()[:3])
+    return n >= 2 and n & (n - 1) == 0 and r >= 1 and 1 <= p <= 16 and 128 * n * r <= _SCRYPT_MAX_MEMORY // 2
 
 
 def new_token() -> str:
@@ -74,3 +89,29 @@ class Sealer:
             return self._fernet.decrypt(sealed.encode()).decode()
         except InvalidToken as exc:
             raise ValueError("sealed secret cannot be opened with this data dir's key") from exc
+
+
+class Resealer:
+    """Secrets sealed under another data dir's key (an export's), sealed again under this one's.
+
+    A sealed secret that this data dir's key opens is kept as it is; otherwise each of the other keys
+    is tried, and the secret is sealed anew with this data dir's key. ValueError if none opens it.
+    """
+
+    def __init__(self, own: Sealer, others: Sequence[Sealer] = ()) -> None:
+        self._own = own
+        self._others = list(others)
+
+    def reseal(self, sealed: str) -> str:
+        try:
+            self._own.unseal(sealed)
+        except ValueError:
+            pass
+        else:
+            return sealed
+        for other in self._others:
+            try:
+                return self._own.seal(other.unseal(sealed))
+            except ValueError:
+                continue
+        raise ValueError("sealed under a key this import was not given")

@@ -96,6 +96,16 @@ def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, 
     return events(facts)
 
 
+def customer_opened(conn: sqlite3.Connection, customer_id: int, name: str, created_at: str) -> list[NewEvent]:
+    """The events of a customer of a given id (an import's), which must never have been used."""
+    return events(rules.open_customer(customer_of(conn, customer_id), name, created_at))
+
+
+def devices_remembered(conn: sqlite3.Connection, user_id: int, device_digests: Iterable[str]) -> list[NewEvent]:
+    """The events that make a user's login remember devices, for an import."""
+    return events(rules.remember_devices(user_of(conn, user_id), device_digests))
+
+
 def open_customer(name: str, admin: UserPlan) -> Decide:
     """A customer and its root user."""
 

@@ -7,7 +7,9 @@ authentication needs (hashes, digests, sealed copies), never a usable secret in 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 
@@ -262,11 +264,33 @@ def live_customers(conn: sqlite3.Connection) -> sqlite3.Cursor:
 
 
 def live_users(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """(customer id, user document, password hash) of every user not deleted, by id."""
+    """(customer id, user document, password hash, sealed SIP password, remembered devices as a JSON
+    array of digests) of every user not deleted, by id."""
     return conn.execute(
-        f"SELECT d.customer_id, d.body, c.password_hash FROM {table_of('user')} d "
+        f"SELECT d.customer_id, d.body, c.password_hash, c.sip_password_sealed, c.devices FROM {table_of('user')} d "
         "JOIN credentials c ON c.user_id = d.id WHERE c.deleted = 0 ORDER BY d.id"
     )
+
+
+EXPORTED_TOKEN_COLUMNS = ("token_id", "user_id", "kind", "name", "digest", "sealed", "expiry", "inactivity",
+                          "api_version", "host", "user_agent", "created_at", "issued_epoch", "last_request_at",
+                          "last_epoch")  # fmt: skip
+
+
+def live_named_tokens(conn: sqlite3.Connection) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(customer id, {column: value}) of every live API token and API key of a live user, in issue order."""
+    columns = ", ".join(f"t.{c}" for c in EXPORTED_TOKEN_COLUMNS)
+    rows = conn.execute(
+        f"SELECT t.customer_id, {columns} FROM tokens t JOIN credentials c ON c.user_id = t.user_id "
+        "WHERE t.kind IN ('apitoken', 'apikey') AND t.revoked IS NULL AND c.deleted = 0 ORDER BY t.rowid"
+    )
+    return ((row[0], dict(zip(EXPORTED_TOKEN_COLUMNS, row[1:], strict=True))) for row in rows)
+
+
+def token_known(conn: sqlite3.Connection, token_id: str, token_digest: str) -> bool:
+    """Whether a token of this id, or with this digest, was ever issued."""
+    row = conn.execute("SELECT 1 FROM tokens WHERE token_id = ? OR digest = ?", (token_id, token_digest)).fetchone()
+    return row is not None
 
 
 # --- reads: for handlers, on the read-only connection ----------------------------------------------

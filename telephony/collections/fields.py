@@ -22,6 +22,8 @@ class Kind(Enum):
 
 
 def _kind_of(name: str, info: mi.Type) -> Kind:
+    if isinstance(info, mi.Metadata):
+        return _kind_of(name, info.type)
     if isinstance(info, mi.UnionType):
         kinds = {_kind_of(name, t) for t in info.types if not isinstance(t, mi.NoneType)}
         return kinds.pop() if len(kinds) == 1 else Kind.TEXT

@@ -208,6 +208,13 @@ def pass_challenge(user: User, nonce_digest: str, *, code_matches: bool, now: fl
     return facts
 
 
+def remember_devices(user: User, device_digests: Iterable[str]) -> list[Fact]:
+    """Devices whose next login skips the code (an import carries what the exporting log remembered)."""
+    _require_user(user)
+    return [Fact(user_stream(user.id), DEVICE_ADDED, {"id": user.id, "device_digest": digest})
+            for digest in device_digests]  # fmt: skip
+
+
 def request_reset(user: User, reset_digest: str, expires_at: float) -> list[Fact]:
     """A single-use reset token is mailed."""
     _require_user(user)

@@ -24,10 +24,14 @@ __all__ = [
     "E164",
     "E164Number",
     "Email",
+    "FileSize",
+    "MAX_CALL_SECONDS",
     "Name",
     "NonNegative",
     "PositiveId",
     "Resource",
+    "Seconds",
+    "ShortText",
     "WireDate",
     "WireTime",
     "coded",
@@ -65,6 +69,17 @@ WireDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", descripti
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 PositiveId = Annotated[int, msgspec.Meta(ge=1)]
+
+# Bounds of what a stored record may describe. Its files (a recording's MP3, a call's SIP trace and
+# capture, a fax's PDF) are rendered from these fields, so each is bounded where it is declared.
+MAX_CALL_SECONDS = 86_400
+"""The longest call, recording, voicemessage or chat a record may describe: one day."""
+Seconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_CALL_SECONDS)]
+"""A duration in whole seconds, 0 to `MAX_CALL_SECONDS`."""
+FileSize = Annotated[int, msgspec.Meta(ge=0, le=1 << 30)]
+"""A file's length in bytes, at most 1 GiB (a day of recording is 345.6 MB)."""
+ShortText = Annotated[str, msgspec.Meta(max_length=255)]
+"""A number, name or identity shown in a rendered file: at most 255 characters."""
 
 _DICTIONARY_KEY = "dictionary"
 

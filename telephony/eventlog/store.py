@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,10 +37,14 @@ _decode_meta = msgspec.json.Decoder(Metadata).decode
 
 
 def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
-    """Open the log database in WAL mode, in autocommit mode (transactions are explicit)."""
+    """Open the log database in WAL mode, in autocommit mode (transactions are explicit).
+
+    The database holds password hashes and sealed secrets: a writer creates it readable by its owner
+    only (0600), and SQLite gives its `-wal` and `-shm` files the same mode."""
     if readonly:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
     else:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)

@@ -1,4 +1,8 @@
-"""Id allocation: the highest id ever created per kind, so ids are never reused after a delete."""
+"""Id allocation: the highest id ever created per kind, so ids are never reused after a delete.
+
+`sequence.reserved` {kind, last} raises a kind's highest id without a record: an import carries the
+exporting log's, so the ids of records deleted there are not handed out again.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +12,27 @@ from collections.abc import Iterable
 from ..eventlog import RecordedEvent
 from .base import Projection
 
+SEQUENCE_RESERVED = "sequence.reserved"
+
 
 class Sequences(Projection):
     name = "sequences"
     tables = ("sequences",)
 
     def __init__(self, kinds: Iterable[str]) -> None:
-        self.handles = frozenset(f"{kind}.created" for kind in kinds)
+        self.handles = frozenset({SEQUENCE_RESERVED, *(f"{kind}.created" for kind in kinds)})
         self._highest: dict[str, int] = {}
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        id_ = event.data.get("id")
+        if event.type == SEQUENCE_RESERVED:
+            kind, id_ = event.data["kind"], event.data["last"]
+        else:
+            kind, id_ = event.type.partition(".")[0], event.data.get("id")
         if not isinstance(id_, int):
             return
-        kind = event.type.partition(".")[0]
         if self.rebuilding:
             if id_ > self._highest.get(kind, 0):
                 self._highest[kind] = id_
@@ -48,3 +56,8 @@ def next_id(conn: sqlite3.Connection, kind: str, first: int = 1) -> int:
     """The next free id of `kind` (call inside the writer's transaction)."""
     row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
     return max(first, row[0] + 1) if row else first
+
+
+def highest(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """(kind, highest id ever allocated) of every kind that has allocated one, by kind."""
+    return [(kind, last) for kind, last in conn.execute("SELECT kind, last FROM sequences ORDER BY kind")]

@@ -26,8 +26,9 @@ def _fail(problems: list[tuple[str | None, str]]) -> BadRequest:
     )
 
 
-def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> dict[str, Any]:
-    """The model fields `body` sets (absent PATCH fields stay absent), checked and normalised."""
+def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool, prepare: bool = True) -> dict[str, Any]:
+    """The model fields `body` sets (absent PATCH fields stay absent), checked and normalised; `prepare`
+    False leaves the resource's `prepare` hook to the caller (which has more fields to give it)."""
     sent: dict[str, Any] = msgspec.to_builtins(body)
     problems: list[tuple[str | None, str]] = []
     for name, dictionary in dictionary_fields(type(body)).items():
@@ -44,7 +45,7 @@ def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool) -> di
     for request_name, stored_name in getattr(resource.create, "stored_as", {}).items():
         if request_name in sent:
             sent[stored_name] = sent.pop(request_name)
-    if resource.prepare is not None:
+    if prepare and resource.prepare is not None:
         sent = resource.prepare(sent, {"creating": creating})
     kept = resource.model_fields | resource.ref_fields
     return {name: value for name, value in sent.items() if name in kept and name != "id"}

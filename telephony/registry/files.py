@@ -1,14 +1,15 @@
 """File renditions of stored records: traces, captures, recordings, exports, fax PDFs.
 
 Each is derived from the record itself, so it is the same on every request and after a replay.
-A file answers with its own media type, never JSON.
+A file answers with its own media type, never JSON, and is sent in chunks with its exact
+`Content-Length`: a recording is rendered as it is sent, never built whole.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import msgspec
 from aiohttp import web
@@ -24,7 +25,9 @@ from ..media import mp3, pcap, pdf, sip
 from .catalogue import BY_PATH
 from .resource import Resource
 
-Render = Callable[[dict], bytes]
+Rendition = tuple[int, Iterable[bytes]]
+"""A file's byte length and its bytes, chunk by chunk."""
+Render = Callable[[dict], Rendition]
 
 
 class CdrNote(msgspec.Struct, kw_only=True):
@@ -33,16 +36,24 @@ class CdrNote(msgspec.Struct, kw_only=True):
     text: str
 
 
-def _fax_pdf(fax: dict) -> bytes:
+def _whole(data: bytes) -> Rendition:
+    return len(data), (data,)
+
+
+def _fax_pdf(fax: dict) -> Rendition:
     lines = [f"Fax {fax.get('id')}", f"From: {fax.get('from') or ''}", f"To: {fax.get('to') or ''}",
              f"Pages: {fax.get('pages') or 0}", f"Received: {fax.get('created_at') or ''}"]  # fmt: skip
-    return pdf.document(lines)
+    return _whole(pdf.document(lines))
+
+
+def _recording(record: dict) -> Rendition:
+    return mp3.size_for(record.get("duration")), mp3.stream(record.get("duration"))
 
 
 RENDERINGS: dict[str, tuple[str, Render]] = {
-    "trace": ("text/plain", lambda r: sip.trace_text(r).encode()),
-    "pcap": ("application/vnd.tcpdump.pcap", lambda r: pcap.capture(sip.ladder(r))),
-    "mp3": ("audio/mpeg", lambda r: mp3.silence(r.get("duration") or 0)),
+    "trace": ("text/plain", lambda r: _whole(sip.trace_text(r).encode())),
+    "pcap": ("application/vnd.tcpdump.pcap", lambda r: _whole(pcap.capture(sip.ladder(r)))),
+    "mp3": ("audio/mpeg", _recording),
     "pdf": ("application/pdf", _fax_pdf),
 }
 
@@ -60,8 +71,15 @@ def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
     resource = BY_PATH[path]
     content_type, render = RENDERINGS[extension]
 
-    async def handle(request: web.Request) -> web.Response:
-        return web.Response(body=render(await _record(request, resource)), content_type=content_type)
+    async def handle(request: web.Request) -> web.StreamResponse:
+        size, chunks = render(await _record(request, resource))
+        response = web.StreamResponse(headers={"Content-Type": content_type})
+        response.content_length = size
+        await response.prepare(request)
+        for chunk in chunks:
+            await response.write(chunk)
+        await response.write_eof()
+        return response
 
     return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin,  # type: ignore[arg-type]
                  shape=_file(content_type, resource.module))  # fmt: skip

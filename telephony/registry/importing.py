@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
 
 from aiohttp import web
 
@@ -12,16 +13,21 @@ from ..api.responses import json_response
 from ..clock import Clock, wire_time
 from ..eventlog import EventLog, Metadata
 from ..keys import ACCOUNTS
-from ..security import Sealer, hash_password, new_token
-from . import transfer
+from ..security import Resealer, Sealer, hash_password, new_token
+from . import exporting, loading, transfer
 
 
 async def run_import(log: EventLog, sealer: Sealer, clock: Clock, lines: Callable[[], Iterable[bytes]],
-                     meta: Metadata, progress: Callable[[int], object] | None = None) -> int:  # fmt: skip
-    """Check every line, then append every record in one transaction; returns the record count."""
-    count = transfer.check(lines())
-    decide = transfer.decide(
-        lines, now=wire_time(clock.now()), sealed_sip_password=lambda: sealer.seal(new_token()[:16]),
+                     meta: Metadata, progress: Callable[[int], object] | None = None,
+                     exporters: Sequence[Sealer] = ()) -> int:  # fmt: skip
+    """Check every line, then append every record in one transaction; returns the record count.
+
+    Sealed secrets are opened with this data dir's key or one of `exporters` (the keys of the data
+    dirs the lines were exported from) and sealed again with this data dir's key."""
+    resealer = Resealer(sealer, exporters)
+    count = await asyncio.to_thread(transfer.check, lines(), resealer)  # off the event loop: it takes a while
+    decide = loading.decide(
+        lines, resealer, now=wire_time(clock.now()), new_sip_password=lambda: sealer.seal(new_token()[:16]),
         unusable_hash=hash_password(new_token()), progress=progress,
     )  # fmt: skip
     await log.transact(decide, meta, keep=False)
@@ -29,7 +35,8 @@ async def run_import(log: EventLog, sealer: Sealer, clock: Clock, lines: Callabl
 
 
 async def import_lines(request: web.Request) -> web.Response:
-    """POST /_telephony/import: the body is JSON lines, one record each."""
+    """POST /_telephony/import: the body is JSON lines, one record each; sealed secrets must open with
+    this server's own key (`telephony import --seal-key` takes another data dir's)."""
     accounts = request.app[ACCOUNTS]
     body = await request.read()
     count = await run_import(accounts.log, accounts.sealer, accounts.clock, body.splitlines, meta_of(request))
@@ -40,7 +47,7 @@ async def export_lines(request: web.Request) -> web.StreamResponse:
     """GET /_telephony/export: every record as JSON lines (the import format)."""
     response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
     await response.prepare(request)
-    lines = await request.app[ACCOUNTS].log.query(lambda conn: list(transfer.export(conn)))
+    lines = await request.app[ACCOUNTS].log.query(lambda conn: list(exporting.export(conn)))
     for start in range(0, len(lines), 1000):
         await response.write(b"\n".join(lines[start : start + 1000]) + b"\n")
     await response.write_eof()

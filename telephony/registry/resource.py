@@ -109,6 +109,11 @@ class Resource:
         return frozenset(self.props)
 
     @cached_property
+    def time_props(self) -> tuple[str, ...]:
+        """The properties holding a time or a date."""
+        return tuple(name for name, kind in self.props.items() if kind is Kind.TIME)
+
+    @cached_property
     def coded(self) -> dict[str, str]:
         """Dictionary-backed fields of the create body: wire name -> dictionary name."""
         return dictionary_fields(self.create) if self.create is not None else {}

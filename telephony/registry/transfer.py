@@ -1,53 +1,110 @@
-"""Import and export of configuration and history as JSON lines.
+"""The import and export format, JSON lines, and what each line must hold.
 
-One record a line: `{"resource": "<collection path>", "customer_id": N, "data": {...}}`, where the
-resource is any registry collection (`contacts`, `cdrs`, `queues`, ...), `customers`, `users`, or
-`blobs` (uploaded files, by content; `customer_id` 0).
-An import is checked whole first, every line validated like API input; a bad line is reported by
-its number and nothing is applied. Then every record is appended in one transaction. Export writes
-the same format (customers, then users, then every collection), so export → import reproduces the
-same API answers. Records keep their ids; customers and users already present are left as they are.
+One record a line: `{"resource": R, "customer_id": N, "data": {...}}`. R is a registry collection
+(`contacts`, `cdrs`, `queues`, ...), whose data is checked as the API checks that resource (see
+`records`), or a kind beside the registry:
+
+    customers            {id, name, created_at}
+    users                a User, with `password_hash`, `sip_password_sealed` and `devices` (digests)
+    apitokens, apikeys   a live API token or key: its digest (which authenticates it), its sealed
+                         copy (which the API shows again), name, lifetimes, times of issue and last use
+    blobs                an uploaded file by content: {sha256, media_type, base64}, customer_id 0
+    sequences            the highest id a kind ever had: {kind, last}, customer_id 0 (so the ids of
+                         records deleted before the export are not handed out again)
+
+Secrets travel as the log keeps them: password hashes, token digests, and copies sealed under the
+exporting data dir's key (`secret.key`); never in plain text, never with the key. `parse` opens
+each sealed copy with the keys it is given and seals it again under the importing data dir's key.
+A bad line is reported by its number; nothing is applied unless every line is good.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
-from .. import accounts
 from ..accounts import User
 from ..api.errors import BadRequest, FieldError
-from ..documents import blobs, reads
-from ..documents.blobs import sha256_of, store_once
-from ..eventlog import NO_STREAM, NewEvent
-from ..projections.sequences import next_id
+from ..api.wire import validation_error
+from ..clock import LATEST
+from ..documents.blobs import sha256_of
+from ..domain import acl
+from ..domain.dictionaries import RESOURCE_DICTIONARIES
+from ..domain.media import MEDIA_TYPES, sniff_audio
+from ..domain.types import Email, NonNegative, PositiveId, WireTime
+from ..security import Resealer, is_password_hash
 from .catalogue import BY_PATH, RESOURCES
-from .coercion import new_document
-from .resource import Resource
+from .records import INT64, check_times, code_fields, decode_checked, document_fields
 
 MAX_REPORTED = 20
+Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+Epoch = Annotated[float, msgspec.Meta(ge=0, le=LATEST)]
+TOKEN_KINDS = {"apitokens": "apitoken", "apikeys": "apikey"}
+ID_KINDS = frozenset({"customer", "user", *(resource.kind for resource in RESOURCES if not resource.text_ids)})
+UNOPENED = ("This secret is sealed under another data dir's key: give that key to the import "
+            "(telephony import --seal-key <exporting data dir>/secret.key).")  # fmt: skip
 
 
 class Line(msgspec.Struct):
     resource: str
-    customer_id: int
+    customer_id: Annotated[int, msgspec.Meta(ge=0, le=INT64[1])]
     data: msgspec.Raw
 
 
 class CustomerRecord(msgspec.Struct, kw_only=True):
-    id: int
-    name: str
+    id: Annotated[int, msgspec.Meta(ge=1, le=INT64[1])]
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     created_at: str = ""
 
 
 class UserRecord(User, kw_only=True):
     password_hash: str | None = None
+    sip_password_sealed: str | None = None
+    devices: list[Digest] = []
+
+
+class _UserIdentity(msgspec.Struct):
+    """The checks a new user's email and id get from the API."""
+
+    id: Annotated[int, msgspec.Meta(ge=1, le=INT64[1])]
+    email: Email
+
+
+class TokenRecord(msgspec.Struct, kw_only=True):
+    """A live API token or API key, as the tokens projection holds it."""
+
+    token_id: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]
+    user_id: PositiveId
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+    digest: Digest
+    sealed: str
+    expiry: Annotated[int, msgspec.Meta(ge=0, le=INT64[1])] = 0
+    inactivity: NonNegative = 0
+    api_version: Annotated[str, msgspec.Meta(max_length=16)] | None = None
+    host: Annotated[str, msgspec.Meta(max_length=255)] | None = None
+    user_agent: Annotated[str, msgspec.Meta(max_length=1024)] | None = None
+    created_at: WireTime
+    issued_epoch: Epoch
+    last_request_at: WireTime | None = None
+    last_epoch: Epoch | None = None
+
+
+class SequenceRecord(msgspec.Struct, kw_only=True):
+    kind: str
+    last: Annotated[int, msgspec.Meta(ge=0, le=INT64[1])]
+
+
+class BlobRecord(msgspec.Struct, kw_only=True):
+    """An uploaded file (a voicemail announcement's audio), by content."""
+
+    sha256: Digest
+    media_type: str
+    base64: str
 
 
 @dataclass(frozen=True)
@@ -56,49 +113,34 @@ class Record:
     resource: str
     customer_id: int
     value: Any
+    """The checked record: a registry document's fields (dict), or one of the records above."""
 
 
 _line = msgspec.json.Decoder(Line)
 
 
-class BlobRecord(msgspec.Struct, kw_only=True):
-    """An uploaded file (a voicemail announcement's audio), by content."""
-
-    sha256: str
-    media_type: str
-    base64: str
-
-
-_SPECIAL = {"customers": CustomerRecord, "users": UserRecord, "blobs": BlobRecord}
-
-
-def _schema(resource: str) -> type:
-    if resource in _SPECIAL:
-        return _SPECIAL[resource]
-    if resource in BY_PATH:
-        return BY_PATH[resource].model
-    raise ValueError(f"unknown resource '{resource}'")
-
-
-def parse(lines: Iterable[bytes]) -> Iterator[Record | FieldError]:
-    """Each non-blank line as a validated record, or the problem with it (field names the line)."""
+def parse(lines: Iterable[bytes], resealer: Resealer) -> Iterator[Record | FieldError]:
+    """Each non-blank line as a checked record, or the problem with it (its field names the line)."""
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            line = _line.decode(raw)
-            value: Any = msgspec.json.decode(line.data, type=_schema(line.resource), strict=False)
-        except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as exc:
-            yield FieldError(f"line {number}", f"line {number}: {exc}")
+            line = _decode_line(raw)
+            value = _checked(line, resealer)
+        except BadRequest as exc:
+            yield FieldError(f"line {number}", f"line {number}: {exc.message}")
+            continue
+        except RecursionError:
+            yield FieldError(f"line {number}", f"line {number}: the record is nested too deeply")
             continue
         yield Record(number, line.resource, line.customer_id, value)
 
 
-def check(lines: Iterable[bytes], progress: Callable[[int], object] | None = None) -> int:
-    """Validate every line; raise a 400 naming the bad lines, else return how many records there are."""
+def check(lines: Iterable[bytes], resealer: Resealer, progress: Callable[[int], object] | None = None) -> int:
+    """Check every line; raise a 400 naming the bad lines, else return how many records there are."""
     problems: list[FieldError] = []
     count = 0
-    for item in parse(lines):
+    for item in parse(lines, resealer):
         if progress is not None:
             progress(1)
         if isinstance(item, FieldError):
@@ -112,109 +154,75 @@ def check(lines: Iterable[bytes], progress: Callable[[int], object] | None = Non
     return count
 
 
-def decide(lines: Callable[[], Iterable[bytes]], *, now: str, sealed_sip_password: Callable[[], str],
-           unusable_hash: str, progress: Callable[[int], object] | None = None):  # fmt: skip
-    """The import's decision: every record's events, in file order, checked against the state."""
-
-    def events(conn: sqlite3.Connection) -> Iterator[NewEvent]:
-        known_customers: set[int] = set()
-        for record in parse(lines()):
-            if isinstance(record, FieldError):
-                raise BadRequest(record.message, [record])
-            if progress is not None:
-                progress(1)
-            try:
-                yield from _record_events(conn, record, known_customers, now, sealed_sip_password, unusable_hash)
-            except BadRequest as exc:
-                message = f"line {record.number}: {exc.message}"
-                raise BadRequest(message, [FieldError(f"line {record.number}", message)]) from None
-
-    return events
-
-
-def _record_events(conn, record: Record, known: set[int], now: str, sip: Callable[[], str],
-                   unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
-    value, customer_id = record.value, record.customer_id
-    if record.resource == "blobs":
-        yield from store_once(conn, _blob_bytes(value), value.media_type)
-        return
-    if record.resource == "customers":
-        if not accounts.customer_exists(conn, value.id):
-            data = {"id": value.id, "name": value.name, "created_at": value.created_at or now}
-            yield NewEvent(stream=f"customer-{value.id}", type=accounts.CUSTOMER_CREATED, data=data,
-                           expected_version=NO_STREAM)  # fmt: skip
-        return
-    if customer_id not in known:
-        if not accounts.customer_exists(conn, customer_id):
-            raise BadRequest(f"customer {customer_id} does not exist")
-        known.add(customer_id)
-    if record.resource == "users":
-        yield from _user_events(conn, value, customer_id, sip, unusable_hash)
-        return
-    resource = BY_PATH[record.resource]
-    yield _document_event(conn, resource, value, customer_id, now)
-
-
-def _user_events(conn, value: UserRecord, customer_id: int, sip: Callable[[], str],
-                 unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
-    email = accounts.user_email(conn, value.id)
-    if email is not None:
-        if email != value.email.lower():
-            raise BadRequest(f"user {value.id} exists with another email")
-        return
-    body = msgspec.structs.asdict(value)
-    password_hash = body.pop("password_hash") or unusable_hash
-    plan = accounts.UserPlan(email=value.email, password_hash=password_hash, sip_password_sealed=sip(),
-                             created_at=value.created_at, is_root=value.is_root, roles=tuple(value.roles),
-                             attributes={k: v for k, v in body.items() if k not in _USER_SET_BY_PLAN})  # fmt: skip
-    yield from accounts.user_created(conn, customer_id, plan, initial=value.is_initial, user_id=value.id)
-
-
-_USER_SET_BY_PLAN = {"id", "email", "is_root", "is_initial", "roles", "created_at", "customer", "customer_id_id"}
-
-
-def _document_event(conn, resource: Resource, value: msgspec.Struct, customer_id: int, now: str) -> NewEvent:
-    fields = {k: v for k, v in msgspec.to_builtins(value).items() if k in resource.model_fields}
-    id_ = fields.pop("id", None) or None
-    if resource.prepare is not None:
-        fields = resource.prepare(fields, {"creating": True})
-    if id_ is None:
-        id_ = next_id(conn, resource.kind, resource.first_id)
-    elif reads.exists(conn, resource.kind, id_):
-        raise BadRequest(f"{resource.path} {id_} already exists")
-    body = new_document(resource, fields, id_, customer_id, fields.get("created_at") or now)
-    return NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", expected_version=NO_STREAM,
-                    data={"id": id_, "customer_id": customer_id, "body": body})  # fmt: skip
-
-
-def _blob_bytes(value: BlobRecord) -> bytes:
+def _decode_line(raw: bytes) -> Line:
     try:
-        data = base64.b64decode(value.base64, validate=True)
+        return _line.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise validation_error(exc) from None
+    except msgspec.DecodeError as exc:
+        raise BadRequest(f"not a JSON record: {exc}") from None
+
+
+def _checked(line: Line, resealer: Resealer) -> Any:
+    if line.resource in BY_PATH:
+        return document_fields(BY_PATH[line.resource], line.data)
+    if line.resource == "customers":
+        customer = decode_checked(line.data, CustomerRecord)
+        check_times(msgspec.to_builtins(customer), ["created_at"])
+        return customer
+    if line.resource == "users":
+        return _checked_user(line.data, resealer)
+    if line.resource in TOKEN_KINDS:
+        token = decode_checked(line.data, TokenRecord)
+        return msgspec.structs.replace(token, sealed=_resealed(resealer, "sealed", token.sealed))
+    if line.resource == "blobs":
+        return _checked_blob(decode_checked(line.data, BlobRecord))
+    if line.resource == "sequences":
+        sequence = decode_checked(line.data, SequenceRecord)
+        if sequence.kind not in ID_KINDS:
+            raise BadRequest.field("kind", f"unknown kind {sequence.kind!r}")
+        return sequence
+    raise BadRequest.field("resource", f"unknown resource '{line.resource}'")
+
+
+def _checked_user(raw: bytes, resealer: Resealer) -> UserRecord:
+    user = decode_checked(raw, UserRecord)
+    try:
+        msgspec.convert({"id": user.id, "email": user.email}, _UserIdentity)
+    except msgspec.ValidationError as exc:
+        raise validation_error(exc) from None
+    fields = msgspec.to_builtins(user)
+    check_times(fields, ["created_at"])
+    code_fields(fields, RESOURCE_DICTIONARIES["users"])
+    try:
+        roles = [acl.role_name(role) for role in user.roles]
+    except ValueError as exc:
+        raise BadRequest.field("roles", str(exc)) from None
+    if user.password_hash is not None and not is_password_hash(user.password_hash):
+        raise BadRequest.field("password_hash", "This is not a password hash this server can check.")
+    sip = user.sip_password_sealed
+    checked = msgspec.convert({k: v for k, v in fields.items() if k != "roles"}, UserRecord)
+    return msgspec.structs.replace(checked, roles=roles,
+                                   sip_password_sealed=_resealed(resealer, "sip_password_sealed", sip))  # fmt: skip
+
+
+def _resealed(resealer: Resealer, field: str, sealed: str | None) -> str | None:
+    if sealed is None:
+        return None
+    try:
+        return resealer.reseal(sealed)
+    except ValueError:
+        raise BadRequest.field(field, UNOPENED) from None
+
+
+def _checked_blob(blob: BlobRecord) -> tuple[bytes, str]:
+    try:
+        data = base64.b64decode(blob.base64, validate=True)
     except (binascii.Error, ValueError):
-        raise BadRequest("blob: base64 is not valid") from None
-    if sha256_of(data) != value.sha256:
-        raise BadRequest("blob: its bytes do not match its sha256")
-    return data
-
-
-def export(conn: sqlite3.Connection) -> Iterator[bytes]:
-    """Every live record as import lines: customers, users, files, then each collection, by id."""
-    encode = msgspec.json.encode
-    for id_, name, created_at in accounts.live_customers(conn):
-        yield encode({"resource": "customers", "customer_id": id_, "data": {"id": id_, "name": name,
-                                                                            "created_at": created_at}})  # fmt: skip
-    for customer_id, body, password_hash in accounts.live_users(conn):
-        data = {**msgspec.json.decode(body), "password_hash": password_hash}
-        yield encode({"resource": "users", "customer_id": customer_id, "data": data})
-    for sha, media_type, content in blobs.every(conn):
-        blob = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(content).decode()}
-        yield encode({"resource": "blobs", "customer_id": 0, "data": blob})
-    for resource in RESOURCES:
-        for customer_id, body in reads.every(conn, resource.kind):
-            yield (
-                b'{"resource":'
-                + encode(resource.path)
-                + b',"customer_id":'
-                + str(customer_id).encode()
-                + (b',"data":' + body.encode() + b"}")
-            )
+        raise BadRequest.field("base64", "This is not valid base64.") from None
+    if sha256_of(data) != blob.sha256:
+        raise BadRequest.field("sha256", "The file's bytes do not have this SHA-256.")
+    found = sniff_audio(data)
+    if found is None or MEDIA_TYPES[found] != blob.media_type:
+        raise BadRequest.field("media_type", f"The file is not {blob.media_type} audio.")
+    return data, blob.media_type

@@ -260,14 +260,13 @@ async def test_a_number_of_a_deleted_customer_can_be_provisioned_again_and_its_s
     assert (await error_of(twice, 400))["errors"][0]["field"] == "e164"
 
 
-async def test_a_stream_that_moved_under_a_decision_is_a_409_and_nothing_is_stored(client):
-    line = {"resource": "contacts", "customer_id": HOME, "data": {"id": 7, "first_name": "Ann"}}
-    imported = await client.post("/_telephony/import", data=json.dumps(line), headers=CONTROL)
-    assert imported.status == 200
-    contact_stream_events = len(await events(client, "contact.created", "contact.deleted"))
-    root = await login(client, "v1.2", "admin@example.com", "change-me-now")
-    assert (await client.delete(url("v1.2", "/contacts/7"), headers=root.headers())).status == 202
-    again = await client.post("/_telephony/import", data=json.dumps(line), headers=CONTROL)  # id 7 lived before
-    error = await error_of(again, 409)
-    assert "contact-7" in error["errors"][0]["message"]
-    assert len(await events(client, "contact.created", "contact.deleted")) == contact_stream_events + 1
+async def test_a_number_of_a_deleted_customer_can_be_imported_again_and_its_stream_goes_on(client):
+    customer_id, _ = await create_customer(client, "Gone Ltd", "gone@example.com")
+    number = {"e164": "+33612345679"}
+    assert (await client.post(f"/_telephony/customers/{customer_id}/ddis", json=number, headers=CONTROL)).status == 201
+    gone = await login(client, "v1.2", "gone@example.com", PASSWORD)
+    assert (await client.delete(url("v1.2", f"/customers/{customer_id}"), headers=gone.headers())).status == 204
+    line = {"resource": "ddis", "customer_id": HOME, "data": number}
+    assert (await client.post("/_telephony/import", data=json.dumps(line), headers=CONTROL)).status == 200
+    created = [e for e in await events(client, "ddi.created") if e.stream == "ddi-+33612345679"]
+    assert [(e.version, e.data["customer_id"]) for e in created] == [(1, customer_id), (2, HOME)]

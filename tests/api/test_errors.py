@@ -8,6 +8,7 @@ from telephony import wiring
 from telephony.api.responses import json_response
 from telephony.api.routing import Route
 from telephony.api.wire import read_json
+from telephony.eventlog import ConcurrencyError
 
 VERSIONS = ["v1.1", "v1.2"]
 
@@ -21,9 +22,18 @@ async def explode(request):
     raise RuntimeError("secret internals")
 
 
+async def collide(request):
+    """A decision whose stream moved under it, as the writer reports it."""
+    raise ConcurrencyError("contact-7", 0, 2)
+
+
 @pytest.fixture
 def probe_routes(monkeypatch):
-    routes = [Route("POST", "/probe", echo, auth=False), Route("GET", "/explode", explode, auth=False)]
+    routes = [
+        Route("POST", "/probe", echo, auth=False),
+        Route("GET", "/explode", explode, auth=False),
+        Route("GET", "/collide", collide, auth=False),
+    ]
     original = wiring.api_routes
     monkeypatch.setattr(wiring, "api_routes", lambda: [*original(), *routes])
 
@@ -77,6 +87,14 @@ async def test_an_unexpected_exception_is_a_500_without_internals(probe_routes, 
     text = await response.text()
     assert "secret internals" not in text and "Traceback" not in text
     assert_error_body(await response.json())
+
+
+async def test_a_stream_that_moved_under_a_decision_is_a_409_naming_it(probe_routes, client):
+    response = await client.get("/v1.2/voipstudio/collide")
+    assert response.status == 409
+    body = await response.json()
+    assert_error_body(body)
+    assert body["errors"][0]["message"] == "stream 'contact-7' is at version 2, expected 0"
 
 
 async def test_the_request_id_is_echoed_when_the_caller_sends_one(client):

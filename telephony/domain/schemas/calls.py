@@ -4,7 +4,7 @@ from typing import Annotated
 
 import msgspec
 
-from ..types import Body, Name, Resource
+from ..types import Body, Name, Resource, Seconds
 
 
 class CallLabel(Resource):
@@ -27,9 +27,9 @@ class Webcall(Resource):
     charge: float | None = None
     from_: str | None = msgspec.field(default=None, name="from")
     from_charge: float | None = None
-    from_duration: int | None = None
+    from_duration: Seconds | None = None
     from_rate: float | None = None
     to: str | None = None
     to_charge: float | None = None
-    to_duration: int | None = None
+    to_duration: Seconds | None = None
     to_rate: float | None = None

@@ -8,33 +8,35 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ..types import Body, Code, Resource, coded
+from ..types import Body, Code, FileSize, Resource, Seconds, ShortText, WireTime, coded
 
 
 class Cdr(Resource):
-    """The CDR model; `type`, `disposition` and `destination` are the strings the model gives."""
+    """The CDR model; `type`, `disposition` and `destination` are the strings the model gives (their
+    allowed values are the `cdrs` dictionaries). Its trace and capture are drawn from `calldate`,
+    `src`, `dst` and the durations, which are bounded so that every record renders."""
 
     id: int = 0
-    duration: int | None = None
+    duration: Seconds | None = None
     live_id: int | None = None
     parent_live_id: int | None = None
     user_id: int | None = None
     sip_endpoint_id: int | None = None
     server_id: int | None = None
     type: str | None = None
-    calldate: str | None = None
+    calldate: WireTime | None = None
     clid: str | None = None
     src_id: str | None = None
     dst_id: str | None = None
-    src: str | None = None
-    dst: str | None = None
+    src: ShortText | None = None
+    dst: ShortText | None = None
     src_name: str | None = None
     dst_name: str | None = None
     src_ua: str | None = None
     dst_ua: str | None = None
     src_codec: str | None = None
     dst_codec: str | None = None
-    billsec: int | None = None
+    billsec: Seconds | None = None
     disposition: str | None = None
     destination: str | None = None
     context: str | None = None
@@ -55,11 +57,11 @@ class Monitor(Resource):
     context: str | None = None
     dst_id: str | None = None
     dst_name: str | None = None
-    duration: int | None = None
+    duration: Seconds | None = None
     live_id: int | None = None
     sentiment: int | None = None
     sip_endpoint_id: int | None = None
-    size: int | None = None
+    size: FileSize | None = None
     src_id: str | None = None
     summary: str | None = None
     timestamp: str | None = None
@@ -84,14 +86,14 @@ class MonitorCreate(Body):
 
 class Msdr(Resource):
     id: int = 0
-    call_id: str | None = None
+    call_id: ShortText | None = None
     created_at: str | None = None
-    dst: str | None = None
+    dst: ShortText | None = None
     dst_id: str | None = None
     dst_ua: str | None = None
-    duration: int | None = None
+    duration: Seconds | None = None
     media_session_id: int | None = None
-    src: str | None = None
+    src: ShortText | None = None
     src_id: str | None = None
     src_ua: str | None = None
     t_cause: str | None = None
@@ -105,7 +107,7 @@ class MediaSession(Resource):
     created_at: str | None = None
     dst_id: str | None = None
     dst_ua: str | None = None
-    duration: int | None = None
+    duration: Seconds | None = None
     src_id: str | None = None
     src_ua: str | None = None
     status: str | None = None
@@ -119,7 +121,7 @@ class Voicemessage(Resource):
     caller: str | None = None
     callerid: str | None = None
     dialled: str | None = None
-    duration: int | None = None
+    duration: Seconds | None = None
     extension_id: int | None = None
     folder: int | None = None
     is_new: bool | None = None
@@ -133,7 +135,7 @@ class Chat(Resource):
     id: int = 0
     created_at: str | None = None
     customer_id: int | None = None
-    duration: int | None = None
+    duration: Seconds | None = None
     operator_id: int | None = None
     operator_ua: str | None = None
     state: int | None = None

@@ -22,7 +22,7 @@ class Ddi(Resource):
     cli_hide: bool | None = None
     cli_prefix: int | None = None
     created_at: str | None = None
-    e164: str | None = None
+    e164: E164 | None = None
     esc_enabled: bool | None = None
     fax_email: str | None = None
     fax_enabled: bool | None = None

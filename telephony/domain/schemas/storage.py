@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar
 import msgspec
 
 from ..media import decode_audio
-from ..types import E164, Body, Name, PositiveId, Resource
+from ..types import E164, Body, FileSize, Name, PositiveId, Resource, ShortText
 
 SmsText = Annotated[str, msgspec.Meta(min_length=1, max_length=1600)]
 
@@ -50,10 +50,10 @@ class Fax(Resource):
     charge: float | None = None
     created_at: str | None = None
     filename: str | None = None
-    from_: str | None = msgspec.field(default=None, name="from")
+    from_: ShortText | None = msgspec.field(default=None, name="from")
     pages: int | None = None
     status: int | None = None
-    to: str | None = None
+    to: ShortText | None = None
     type: int | None = None
 
 
@@ -65,7 +65,7 @@ class VmAnnouncement(Resource):
     description: str | None = None
     extension: int | None = None
     format: str | None = None
-    size: int | None = None
+    size: FileSize | None = None
     sha256: str | None = None
 
 
