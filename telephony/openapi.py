@@ -31,6 +31,7 @@ from .domain.types import dictionary_fields
 from .keys import OPENAPI
 
 REF = "#/components/schemas/{name}"
+MAX_ID = 2**63 - 1
 _PARAM = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
 ERRORS = {
     400: "Invalid request: a malformed body or query, or a value out of range",
@@ -46,11 +47,12 @@ SECURITY: list[dict[str, list[str]]] = [{"XAuthToken": []}, {"BasicAuth": []}]
 
 
 def path_parameters(path: str) -> list[dict[str, Any]]:
-    """A route's path parameters, typed from its regular expressions (`\\d+` is an integer)."""
+    """A route's path parameters, typed from its regular expressions (`[0-9]+` is an integer; a number
+    beyond 64 bits names nothing, so it is a 404 like any unknown id)."""
     out = []
     for name, pattern in _PARAM.findall(path):
-        if pattern == r"\d+":
-            schema: dict[str, Any] = {"type": "integer", "minimum": 0}
+        if pattern == "[0-9]+":
+            schema: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_ID}
         elif pattern:
             schema = {"type": "string", "pattern": f"^(?:{pattern})$"}
         else:

@@ -19,8 +19,11 @@ from ..keys import API_VERSION, AUTHENTICATE
 from .errors import NotFound
 from .shapes import Shape
 
-_BEYOND_64_BITS = re.compile(r"\d{19,}")
+_BEYOND_64_BITS = re.compile(r"[0-9]{19,}")
 """A number in a path too long for any stored id (ids are 64-bit): nothing has it."""
+DIGIT = "[0-9]"
+"""What `\\d` means in a route path: an ASCII digit. aiohttp matches paths with `re`, whose `\\d` is any
+Unicode digit, and `int()` reads those too: `/contacts/١` would be contact 1."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Authenticate = Callable[[web.Request], Awaitable[None]]
 VERSIONS = ("v1.1", "v1.2")
@@ -37,6 +40,14 @@ class Route:
     versions: tuple[str, ...] = VERSIONS
     shape: Shape | None = field(default=None, compare=False)
     """What it takes and answers, for the OpenAPI document; documentation, not part of its identity."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", ascii_digits(self.path))
+
+
+def ascii_digits(path: str) -> str:
+    """A route path whose patterns match ASCII digits only: every `\\d` becomes `[0-9]`."""
+    return path.replace("\\d", DIGIT)
 
 
 async def _authenticate_user(request: web.Request) -> None:

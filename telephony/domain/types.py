@@ -59,9 +59,11 @@ Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_l
 """The one judge of an email address: schemas, account bodies and the login family all use it."""
 WireTime = Annotated[
     str,
-    msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$", description="UTC time, YYYY-MM-DD HH:MM:SS"),
+    msgspec.Meta(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$", description="UTC time, YYYY-MM-DD HH:MM:SS"
+    ),
 ]
-WireDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", description="date, YYYY-MM-DD")]
+WireDate = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="date, YYYY-MM-DD")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 PositiveId = Annotated[int, msgspec.Meta(ge=1)]
