@@ -39,6 +39,18 @@ Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 
 
+@dataclass(frozen=True)
+class Parent:
+    """The record a nested list hangs from (`/users/{id}/cdrs`: a user), named by the path parameter
+    `param`. It must be one of the caller's customer's documents of `kind` whose `key` is that value,
+    or the list is a 404 naming `path` (the parent's collection)."""
+
+    kind: str
+    path: str
+    key: str = "id"
+    param: str = "id"
+
+
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
     """`<Thing>Patch`: every field of `create`, optional, `UNSET` when absent; nullable unless `create`
     requires it (a PATCH may clear an optional field, never a required one)."""
@@ -59,6 +71,7 @@ class Resource:
     ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
     attachment: a body field carrying a base64 audio file, stored once and served back.
     scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
+    parent: set on nested views: the record the path names, which the caller must be able to see.
     """
 
     path: str
@@ -83,6 +96,7 @@ class Resource:
     text_ids: bool = False
     first_id: int = 1
     scope: Scope | None = None
+    parent: Parent | None = None
 
     @property
     def all_ops(self) -> frozenset[Op]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+import pytest_asyncio
 
 from telephony import wiring
 from telephony.api.routing import Route, template
-from tests.registry.conftest import CONTROL, LOOP
+from telephony.registry.catalogue import BY_PATH
+from tests.registry.conftest import CONTROL, LOOP, make, seed
 
 pytestmark = LOOP
 
@@ -48,3 +50,61 @@ async def test_a_number_in_a_path_is_ascii_digits_only(api, home, route, name):
         response = await api.client.request(route.method, path, headers={**home.headers, **CONTROL}, json=json)
         assert response.status == 404, (path, response.status, await response.text())
         assert (await response.json())["message"] == "Resource not found"
+
+
+# --- what hangs from a record: a parent the caller cannot see is a 404 -----------------------------
+
+MISSING = 999_999_999
+NO_LIVE_CALL = "calls"
+"""A live call exists only while it lasts, and none does until a call engine runs: what hangs from one
+is a 404 for every id, so only the missing case applies."""
+CONTROL_BODIES = {
+    "/_telephony/customers/{id}/users": {"email": "nested@example.com", "password": "correct-horse-battery"},
+    "/_telephony/customers/{id}/ddis": {"e164": "+447700911911"},
+    "/_telephony/users/{id}/apikeys": {"name": "nested"},
+}
+
+
+def nested_routes() -> list:
+    """(route, case) for every route below a record (`/users/{id}/cdrs`), API and control alike: the
+    parent is the caller's own, another customer's (API routes only) or missing."""
+    cases = []
+    for route in ROUTES:
+        path = template(route.path)
+        if not re.search(r"\}/", path):
+            continue
+        control = route.origin == "control"
+        parent = path.removeprefix("/_telephony").split("/")[1]
+        kinds = (
+            ["missing"] if parent == NO_LIVE_CALL else ["own", "missing"] if control else ["own", "foreign", "missing"]
+        )
+        cases += [pytest.param(route, kind, id=f"{kind} {route.method} {path}") for kind in kinds]
+    return cases
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def parents(api, home, other) -> dict[str, dict[str, int]]:
+    """For each kind of parent (by the path's first segment): the id of home's, other's and none."""
+    contacts = BY_PATH["contacts"]
+    mine, theirs = await make(api, contacts, home), await make(api, contacts, other)
+    my_cdr, their_cdr = [await seed(api, BY_PATH["cdrs"], c.customer_id, info="a note") for c in (home, other)]
+    return {
+        "users": {"own": home.user_id, "foreign": other.user_id},
+        "contacts": {"own": mine["id"], "foreign": theirs["id"]},
+        "cdrs": {"own": my_cdr["id"], "foreign": their_cdr["id"]},
+        "customers": {"own": home.customer_id, "foreign": other.customer_id},
+        "calls": {},
+    }
+
+
+@pytest.mark.parametrize(("route", "kind"), nested_routes())
+async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, home, parents, route, kind):
+    parent = template(route.path).removeprefix("/_telephony").split("/")[1]
+    path = path_of(route, id=str(parents[parent].get(kind, MISSING)), **{"from": "+447700900123", "to": "447700900456"})
+    body = CONTROL_BODIES.get(template(route.path)) if route.method == "POST" else None
+    response = await api.client.request(route.method, path, headers={**home.headers, **CONTROL}, json=body)
+    success = route.shape.status if route.shape else 201 if route.method == "POST" else 200
+    expected = success if kind == "own" else 404
+    assert response.status == expected, (path, await response.text())
+    if expected == 404:
+        assert f" {parents[parent].get(kind, MISSING)} not found" in (await response.json())["message"]
