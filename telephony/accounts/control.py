@@ -9,7 +9,7 @@ from ..api.context import meta_of
 from ..api.control import control_route
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
-from ..api.wire import decode, read_json
+from ..api.wire import decode, read_json, validation_error
 from ..domain import acl
 from ..keys import ACCOUNTS
 from . import projections as read
@@ -34,7 +34,7 @@ def _checked_attributes(body: NewUser) -> dict:
     try:
         msgspec.convert({"id": 1, **body.attributes}, User)
     except msgspec.ValidationError as exc:
-        raise BadRequest.field(str(exc).rpartition("$.")[2].rstrip("`") or None, str(exc)) from None
+        raise validation_error(exc, User) from None
     return body.attributes
 
 

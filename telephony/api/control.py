@@ -16,6 +16,7 @@ from .routing import Route
 from .wire import read_json
 
 CONTROL_HEADER = "X-Control-Key"
+CLOCK_FORMS = {"set": "a UTC time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD", "advance": "a number of seconds"}
 
 
 class ClockMove(msgspec.Struct, kw_only=True):
@@ -62,8 +63,8 @@ async def move_clock(request: web.Request) -> web.Response:
             target = clock.time() + body.advance
         else:
             raise BadRequest.field(None, 'Send {"advance": SECONDS} or {"set": "YYYY-MM-DD HH:MM:SS"}')
-    except (ValueError, OverflowError) as exc:
-        raise BadRequest.field(field, str(exc)) from None
+    except (ValueError, OverflowError):
+        raise BadRequest.field(field, f"Expected {CLOCK_FORMS[field]}") from None
     if not clock.time() <= target <= LATEST:
         message = "the clock only moves forward" if target < clock.time() else f"the clock stops at {wire_time(LATEST)}"
         raise BadRequest.field(field, message)

@@ -27,7 +27,12 @@ from ..domain.types import E164
 from ..keys import READER
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
-Destination = Annotated[str, msgspec.Meta(pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$")]
+Destination = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$", description="an E.164 number or an extension of 2 to 6 digits"
+    ),
+]
 
 
 class PlaceCall(msgspec.Struct, kw_only=True):

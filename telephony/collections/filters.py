@@ -16,6 +16,7 @@ import msgspec
 
 from ..documents import json_path
 from ..domain.errors import Invalid
+from ..domain.validation import problem
 from .fields import Kind
 
 OPERATORS = {
@@ -28,6 +29,7 @@ OPERATORS = {
 MAX_CONDITIONS = 50
 MAX_IN_VALUES = 1000
 MAX_FILTER_BYTES = 64 * 1024
+SHAPE = "(a JSON array of {property, operator, value} objects)"
 SQL_INTEGERS = range(-(2**63), 2**63)
 
 
@@ -55,9 +57,11 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
         raise _bad("filter", "The filter is too long")
     try:
         conditions = msgspec.json.decode(raw, type=list[Condition])
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        message = f"Malformed filter: expected a JSON array of {{property, operator, value}} ({exc})"
-        raise _bad("filter", message) from None
+    except msgspec.ValidationError as exc:
+        field, problem_ = problem(exc, list[Condition])
+        raise _bad("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
+    except msgspec.DecodeError as exc:
+        raise _bad("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
     except RecursionError:
         raise _bad("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:

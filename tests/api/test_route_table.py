@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+import typing
 
+import msgspec
 import pytest
 import pytest_asyncio
+from msgspec import inspect as mi
 
 from telephony import wiring
 from telephony.api.routing import Route, template
+from telephony.domain.validation import patterns_of
 from telephony.registry.catalogue import BY_PATH
 from tests.registry.conftest import CONTROL, LOOP, make, seed
 
@@ -108,3 +112,60 @@ async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, 
     assert response.status == expected, (path, await response.text())
     if expected == 404:
         assert f" {parents[parent].get(kind, MISSING)} not found" in (await response.json())["message"]
+
+
+# --- error messages speak to the user ----------------------------------------------------------------
+
+
+def body_struct(route: Route) -> tuple[type[msgspec.Struct], bool] | None:
+    """The Struct a route's body is (or is a list of), and whether it is a list."""
+    body = route.shape.body if route.shape else None
+    if typing.get_origin(body) is list:
+        return typing.get_args(body)[0], True
+    return (body, False) if isinstance(body, type) and issubclass(body, msgspec.Struct) else None
+
+
+def patterned_fields() -> list:
+    """(route, field, description) for every string field with a pattern in a route's body."""
+    cases = []
+    for route in ROUTES:
+        found = body_struct(route)
+        if found is None:
+            continue
+        for f in mi.type_info(found[0]).fields:  # type: ignore[union-attr]
+            for info in f.type.types if isinstance(f.type, mi.UnionType) else (f.type,):
+                if isinstance(info, mi.Metadata) and isinstance(info.type, mi.StrType) and info.type.pattern:
+                    described = (info.extra_json_schema or {}).get("description")
+                    cases.append(pytest.param(route, f.encode_name, described,
+                                              id=f"{route.method} {template(route.path)} {f.encode_name}"))  # fmt: skip
+    return cases
+
+
+@pytest.mark.parametrize(
+    "route", [pytest.param(r, id=f"{r.method} {template(r.path)}") for r in ROUTES if body_struct(r)]
+)
+async def test_every_pattern_a_body_takes_says_in_words_what_it_expects(route):
+    struct, many = body_struct(route)  # type: ignore[misc]
+    assert [p for p, said in patterns_of(list[struct] if many else struct).items() if not said] == []
+
+
+@pytest.mark.parametrize(("route", "name", "described"), patterned_fields())
+async def test_a_value_out_of_its_pattern_is_a_400_that_says_the_expected_form(api, home, route, name, described):
+    struct, many = body_struct(route)  # type: ignore[misc]
+    sent = {name: "not-this!"}
+    response = await api.client.request(route.method, path_of(route), headers={**home.headers, **CONTROL},
+                                        json=[sent] if many else sent)  # fmt: skip
+    body = await response.json()
+    assert response.status == 400, body
+    assert body["errors"][0] == {"field": name, "message": f"Expected {described}"}
+    assert body["message"] == f"{name}: Expected {described}"
+
+
+async def test_times_that_do_not_parse_are_told_in_words(api, home):
+    clock = await api.client.post("/_telephony/clock", json={"set": "yesterday"}, headers=CONTROL)
+    condition = '[{"property": "calldate", "operator": "gt", "value": "soon"}]'
+    filtered = await api.client.get("/v1.2/voipstudio/cdrs", headers=home.headers, params={"filter": condition})
+    for response in (clock, filtered):
+        body = await response.json()
+        assert response.status == 400
+        assert not any(mark in body["message"] for mark in ("%Y", "time data", "does not match format")), body
