@@ -66,7 +66,7 @@ def list_parameters(props: Mapping[str, Kind], includes: Iterable[str] = ()) -> 
     condition = {
         "type": "object",
         "properties": {"property": {"enum": names}, "operator": {"enum": list(OPERATORS)}, "value": {}},
-        "required": ["property"],
+        "required": ["property", "operator"],
     }
     params: list[dict[str, Any]] = [
         {"name": "page", "schema": {"type": "integer", "minimum": 1}, "description": "page number, from 1"},

@@ -2,5 +2,6 @@
 
 from . import listing, reads
 from .projection import DocumentTable, json_path
+from .reader import unicode_lower
 
-__all__ = ["DocumentTable", "json_path", "listing", "reads"]
+__all__ = ["DocumentTable", "json_path", "listing", "reads", "unicode_lower"]
