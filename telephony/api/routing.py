@@ -3,7 +3,9 @@
 A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whether it needs an
 authenticated user, where it comes from (`spec` or a `real-platform` addition), and what it takes and
 answers (its `Shape`, for the OpenAPI document). `mount` adds every route under both version
-prefixes through `pipeline`, which sets the API version and authenticates before the handler runs.
+prefixes through `pipeline`, which sets the API version and authenticates before the handler runs,
+and refuses what no route takes: a number beyond 64 bits in the path (404), an `include` its shape
+does not offer (400).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Literal
 from aiohttp import web
 
 from ..keys import API_VERSION, AUTHENTICATE
-from .errors import NotFound
+from .errors import BadRequest, NotFound
 from .shapes import Shape
 
 _BEYOND_64_BITS = re.compile(r"[0-9]{19,}")
@@ -63,10 +65,25 @@ def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_use
             await guard(request)
         if any(_BEYOND_64_BITS.search(value) for value in request.match_info.values()):
             raise NotFound("Resource not found")
+        if "include" in request.query:
+            _check_includes(request, route.shape.includes if route.shape else ())
         return await route.handler(request)
 
     handle.__name__ = getattr(route.handler, "__name__", "handler")
     return handle
+
+
+def included(request: web.Request) -> set[str]:
+    """The related records `include=a,b` asks to embed (the pipeline has checked the route has them)."""
+    return {part.strip() for part in request.query.get("include", "").split(",") if part.strip()}
+
+
+def _check_includes(request: web.Request, offered: tuple[str, ...]) -> None:
+    """One rule for every route: an `include` the route's answer does not offer is a 400 naming it."""
+    unknown = included(request) - set(offered)
+    if unknown:
+        allowed = ", ".join(offered) or "nothing"
+        raise BadRequest.field("include", f"Unknown include '{sorted(unknown)[0]}' (allowed: {allowed})")
 
 
 def version_prefix(version: str, service: str) -> str:

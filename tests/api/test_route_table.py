@@ -169,3 +169,18 @@ async def test_times_that_do_not_parse_are_told_in_words(api, home):
         body = await response.json()
         assert response.status == 400
         assert not any(mark in body["message"] for mark in ("%Y", "time data", "does not match format")), body
+
+
+# --- include: one rule everywhere ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", [pytest.param(r, id=f"{r.method} {template(r.path)}") for r in ROUTES])
+async def test_an_include_the_route_does_not_offer_is_a_400_naming_it_and_one_it_offers_is_taken(api, home, route):
+    offered = route.shape.includes if route.shape else ()
+    for include, refused in (("nope", True), *((name, False) for name in offered)):
+        response = await api.client.request(route.method, path_of(route), params={"include": include},
+                                            headers={**home.headers, **CONTROL})  # fmt: skip
+        named = response.status == 400 and (await response.json())["errors"][0]["field"] == "include"
+        assert named == refused, (include, response.status, await response.text())
+        if refused:
+            assert "'nope'" in (await response.json())["message"]
