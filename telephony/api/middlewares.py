@@ -67,7 +67,8 @@ async def errors(request: web.Request, handler) -> web.StreamResponse:
         if exc.status < 400:
             raise
         headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
-        message = _HTTP_MESSAGES.get(exc.status, exc.reason)
+        said = exc.text if exc.text and not exc.text.startswith(f"{exc.status}: ") else None
+        message = _HTTP_MESSAGES.get(exc.status) or said or exc.reason
         return error_response(exc.status, message, headers=headers)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)

@@ -90,15 +90,23 @@ def version_prefix(version: str, service: str) -> str:
     return f"/{version}/{service}"
 
 
+def _add(app: web.Application, method: str, path: str, handler: Handler) -> None:
+    """One route; a GET also answers HEAD (RFC 9110: the same status and headers, without the body,
+    which aiohttp leaves out of any answer to HEAD)."""
+    app.router.add_route(method, path, handler)
+    if method == "GET":
+        app.router.add_route("HEAD", path, handler)
+
+
 def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
     for route in routes:
         for version in route.versions:
-            app.router.add_route(route.method, version_prefix(version, service) + route.path, pipeline(route, version))
+            _add(app, route.method, version_prefix(version, service) + route.path, pipeline(route, version))
 
 
 def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:
     for route in routes:
-        app.router.add_route(route.method, route.path, pipeline(route, "control", guard))
+        _add(app, route.method, route.path, pipeline(route, "control", guard))
 
 
 _PATTERN = re.compile(r"\{(\w+):[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")

@@ -184,3 +184,53 @@ async def test_an_include_the_route_does_not_offer_is_a_400_naming_it_and_one_it
         assert named == refused, (include, response.status, await response.text())
         if refused:
             assert "'nope'" in (await response.json())["message"]
+
+
+# --- HEAD, OPTIONS and cross-origin answers ----------------------------------------------------------
+
+MOVING = {"/_telephony/clock"}
+"""GET answers whose length moves with the (real) clock between two requests."""
+PATHS = sorted({(path_of(r), tuple(sorted({x.method for x in ROUTES if path_of(x) == path_of(r)}))) for r in ROUTES})
+ORIGIN = {"Origin": "https://crm.example.com"}
+
+
+@pytest.mark.parametrize("route", [pytest.param(r, id=template(r.path)) for r in ROUTES if r.method == "GET"])
+async def test_head_answers_as_get_without_the_body(api, home, route):
+    headers = {**home.headers, **CONTROL}
+    get = await api.client.get(path_of(route), headers=headers)
+    body = await get.read()
+    head = await api.client.head(path_of(route), headers=headers)
+    assert head.status == get.status and await head.read() == b""
+    assert head.headers.get("Content-Type") == get.headers.get("Content-Type")
+    if template(route.path) not in MOVING:
+        assert head.headers.get("Content-Length") == get.headers.get("Content-Length")
+        assert get.headers.get("Content-Length") in (None, str(len(body)))
+
+
+@pytest.mark.parametrize(("path", "methods"), [pytest.param(p, m, id=p) for p, m in PATHS])
+async def test_preflights_allow_the_apis_methods_and_refuse_others_saying_why(api, path, methods):
+    for method in ("GET", "HEAD", "POST", "PATCH", "DELETE"):
+        asked = {**ORIGIN, "Access-Control-Request-Method": method, "Access-Control-Request-Headers": "X-Auth-Token"}
+        response = await api.client.options(path, headers=asked)
+        assert response.status == 200, (method, await response.text())
+        assert response.headers["Access-Control-Allow-Origin"] == ORIGIN["Origin"]
+        assert set(response.headers["Access-Control-Allow-Methods"].split(", ")) >= {"GET", "POST", "PATCH", "DELETE"}
+    refused = await api.client.options(path, headers={**ORIGIN, "Access-Control-Request-Method": "PUT"})
+    assert refused.status == 403 and "'PUT' is not allowed" in (await refused.json())["message"]
+
+
+@pytest.mark.parametrize(("path", "methods"), [pytest.param(p, m, id=p) for p, m in PATHS])
+async def test_an_options_request_that_is_no_preflight_lists_the_paths_methods(api, path, methods):
+    response = await api.client.options(path)
+    assert response.status == 204
+    served = {*methods, "OPTIONS", *(("HEAD",) if "GET" in methods else ())}
+    assert set(response.headers["Allow"].split(", ")) == served
+
+
+@pytest.mark.parametrize(
+    ("method", "path"), [("GET", "/v1.2/voipstudio/no-such-thing"), ("DELETE", "/v1.2/voipstudio/login")]
+)
+async def test_errors_outside_any_route_are_readable_across_origins(api, method, path):
+    response = await api.client.request(method, path, headers=ORIGIN)
+    assert response.status in (404, 405)
+    assert response.headers["Access-Control-Allow-Origin"] == ORIGIN["Origin"]
