@@ -66,6 +66,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[OPENAPI] = openapi.Document(api_routes, settings.api.service)
     mount_control(app, wiring.control_routes(), require_control_key)
     cors.enable(app, settings.cors.allowed_origins)
+    app.on_response_prepare.append(middlewares.stamp_request_id)
     return app
 
 
