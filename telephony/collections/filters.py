@@ -31,6 +31,11 @@ MAX_CONDITIONS = 50
 MAX_IN_VALUES = 1000
 MAX_FILTER_BYTES = 64 * 1024
 SHAPE = "(a JSON array of {property, operator, value} objects)"
+FORMS = {
+    Kind.INT: "a whole number", Kind.FLOAT: "a number", Kind.BOOL: "true or false", Kind.TEXT: "text",
+    Kind.TIME: "a time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD", Kind.ARRAY: "a single value",
+    Kind.OBJECT: "a single value",
+}  # fmt: skip
 SQL_INTEGERS = range(-(2**63), 2**63)
 
 
@@ -124,7 +129,9 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
             raise ValueError
         return str(value) if not isinstance(value, str) else value
     except (ValueError, TypeError, OverflowError):
-        raise _bad("filter", f"Value {value!r} is not a valid {kind.value} for '{prop}'") from None
+        raise _bad(
+            "filter", f"Value {value!r} is not a valid {kind.value} for '{prop}': expected {FORMS[kind]}"
+        ) from None
 
 
 def _time(value: Any) -> str:

@@ -169,6 +169,7 @@ async def test_times_that_do_not_parse_are_told_in_words(api, home):
         body = await response.json()
         assert response.status == 400
         assert not any(mark in body["message"] for mark in ("%Y", "time data", "does not match format")), body
+    assert "expected a time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD" in (await filtered.json())["message"]
 
 
 # --- include: one rule everywhere ------------------------------------------------------------------
