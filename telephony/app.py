@@ -64,9 +64,11 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _reactors(reactors)])
     api_routes = wiring.api_routes()
     mount(app, api_routes, settings.api.service)
-    app[OPENAPI] = openapi.Document(api_routes, settings.api.service)
-    mount_control(app, wiring.control_routes(), require_control_key)
+    control_routes = wiring.control_routes()
+    app[OPENAPI] = openapi.Document(api_routes, settings.api.service, control_routes)
+    mount_control(app, control_routes, require_control_key)
     cors.enable(app, settings.cors.allowed_origins)
+    app.on_response_prepare.append(middlewares.stamp_request_id)
     return app
 
 

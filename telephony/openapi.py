@@ -1,8 +1,10 @@
 """The OpenAPI 3.1 document of the whole API, built from the route table, and a page that reads it.
 
 Each route declares what it takes and answers as its `Shape` (registry routes get theirs from their
-`Resource` declarations). Every schema comes from a msgspec Struct through
-`msgspec.json.schema_components`, so the document says what the handlers decode and answer. Served
+`Resource` declarations), the operator's control routes too (under `/_telephony`, with the control
+key). Every schema comes from a msgspec Struct through `msgspec.json.schema_components`, so the
+document says what the handlers decode and answer, with every constraint they check: patterns,
+bounds, list filters' limits, ids up to 64 bits, the body size (413), `Retry-After` on 429. Served
 open at `GET /_telephony/openapi.json` and `GET /_telephony/docs`, from the routes the app mounted
 (`create_app` puts a `Document` of them under `keys.OPENAPI`).
 """
@@ -19,18 +21,19 @@ import msgspec
 from aiohttp import web
 from msgspec import inspect as mi
 
-from .api.control import control_route
+from .api.control import control_route, control_shape
 from .api.errors import ErrorBody
 from .api.routing import Route, template, version_prefix
 from .api.shapes import JSON, Shape
 from .collections import Kind
-from .collections.filters import OPERATORS
+from .collections.filters import MAX_CONDITIONS, MAX_FILTER_BYTES, MAX_IN_VALUES, OPERATORS
 from .domain.dictionaries import DICTIONARIES
 from .domain.types import Resource as ResourceModel
 from .domain.types import dictionary_fields
 from .keys import OPENAPI
 
 REF = "#/components/schemas/{name}"
+MAX_ID = 2**63 - 1
 _PARAM = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
 ERRORS = {
     400: "Invalid request: a malformed body or query, or a value out of range",
@@ -38,19 +41,30 @@ ERRORS = {
     403: "Authenticated, but not allowed",
     404: "Unknown id, or another customer's",
     405: "Method not allowed on this path",
+    409: "Conflicts with what was recorded before (a stream moved on, an id is taken)",
     412: "Precondition failed (for example: no VoIP client registered)",
-    429: "Too many failed attempts; try again later",
+    413: "The request body is larger than the server takes ([server] max_body_bytes, 16 MiB by default)",
+    429: "Too many failed attempts; try again after Retry-After seconds",
 }
-ORIGINS = {"real-platform": "Not in the spec: the real platform has it (real-platform.md)"}
+RETRY_AFTER = {
+    "Retry-After": {"description": "seconds until the lock lifts", "schema": {"type": "integer", "minimum": 1}}
+}
+ORIGINS = {
+    "real-platform": "Not in the spec: the real platform has it (real-platform.md)",
+    "control": "Operator endpoint of this server, beside the API",
+}
 SECURITY: list[dict[str, list[str]]] = [{"XAuthToken": []}, {"BasicAuth": []}]
+CONTROL_SECURITY: list[dict[str, list[str]]] = [{"ControlKey": []}]
+CONTROL = "control"
 
 
 def path_parameters(path: str) -> list[dict[str, Any]]:
-    """A route's path parameters, typed from its regular expressions (`\\d+` is an integer)."""
+    """A route's path parameters, typed from its regular expressions (`[0-9]+` is an integer; a number
+    beyond 64 bits names nothing, so it is a 404 like any unknown id)."""
     out = []
     for name, pattern in _PARAM.findall(path):
-        if pattern == r"\d+":
-            schema: dict[str, Any] = {"type": "integer", "minimum": 0}
+        if pattern == "[0-9]+":
+            schema: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_ID}
         elif pattern:
             schema = {"type": "string", "pattern": f"^(?:{pattern})$"}
         else:
@@ -63,15 +77,21 @@ def list_parameters(props: Mapping[str, Kind], includes: Iterable[str] = ()) -> 
     names = sorted(props)
     condition = {
         "type": "object",
-        "properties": {"property": {"enum": names}, "operator": {"enum": list(OPERATORS)}, "value": {}},
-        "required": ["property"],
-    }
+        "properties": {
+            "property": {"enum": names},
+            "operator": {"enum": list(OPERATORS), "description": "operators are case-insensitive"},
+            "value": {"description": f"read as the property's type; an array of at most {MAX_IN_VALUES} for `in`, "
+                      "text for `like`/`notlike`; a bare date on a time property stands for its day"},
+        },
+        "required": ["property", "operator"],
+    }  # fmt: skip
     params: list[dict[str, Any]] = [
         {"name": "page", "schema": {"type": "integer", "minimum": 1}, "description": "page number, from 1"},
         {"name": "limit", "schema": {"type": "integer", "minimum": 1},
          "description": "records per page; above 5000 is served as 5000"},
-        {"name": "filter", "content": {JSON: {"schema": {"type": "array", "items": condition}}},
-         "description": "JSON array of {property, operator, value}, all ANDed"},
+        {"name": "filter", "content": {JSON: {"schema": {"type": "array", "items": condition,
+                                                          "maxItems": MAX_CONDITIONS}}},
+         "description": f"JSON array of {{property, operator, value}}, all ANDed; at most {MAX_FILTER_BYTES} bytes"},
         {"name": "sort", "schema": {"enum": [*names, *(f"-{n}" for n in names)]},
          "description": "property to order by; a leading '-' sorts descending"},
         {"name": "dir", "schema": {"enum": ["ASC", "DESC"]}},
@@ -97,6 +117,8 @@ def _envelope(shape: Shape, model: dict[str, Any]) -> dict[str, Any]:
         return model
     if shape.envelope == "list":
         data, extra = {"type": "array", "items": model}, {"total": {"type": "integer", "minimum": 0}}
+    elif shape.envelope == "data":
+        data, extra = model, {}
     else:
         data, extra = model, {"links": {"$ref": REF.format(name="Links")}}
     return {"type": "object", "properties": {"data": data, **extra}, "required": ["data", *extra]}
@@ -192,11 +214,12 @@ def _replace_code(node: Any, allowed: list[Any]) -> None:
 
 def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     path, shape = template(route.path), route.shape
+    control = version == CONTROL
     op: dict[str, Any] = {
         "operationId": re.sub(r"\W+", "_", f"{route.method.lower()}_{version}{path}").strip("_"),
         "summary": f"{route.method} {path}",
         "tags": [shape.tag if shape else "other"],
-        "security": SECURITY if route.auth else [],
+        "security": (CONTROL_SECURITY if control else SECURITY) if route.auth else [],
     }
     if route.origin != "spec":
         op["description"] = ORIGINS.get(route.origin, f"Origin: {route.origin}")
@@ -206,10 +229,12 @@ def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
         params += list_parameters(shape.listing, shape.includes)
     elif shape.includes:
         params += include_parameter(shape.includes)
+    params += [{"name": name, "in": "query", "schema": {"type": "string"}, "description": said}
+               for name, said in shape.query.items()]  # fmt: skip
     if params:
         op["parameters"] = params
     if shape.body is not None:
-        op["requestBody"] = {"required": True, "content": {JSON: {"schema": schemas.ref(shape.body)}}}
+        op["requestBody"] = {"required": True, "content": {shape.body_media: {"schema": schemas.ref(shape.body)}}}
     if shape.envelope == "none":
         responses: dict[str, Any] = {str(shape.status): {"description": "No content"}}
     elif shape.envelope == "file":
@@ -221,16 +246,19 @@ def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     for status, answer in shape.also.items():
         responses[str(status)] = _json(schemas.ref(answer), answer.__doc__ or "")
     unknown = (404,) if "{" in route.path else ()  # a path naming no record, or a number beyond 64 bits
-    errors = sorted({*shape.errors, *unknown, *((401, 403) if route.auth else ())})
+    refused = () if not route.auth else (401,) if control else (401, 403)
+    too_large = (413,) if shape.body is not None else ()
+    errors = sorted({*shape.errors, *unknown, *refused, *too_large})
     responses |= {str(status): {"$ref": f"#/components/responses/{status}"} for status in errors}
     op["responses"] = responses
     return op
 
 
-def build_document(routes: Iterable[Route], service: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of these API routes, each under the prefix of every version it serves."""
-    routes = list(routes)
-    shapes = [route.shape for route in routes if route.shape]
+def build_document(routes: Iterable[Route], service: str, control: Iterable[Route] = ()) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of these API routes, each under the prefix of every version it serves,
+    and of the operator's `control` routes (under `/_telephony`, with the control key)."""
+    routes, control = list(routes), list(control)
+    shapes = [route.shape for route in (*routes, *control) if route.shape]
     schemas = Schemas(t for shape in shapes for t in (shape.answer, shape.body, *shape.also.values()) if t)
     embedding = {shape.answer: shape.includes for shape in shapes if shape.includes}
     for model, includes in embedding.items():
@@ -239,37 +267,48 @@ def build_document(routes: Iterable[Route], service: str) -> dict[str, Any]:
     for route, version in itertools.chain.from_iterable(((r, v) for v in r.versions) for r in routes):
         path = version_prefix(version, service) + template(route.path)
         paths.setdefault(path, {})[route.method.lower()] = _operation(route, version, schemas)
+    for route in control:
+        paths.setdefault(template(route.path), {})[route.method.lower()] = _operation(route, CONTROL, schemas)
     error = _json(schemas.ref(ErrorBody))
+    responses = {str(s): error | {"description": d} for s, d in ERRORS.items()}
+    responses["429"]["headers"] = RETRY_AFTER
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "telephony",
             "version": "1.2",
-            "description": "A cloud telephony platform's REST API. Every error is {message, errors}; a method "
-            "a path does not list answers 405.",
+            "description": "A cloud telephony platform's REST API, and this server's operator endpoints under "
+            "/_telephony. Every error is {message, errors}; a method a path does not list answers 405; every GET "
+            "path also answers HEAD.",
         },
         "servers": [{"url": "/"}],
         "paths": dict(sorted(paths.items())),
         "components": {
             "schemas": dict(sorted(schemas.components.items())),
-            "responses": {str(s): error | {"description": d} for s, d in ERRORS.items()},
+            "responses": responses,
             "securitySchemes": {
                 "XAuthToken": {"type": "apiKey", "in": "header", "name": "X-Auth-Token"},
                 "BasicAuth": {"type": "http", "scheme": "basic", "description": "user_id:token or user_id:API key"},
+                "ControlKey": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-Control-Key",
+                    "description": "the operator's key ([control] key)",
+                },
             },
         },
     }
 
 
 class Document:
-    """The encoded document of an app's API routes, built on its first request, then kept."""
+    """The encoded document of an app's API and control routes, built on its first request, then kept."""
 
-    def __init__(self, routes: Iterable[Route], service: str) -> None:
-        self.routes, self.service = list(routes), service
+    def __init__(self, routes: Iterable[Route], service: str, control: Iterable[Route] = ()) -> None:
+        self.routes, self.service, self.control = list(routes), service, list(control)
 
     @functools.cached_property
     def body(self) -> bytes:
-        return msgspec.json.encode(build_document(self.routes, self.service))
+        return msgspec.json.encode(build_document(self.routes, self.service, self.control))
 
 
 async def openapi_json(request: web.Request) -> web.Response:
@@ -281,8 +320,8 @@ async def docs_page(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    control_route("GET", "/openapi.json", openapi_json, open_=True),
-    control_route("GET", "/docs", docs_page, open_=True),
+    control_route("GET", "/openapi.json", openapi_json, control_shape(dict[str, Any], "bare"), open_=True),
+    control_route("GET", "/docs", docs_page, control_shape(envelope="file", media="text/html"), open_=True),
 ]
 
 DOCS_PAGE = """<!doctype html>

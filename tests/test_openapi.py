@@ -16,7 +16,7 @@ METHODS = {"get", "post", "patch", "delete", "put"}
 
 @pytest.fixture(scope="module")
 def document() -> dict:
-    return openapi.build_document(wiring.api_routes(), SERVICE)
+    return openapi.build_document(wiring.api_routes(), SERVICE, wiring.control_routes())
 
 
 def operation(document: dict, method: str, path: str, version: str = "v1.2") -> dict:
@@ -29,18 +29,19 @@ def test_the_document_is_valid_openapi_3_1(document):
     assert errors == []
 
 
-def test_every_route_appears_under_each_of_its_versions(document):
+def test_every_route_appears_under_each_of_its_versions_and_every_control_route_once(document):
     expected = {
         (route.method.lower(), version_prefix(version, SERVICE) + template(route.path))
         for route in wiring.api_routes()
         for version in route.versions
-    }
+    } | {(route.method.lower(), template(route.path)) for route in wiring.control_routes()}
     listed = {(method, path) for path, item in document["paths"].items() for method in item if method in METHODS}
     assert listed == expected
 
 
 def test_every_route_is_described_not_guessed():
-    undescribed = [f"{route.method} {template(route.path)}" for route in wiring.api_routes() if route.shape is None]
+    routes = [*wiring.api_routes(), *wiring.control_routes()]
+    undescribed = [f"{route.method} {template(route.path)}" for route in routes if route.shape is None]
     assert undescribed == [], "give these routes a shape= on their Route"
 
 
@@ -129,7 +130,7 @@ async def test_served_open_with_a_self_contained_docs_page(client):
     response = await client.get("/_telephony/openapi.json")
     assert response.status == 200
     assert response.content_type == "application/json"
-    assert await response.json() == openapi.build_document(wiring.api_routes(), SERVICE)
+    assert await response.json() == openapi.build_document(wiring.api_routes(), SERVICE, wiring.control_routes())
     page = await client.get("/_telephony/docs")
     assert page.status == 200
     assert page.content_type == "text/html"
@@ -137,3 +138,26 @@ async def test_served_open_with_a_self_contained_docs_page(client):
     assert "openapi.json" in html
     assert not re.search(r"(?:src|href)=[\"']?(?:https?:)?//", html)  # nothing loaded from elsewhere
     assert "http://" not in html and "https://" not in html
+
+
+def test_control_routes_need_the_control_key_and_health_and_the_document_are_open(document):
+    assert document["components"]["securitySchemes"]["ControlKey"]["name"] == "X-Control-Key"
+    assert document["paths"]["/_telephony/clock"]["post"]["security"] == [{"ControlKey": []}]
+    for path in ("/_telephony/health", "/_telephony/openapi.json", "/_telephony/docs"):
+        assert document["paths"][path]["get"]["security"] == []
+    assert set(document["paths"]["/_telephony/health"]["get"]["responses"]) == {"200", "503"}
+    imported = document["paths"]["/_telephony/import"]["post"]["requestBody"]["content"]
+    assert list(imported) == ["application/x-ndjson"]
+
+
+def test_the_constraints_the_server_checks_are_in_the_document(document):
+    params = {p["name"]: p for p in operation(document, "GET", "/cdrs")["parameters"]}
+    condition_list = params["filter"]["content"]["application/json"]["schema"]
+    assert condition_list["maxItems"] == 50
+    assert condition_list["items"]["required"] == ["property", "operator"]
+    path_id = next(p for p in operation(document, "GET", "/cdrs/{id}")["parameters"] if p["name"] == "id")
+    assert path_id["schema"] == {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+    assert "413" in operation(document, "POST", "/contacts")["responses"]
+    assert "Retry-After" in document["components"]["responses"]["429"]["headers"]
+    move = document["components"]["schemas"]["ClockMove"]["properties"]
+    assert move["advance"]["anyOf"][0]["minimum"] == 0 and "pattern" in move["set"]["anyOf"][0]

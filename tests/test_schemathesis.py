@@ -1,7 +1,8 @@
 """Schemathesis against the real app over HTTP: no 5xx, and every status, media type and body is documented.
 
-The app runs on 127.0.0.1 in a thread of its own; each operation of the OpenAPI document gets a few
-generated requests (positive data only, no shrinking), sent with an API key of the bootstrap root user.
+The app runs on 127.0.0.1 in a thread of its own; each operation of the OpenAPI document, the
+operator's control endpoints included, gets a few generated requests (positive data only, no
+shrinking), sent with an API key of the bootstrap root user and the control key.
 """
 
 from __future__ import annotations
@@ -25,15 +26,21 @@ from schemathesis.specs.openapi.checks import (
 from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
 from telephony.openapi import build_document
-from telephony.wiring import api_routes
+from telephony.wiring import api_routes, control_routes
 
 SERVICE = "voipstudio"
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
 MAX_EXAMPLES = 5
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 CONTROL_KEY = "schemathesis-control-key-0123"
-SCHEMA = schemathesis.openapi.from_dict(build_document(api_routes(), SERVICE))
+SCHEMA = schemathesis.openapi.from_dict(build_document(api_routes(), SERVICE, control_routes()))
 OPERATIONS = [result.ok() for result in SCHEMA.get_all_operations()]
+
+
+@schemathesis.serializer("application/x-ndjson")
+def json_lines(context, value) -> bytes:
+    """An import body: the generated text as it is."""
+    return value.encode() if isinstance(value, str) else bytes(value)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +76,7 @@ def auth(base_url) -> dict[str, str]:
         timeout=10,
     )
     assert key.status_code == 201, key.text
-    return {"X-Auth-Token": key.json()["data"]["key"]}
+    return {"X-Auth-Token": key.json()["data"]["key"], "X-Control-Key": CONTROL_KEY}
 
 
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda operation: operation.label)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 from aiohttp import web
 
 from ..api.context import meta_of
-from ..api.control import control_route
+from ..api.control import control_route, control_shape
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
-from ..api.wire import decode, read_json
+from ..api.wire import decode, read_json, validation_error
 from ..domain import acl
 from ..keys import ACCOUNTS
 from . import projections as read
@@ -34,7 +36,7 @@ def _checked_attributes(body: NewUser) -> dict:
     try:
         msgspec.convert({"id": 1, **body.attributes}, User)
     except msgspec.ValidationError as exc:
-        raise BadRequest.field(str(exc).rpartition("$.")[2].rstrip("`") or None, str(exc)) from None
+        raise validation_error(exc, User) from None
     return body.attributes
 
 
@@ -89,10 +91,48 @@ async def outbox(request: web.Request) -> web.Response:
                         "created_at": r[5], "status": r[6]} for r in rows])  # fmt: skip
 
 
+class Customer(msgspec.Struct, kw_only=True):
+    id: int
+    name: str
+    created_at: str
+
+
+class OpenedCustomer(msgspec.Struct, kw_only=True):
+    """A new customer and its root user."""
+
+    customer: Customer
+    user: User
+
+
+class ListedApiKey(msgspec.Struct, kw_only=True):
+    id: str
+    name: str
+    key: str
+    created_at: str
+
+
+class ApiKey(ListedApiKey, kw_only=True):
+    user_id: int
+
+
+class Mail(msgspec.Struct, kw_only=True):
+    id: int
+    to: str
+    subject: str
+    body: str
+    transport: str
+    created_at: str
+    status: Literal["queued", "sent", "failed"]
+
+
+TO = {"to": "only the mail to this address"}
 ROUTES = [
-    control_route("POST", "/customers", create_customer),
-    control_route("POST", r"/customers/{id:\d+}/users", create_user),
-    control_route("POST", r"/users/{id:\d+}/apikeys", create_api_key),
-    control_route("GET", r"/users/{id:\d+}/apikeys", list_api_keys),
-    control_route("GET", "/outbox", outbox),
-]
+    control_route("POST", "/customers", create_customer,
+                  control_shape(OpenedCustomer, status=201, body=NewCustomer, errors=(400,))),
+    control_route("POST", r"/customers/{id:\d+}/users", create_user,
+                  control_shape(User, status=201, body=NewUser, errors=(400,))),
+    control_route("POST", r"/users/{id:\d+}/apikeys", create_api_key,
+                  control_shape(ApiKey, status=201, body=Named, errors=(400,))),
+    control_route("GET", r"/users/{id:\d+}/apikeys", list_api_keys, control_shape(ListedApiKey, "list")),
+    control_route("GET", "/outbox", outbox, control_shape(Mail, "list", query=TO)),
+]  # fmt: skip

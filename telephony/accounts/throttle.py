@@ -3,12 +3,14 @@
 Failures are counted per email and per remote address within a window, on the injectable clock,
 and the delays are slept on it too (a virtual clock lives through them at once).
 Each failure past the first delays its answer a little more; at `max_failures` the key is locked
-for `lockout_seconds` and every attempt gets 429. A success clears the email's count. This is
-request hygiene, not state of record, so it lives in memory.
+for `lockout_seconds` and every attempt gets 429, whose `Retry-After` says in how many seconds the
+lock lifts. A success clears the email's count. This is request hygiene, not state of record, so it
+lives in memory.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 from ..api.errors import TooManyRequests
@@ -31,7 +33,8 @@ class Throttle:
         for key in keys:
             until = self._locked_until.get(key, 0.0)
             if now < until:
-                raise TooManyRequests(f"Too many failed attempts; try again in {int(until - now) + 1} seconds")
+                wait = math.ceil(until - now)
+                raise TooManyRequests(f"Too many failed attempts; try again in {wait} seconds", retry_after=wait)
 
     async def failed(self, *keys: str) -> None:
         now = self._clock.time()

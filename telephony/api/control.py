@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any, Literal
+
 import msgspec
 from aiohttp import web
 
@@ -13,14 +15,51 @@ from .context import meta_of
 from .errors import BadRequest, Unauthorized
 from .responses import json_response
 from .routing import Route
+from .shapes import Envelope, Shape
 from .wire import read_json
 
 CONTROL_HEADER = "X-Control-Key"
+CLOCK_FORMS = {"set": "a UTC time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD", "advance": "a number of seconds"}
+WHEN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2})?$"
 
 
 class ClockMove(msgspec.Struct, kw_only=True):
-    advance: float | None = None
-    set: str | None = None
+    """`advance` seconds, or `set` to a time (UTC); one of them."""
+
+    advance: Annotated[float, msgspec.Meta(ge=0, description="seconds to move forward")] | None = None
+    set: Annotated[str, msgspec.Meta(pattern=WHEN, description=CLOCK_FORMS["set"])] | None = None
+
+
+class ReactorHealth(msgspec.Struct, kw_only=True):
+    state: str
+    position: int
+    failures: int
+    last_error: str | None
+    retry_at: str | None
+
+
+class Health(msgspec.Struct, kw_only=True):
+    """`ok`, or `degraded` (503) while a reactor fails or an in-memory projection has failed."""
+
+    status: Literal["ok", "degraded"]
+    position: int
+    reactors: dict[str, ReactorHealth]
+    failed_projections: dict[str, str]
+
+
+class ClockReading(msgspec.Struct, kw_only=True):
+    now: str
+    epoch: float
+
+
+class ClockMoved(ClockReading, kw_only=True):
+    jobs_run: int
+
+
+class Verified(msgspec.Struct, kw_only=True):
+    position: int
+    compared: list[str]
+    problem: str | None
 
 
 async def require_control_key(request: web.Request) -> None:
@@ -40,11 +79,17 @@ async def health(request: web.Request) -> web.Response:
     return json_response(body, status=503 if degraded else 200)
 
 
-def control_route(method: str, path: str, handler, *, open_: bool = False) -> Route:
-    return Route(method, "/_telephony" + path, handler, auth=not open_, origin="control")
+def control_route(method: str, path: str, handler, shape: Shape, *, open_: bool = False) -> Route:
+    """An operator route under `/_telephony`: it needs the control key unless `open_`."""
+    return Route(method, "/_telephony" + path, handler, auth=not open_, origin="control", shape=shape)
 
 
-ROUTES = [control_route("GET", "/health", health, open_=True)]
+def control_shape(answer: Any = None, envelope: Envelope = "data", **kwargs: Any) -> Shape:
+    """An operator route's shape: answers are `{data}` unless told otherwise, filed under `control`."""
+    return Shape(answer, envelope, tag="control", **kwargs)
+
+
+ROUTES = [control_route("GET", "/health", health, control_shape(Health, "bare", also={503: Health}), open_=True)]
 
 
 async def read_clock(request: web.Request) -> web.Response:
@@ -64,8 +109,8 @@ async def move_clock(request: web.Request) -> web.Response:
             target = clock.time() + body.advance
         else:
             raise BadRequest.field(None, 'Send {"advance": SECONDS} or {"set": "YYYY-MM-DD HH:MM:SS"}')
-    except (ValueError, OverflowError) as exc:
-        raise BadRequest.field(field, str(exc)) from None
+    except (ValueError, OverflowError):
+        raise BadRequest.field(field, f"Expected {CLOCK_FORMS[field]}") from None
     if not clock.time() <= target <= LATEST:
         message = "the clock only moves forward" if target < clock.time() else f"the clock stops at {wire_time(LATEST)}"
         raise BadRequest.field(field, message)
@@ -74,7 +119,10 @@ async def move_clock(request: web.Request) -> web.Response:
     return json_response({"data": {"now": wire_time(clock.now()), "epoch": clock.time(), "jobs_run": ran}})
 
 
-ROUTES += [control_route("GET", "/clock", read_clock), control_route("POST", "/clock", move_clock)]
+ROUTES += [
+    control_route("GET", "/clock", read_clock, control_shape(ClockReading)),
+    control_route("POST", "/clock", move_clock, control_shape(ClockMoved, body=ClockMove, errors=(400,))),
+]
 
 
 async def verify_memory(request: web.Request) -> web.Response:
@@ -86,4 +134,4 @@ async def verify_memory(request: web.Request) -> web.Response:
     return json_response({"data": body})
 
 
-ROUTES += [control_route("POST", "/verify", verify_memory)]
+ROUTES += [control_route("POST", "/verify", verify_memory, control_shape(Verified))]

@@ -1,11 +1,20 @@
-"""Cross-origin access for browser clients, through aiohttp-cors, on every route."""
+"""Cross-origin access for browser clients, through aiohttp-cors, on every route.
+
+A preflight on any known path allows every method the API has (real-platform.md: every preflight
+must allow GET, POST, PATCH and DELETE), so a browser's view of a path never depends on which method
+it asked about first; the request itself then gets the API's own answer (405 with `Allow` for a
+method the path does not serve). A preflight for any other method is refused as aiohttp-cors does
+(403, saying why). Every answer to an allowed origin carries `Access-Control-Allow-Origin`, errors
+outside any route (404, 405) included, so a browser script can read them. An OPTIONS request that
+is not a preflight is answered as RFC 9110 says: 204 with the path's methods in `Allow`.
+"""
 
 from __future__ import annotations
 
 import aiohttp_cors
-from aiohttp import web
+from aiohttp import hdrs, web
 
-ALLOWED_METHODS = ("GET", "POST", "PATCH", "DELETE")
+ALLOWED_METHODS = ("GET", "HEAD", "POST", "PATCH", "DELETE")
 ALLOWED_HEADERS = ("Content-Type", "X-Auth-Token", "Authorization", "X-Request-Id", "X-Control-Key")
 EXPOSED_HEADERS = ("X-Request-Id", "Content-Length")
 
@@ -22,9 +31,36 @@ def enable(app: web.Application, origins: list[str]) -> None:
     for resource in list(app.router.resources()):
         cors.add(resource)
     app.on_response_prepare.append(_advertise_all_methods)
+    app.on_response_prepare.append(_allow_origin(frozenset(origins)))
+    app.middlewares.append(_plain_options)
 
 
 async def _advertise_all_methods(request: web.Request, response: web.StreamResponse) -> None:
     """A preflight lists every method the API allows, not only the one asked about."""
     if request.method == "OPTIONS" and "Access-Control-Allow-Methods" in response.headers:
         response.headers["Access-Control-Allow-Methods"] = ", ".join(ALLOWED_METHODS)
+
+
+def _allow_origin(origins: frozenset[str]):
+    async def tag(request: web.Request, response: web.StreamResponse) -> None:
+        """What aiohttp-cors does for answers of known routes, for every other answer too."""
+        origin = request.headers.get(hdrs.ORIGIN)
+        if origin is None or hdrs.ACCESS_CONTROL_ALLOW_ORIGIN in response.headers or request.method == "OPTIONS":
+            return
+        if "*" in origins or origin in origins:
+            response.headers[hdrs.ACCESS_CONTROL_ALLOW_ORIGIN] = origin
+            response.headers[hdrs.ACCESS_CONTROL_EXPOSE_HEADERS] = ",".join(EXPOSED_HEADERS)
+
+    return tag
+
+
+@web.middleware
+async def _plain_options(request: web.Request, handler) -> web.StreamResponse:
+    """OPTIONS without `Origin` and `Access-Control-Request-Method` is not a preflight: 204 and `Allow`."""
+    preflight = hdrs.ORIGIN in request.headers and hdrs.ACCESS_CONTROL_REQUEST_METHOD in request.headers
+    if request.method != "OPTIONS" or preflight or request.match_info.route.resource is None:
+        return await handler(request)
+    allowed = {"OPTIONS"}
+    for resource in request.app.router.resources():  # a path may match several (`/contacts/{id}`, `/{ids}`)
+        allowed |= (await resource.resolve(request))[1]
+    return web.Response(status=204, headers={hdrs.ALLOW: ", ".join(sorted(allowed))})

@@ -7,7 +7,7 @@
      ├── NotFound          404  unknown id, or another customer's
      ├── Conflict          409
      ├── PreconditionFailed 412
-     └── TooManyRequests   429
+     └── TooManyRequests   429  with `Retry-After`
 
 The body is always `{"message": str, "errors": [{"field": str | None, "message": str}, ...]}` with at
 least one item, so clients that print `errors[0].message` always have one.
@@ -82,6 +82,10 @@ class PreconditionFailed(ApiError):
 class TooManyRequests(ApiError):
     status, default_message = 429, "Too many requests"
 
+    def __init__(self, message: str | None = None, errors: Sequence[FieldError] = (), *, retry_after: int) -> None:
+        """`retry_after`: whole seconds until the refusal lifts, sent as `Retry-After` (RFC 9110)."""
+        super().__init__(message, errors, headers={"Retry-After": str(max(1, retry_after))})
+
 
 def error_response(status: int, message: str, errors: Sequence[FieldError] = (), headers=None) -> web.Response:
     body = ErrorBody(message, list(errors) or [FieldError(None, message)])
@@ -101,7 +105,10 @@ STATUS_OF: dict[type[domain.DomainError], type[ApiError]] = {
 def from_domain(exc: domain.DomainError) -> ApiError:
     """The API error of a refusal by a rule: the same message and problems, the status of its kind."""
     kind = next(STATUS_OF[k] for k in type(exc).__mro__ if k in STATUS_OF)
-    return kind(exc.message, [FieldError(field, message) for field, message in exc.problems])
+    problems = [FieldError(field, message) for field, message in exc.problems]
+    if isinstance(exc, domain.TooFrequent):
+        return TooManyRequests(exc.message, problems, retry_after=exc.retry_after)
+    return kind(exc.message, problems)
 
 
 def from_conflict(exc: ConcurrencyError) -> ApiError:

@@ -26,7 +26,7 @@ _HTTP_MESSAGES = {
 
 
 def request_ids():
-    """Take the caller's X-Request-Id when it is sane, otherwise make one; echo it on the response.
+    """Take the caller's X-Request-Id when it is sane, otherwise make one (`stamp_request_id` echoes it).
 
     Made ids are a random per-app prefix and a counter: unique, and cheaper than reading the
     system's random source on every request.
@@ -40,16 +40,19 @@ def request_ids():
         request[REQUEST_ID] = rid
         token = request_id.set(rid)
         try:
-            response = await handler(request)
-        except web.HTTPException as exc:
-            exc.headers[REQUEST_ID_HEADER] = rid
-            raise
+            return await handler(request)
         finally:
             request_id.reset(token)
-        response.headers[REQUEST_ID_HEADER] = rid
-        return response
 
     return middleware
+
+
+async def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer carries its request's id, a streamed one too (its headers go before the handler
+    returns), and an exception's."""
+    rid = request.get(REQUEST_ID)
+    if rid is not None:
+        response.headers[REQUEST_ID_HEADER] = rid
 
 
 @web.middleware
@@ -70,7 +73,8 @@ async def errors(request: web.Request, handler) -> web.StreamResponse:
         if exc.status < 400:
             raise
         headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
-        message = _HTTP_MESSAGES.get(exc.status, exc.reason)
+        said = exc.text if exc.text and not exc.text.startswith(f"{exc.status}: ") else None
+        message = _HTTP_MESSAGES.get(exc.status) or said or exc.reason
         return error_response(exc.status, message, headers=headers)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)

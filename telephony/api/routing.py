@@ -3,7 +3,9 @@
 A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whether it needs an
 authenticated user, where it comes from (`spec` or a `real-platform` addition), and what it takes and
 answers (its `Shape`, for the OpenAPI document). `mount` adds every route under both version
-prefixes through `pipeline`, which sets the API version and authenticates before the handler runs.
+prefixes through `pipeline`, which sets the API version and authenticates before the handler runs,
+and refuses what no route takes: a number beyond 64 bits in the path (404), an `include` its shape
+does not offer (400).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from typing import Literal
 from aiohttp import web
 
 from ..keys import API_VERSION, AUTHENTICATE
-from .errors import NotFound
+from .errors import BadRequest, NotFound
 from .shapes import Shape
 
-_BEYOND_64_BITS = re.compile(r"\d{19,}")
+_BEYOND_64_BITS = re.compile(r"[0-9]{19,}")
 """A number in a path too long for any stored id (ids are 64-bit): nothing has it."""
+DIGIT = "[0-9]"
+"""What `\\d` means in a route path: an ASCII digit. aiohttp matches paths with `re`, whose `\\d` is any
+Unicode digit, and `int()` reads those too: `/contacts/١` would be contact 1."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Authenticate = Callable[[web.Request], Awaitable[None]]
 VERSIONS = ("v1.1", "v1.2")
@@ -38,6 +43,14 @@ class Route:
     shape: Shape | None = field(default=None, compare=False)
     """What it takes and answers, for the OpenAPI document; documentation, not part of its identity."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", ascii_digits(self.path))
+
+
+def ascii_digits(path: str) -> str:
+    """A route path whose patterns match ASCII digits only: every `\\d` becomes `[0-9]`."""
+    return path.replace("\\d", DIGIT)
+
 
 async def _authenticate_user(request: web.Request) -> None:
     await request.app[AUTHENTICATE](request)
@@ -52,25 +65,48 @@ def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_use
             await guard(request)
         if any(_BEYOND_64_BITS.search(value) for value in request.match_info.values()):
             raise NotFound("Resource not found")
+        if "include" in request.query:
+            _check_includes(request, route.shape.includes if route.shape else ())
         return await route.handler(request)
 
     handle.__name__ = getattr(route.handler, "__name__", "handler")
     return handle
 
 
+def included(request: web.Request) -> set[str]:
+    """The related records `include=a,b` asks to embed (the pipeline has checked the route has them)."""
+    return {part.strip() for part in request.query.get("include", "").split(",") if part.strip()}
+
+
+def _check_includes(request: web.Request, offered: tuple[str, ...]) -> None:
+    """One rule for every route: an `include` the route's answer does not offer is a 400 naming it."""
+    unknown = included(request) - set(offered)
+    if unknown:
+        allowed = ", ".join(offered) or "nothing"
+        raise BadRequest.field("include", f"Unknown include '{sorted(unknown)[0]}' (allowed: {allowed})")
+
+
 def version_prefix(version: str, service: str) -> str:
     return f"/{version}/{service}"
+
+
+def _add(app: web.Application, method: str, path: str, handler: Handler) -> None:
+    """One route; a GET also answers HEAD (RFC 9110: the same status and headers, without the body,
+    which aiohttp leaves out of any answer to HEAD)."""
+    app.router.add_route(method, path, handler)
+    if method == "GET":
+        app.router.add_route("HEAD", path, handler)
 
 
 def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
     for route in routes:
         for version in route.versions:
-            app.router.add_route(route.method, version_prefix(version, service) + route.path, pipeline(route, version))
+            _add(app, route.method, version_prefix(version, service) + route.path, pipeline(route, version))
 
 
 def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:
     for route in routes:
-        app.router.add_route(route.method, route.path, pipeline(route, "control", guard))
+        _add(app, route.method, route.path, pipeline(route, "control", guard))
 
 
 _PATTERN = re.compile(r"\{(\w+):[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from ..collections import Kind
 
 JSON = "application/json"
-Envelope = Literal["single", "list", "bare", "none", "file"]
+Envelope = Literal["single", "list", "data", "bare", "none", "file"]
+"""`single` {data, links}, `list` {data, total}, `data` {data} (operator answers), `bare` the model
+itself, `none` no body, `file` a file of `media` type."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,10 @@ class Shape:
     also: Mapping[int, Any] = field(default_factory=dict)
     tag: str = "customer"
     media: str = JSON
+    body_media: str = JSON
+    """The media type of `body` when it is not JSON (a string of that type: JSON lines to import)."""
+    query: Mapping[str, str] = field(default_factory=dict)
+    """Optional query parameters beyond a list's (name: description), all strings."""
 
 
 class Message(msgspec.Struct, kw_only=True):  # the answer of `responses.message`

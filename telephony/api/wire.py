@@ -4,28 +4,21 @@ Responses are built in `responses`."""
 
 from __future__ import annotations
 
-import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 from aiohttp import web
 
+from ..domain.validation import problem
 from .errors import BadRequest, FieldError
 
 T = TypeVar("T")
-_PATH = re.compile(r" - at `\$(?:\.|\[\d+\]\.?)?(?P<path>[^`]*)`$")
 
 
-def validation_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> BadRequest:
-    """A msgspec error as the spec's error body: one item naming the field."""
-    text = str(exc)
-    match = _PATH.search(text)
-    message = text[: match.start()] if match else text
-    field = match.group("path") if match and match.group("path") else None
-    if field is None and "missing required field" in message:
-        field = message.split("`")[1]
-    if "unknown field" in message and "`" in message:
-        field = message.split("`")[1]
+def validation_error(exc: msgspec.ValidationError, type_: Any = None) -> BadRequest:
+    """A msgspec error as the spec's error body: one item naming the field, in plain words (`type_`,
+    what was decoded, tells what its patterns expect)."""
+    field, message = problem(exc, type_)
     return BadRequest(f"{field}: {message}" if field else message, [FieldError(field, message)])
 
 
@@ -36,7 +29,7 @@ def decode(body: bytes, type_: type[T]) -> T:
     try:
         return msgspec.json.decode(body, type=type_)
     except msgspec.ValidationError as exc:
-        raise validation_error(exc) from None
+        raise validation_error(exc, type_) from None
     except msgspec.DecodeError as exc:
         raise BadRequest("Malformed JSON body", [FieldError(None, f"Malformed JSON body: {exc}")]) from None
     except RecursionError:

@@ -3,6 +3,9 @@
 Live calls exist only while a call is ongoing (spec, "States and transitions"), so lists are empty
 and a call id is unknown (404). Placing a call needs a registered VoIP client, which nobody has
 here, so POST answers the platform's own 412. SMS sending likewise needs an SMS-enabled number.
+`/users/{id}/calls` is empty for the caller's users and a 404 for anyone else; what hangs from a call
+(`/calls/{id}/monitors`, `/trace`) is a 404 like the call (after hangup a call's recordings are
+found with `/monitors?filter=` on `live_id`, as the spec says).
 """
 
 from __future__ import annotations
@@ -18,11 +21,18 @@ from ..api.responses import collection
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
-from ..domain.schemas import Sms
+from ..documents import reads
+from ..domain.schemas import Monitor, Sms
 from ..domain.types import E164
+from ..keys import READER
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
-Destination = Annotated[str, msgspec.Meta(pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$")]
+Destination = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$", description="an E.164 number or an extension of 2 to 6 digits"
+    ),
+]
 
 
 class PlaceCall(msgspec.Struct, kw_only=True):
@@ -50,6 +60,14 @@ class SendSms(msgspec.Struct, kw_only=True):
 
 async def no_live_calls(request: web.Request) -> web.Response:
     authorize(request, "calls", write=False)
+    return collection([])
+
+
+async def no_live_calls_of_user(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=False)
+    user_id = int(request.match_info["id"])
+    if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
+        raise NotFound(f"users {user_id} not found")
     return collection([])
 
 
@@ -81,9 +99,10 @@ ROUTES = [
     Route("DELETE", CALL, unknown_call, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
     Route("GET", CALL + "/trace", unknown_call,
           shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
+    Route("GET", CALL + "/monitors", unknown_call, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
     Route("POST", "/webcalls", refuse(PlaceWebcall, NO_CLIENTS), shape=_placing(PlaceWebcall)),
     Route("POST", "/leadcalls", refuse(PlaceLeadcall, NO_CLIENTS), shape=_placing(PlaceLeadcall)),
-    Route("GET", r"/users/{id:\d+}/calls", no_live_calls, shape=NO_CALLS),
+    Route("GET", r"/users/{id:\d+}/calls", no_live_calls_of_user, shape=NO_CALLS),
     Route("POST", "/sms", refuse(SendSms, "No SMS-enabled number is available to send from", "storage"),
           shape=Shape(Sms, status=201, body=SendSms, errors=(400, 412), tag="storage")),
 ]  # fmt: skip

@@ -1,9 +1,10 @@
 """`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made SQL.
 
-Every operator of version 1.2 and its aliases; conditions are ANDed. Values are read as the
-property's type ("10" equals 10 on a number); time properties compare as times and take a bare
-date, whose meaning depends on the operator (real-platform.md). `like`/`notlike` without `%` or `_`
-match a substring, case-insensitively. Property names are whitelisted, values always bound.
+Every operator of version 1.2 and its aliases; conditions are ANDed, and each names its operator.
+Values are read as the property's type ("10" equals 10 on a number); time properties compare as
+times and take a bare date, whose meaning depends on the operator (real-platform.md; in `in`, a bare
+date is that whole day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring,
+case-insensitively in any alphabet. Property names are whitelisted, values always bound.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 
 import msgspec
 
-from ..documents import json_path
+from ..documents import json_path, unicode_lower
 from ..domain.errors import Invalid
+from ..domain.validation import problem
 from .fields import Kind
 
 OPERATORS = {
@@ -28,12 +30,18 @@ OPERATORS = {
 MAX_CONDITIONS = 50
 MAX_IN_VALUES = 1000
 MAX_FILTER_BYTES = 64 * 1024
+SHAPE = "(a JSON array of {property, operator, value} objects)"
+FORMS = {
+    Kind.INT: "a whole number", Kind.FLOAT: "a number", Kind.BOOL: "true or false", Kind.TEXT: "text",
+    Kind.TIME: "a time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD", Kind.ARRAY: "a single value",
+    Kind.OBJECT: "a single value",
+}  # fmt: skip
 SQL_INTEGERS = range(-(2**63), 2**63)
 
 
 class Condition(msgspec.Struct, forbid_unknown_fields=False):
     property: str
-    operator: str = "eq"
+    operator: Any = None
     value: Any = None
 
 
@@ -55,9 +63,11 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
         raise _bad("filter", "The filter is too long")
     try:
         conditions = msgspec.json.decode(raw, type=list[Condition])
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        message = f"Malformed filter: expected a JSON array of {{property, operator, value}} ({exc})"
-        raise _bad("filter", message) from None
+    except msgspec.ValidationError as exc:
+        field, problem_ = problem(exc, list[Condition])
+        raise _bad("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
+    except msgspec.DecodeError as exc:
+        raise _bad("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
     except RecursionError:
         raise _bad("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:
@@ -68,6 +78,9 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
 def _check(condition: Condition, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
     if condition.property not in props:
         raise _bad("filter", f"Unknown property '{condition.property}'")
+    if condition.operator is None:
+        raise _bad("filter", f"The condition on '{condition.property}' has no operator (eq, ne, lt, lte, gt, gte, in, "
+                             "like or notlike)")  # fmt: skip
     operator = OPERATORS.get(str(condition.operator).lower())
     if operator is None:
         raise _bad("filter", f"Unknown operator '{condition.operator}'")
@@ -116,7 +129,9 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
             raise ValueError
         return str(value) if not isinstance(value, str) else value
     except (ValueError, TypeError, OverflowError):
-        raise _bad("filter", f"Value {value!r} is not a valid {kind.value} for '{prop}'") from None
+        raise _bad(
+            "filter", f"Value {value!r} is not a valid {kind.value} for '{prop}': expected {FORMS[kind]}"
+        ) from None
 
 
 def _time(value: Any) -> str:
@@ -140,16 +155,9 @@ def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) ->
         column = json_path(prop)
         kind = props[prop]
         if operator == "in":
-            if not value:
-                clauses.append("0")
-                continue
-            clauses.append(f"{column} IN ({','.join('?' * len(value))})")
-            params.extend(_bind(v) for v in value)
+            clauses.append(_among(column, kind, value, params))
         elif operator in ("like", "notlike"):
-            pattern = value if ("%" in value or "_" in value) else f"%{value}%"
-            negate = "NOT " if operator == "notlike" else ""
-            clauses.append(f"({column} IS NOT NULL AND CAST({column} AS TEXT) {negate}LIKE ?)")
-            params.append(pattern)
+            clauses.append(_like(column, value, operator == "notlike", params))
         elif value is None:
             clauses.append(f"{column} IS {'NOT ' if operator == '!=' else ''}NULL")
         elif kind is Kind.TIME and len(value) == 10:
@@ -158,6 +166,36 @@ def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) ->
             clauses.append(f"{column} {operator} ?")
             params.append(_bind(value))
     return Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+
+
+def _among(column: str, kind: Kind, values: list[Any], params: list[Any]) -> str:
+    """`in`: any of the values; on a time property a bare date is its whole day, as with `eq`."""
+    days: list[str] = []
+    others: list[Any] = []
+    for value in values:
+        (days if kind is Kind.TIME and isinstance(value, str) and len(value) == 10 else others).append(value)
+    clauses = [f"{column} IN ({','.join('?' * len(others))})"] if others else []
+    params.extend(_bind(v) for v in others)
+    for day in dict.fromkeys(days):
+        clauses.append(f"{column} BETWEEN ? AND ?")
+        params.extend((day, f"{day} 23:59:59"))
+    return f"({' OR '.join(clauses)})" if clauses else "0"
+
+
+def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
+    """`like`/`notlike`, case-insensitive in any alphabet. SQLite's LIKE folds ASCII letters only, which
+    is all a pattern in ASCII needs (other characters of the text can only meet its wildcards). A
+    pattern with other letters compares lower-cased text (`unicode_lower`, a Python function, run
+    only on rows that pass LIKE with those letters as `_`, so a rare pattern costs little)."""
+    pattern = value if ("%" in value or "_" in value) else f"%{value}%"
+    text = f"CAST({column} AS TEXT)"
+    if pattern.isascii():
+        match = f"{text} LIKE ?"
+        params.append(pattern)
+    else:
+        match = f"({text} LIKE ? AND {unicode_lower(text)} LIKE ?)"
+        params.extend(("".join(c if c.isascii() else "_" for c in pattern), pattern.lower()))
+    return f"({column} IS NOT NULL AND {'NOT ' if negate else ''}{match})"
 
 
 def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:

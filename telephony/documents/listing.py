@@ -52,6 +52,20 @@ async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: in
     return await page_of(reader, table_of(kind), scope, q, counts=counts)
 
 
+async def page_under(reader: Reader, kind: str, scope: Scope, q: Query, parent: Scope) -> Page | None:
+    """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
+    read together with the parent: None when the parent is not there."""
+    return await _page(reader, table_of(kind), scope, q, None, parent)
+
+
+def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
+    """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
+    nested list's parent."""
+    column = "id" if key == "id" else json_path(key)
+    sql = f'EXISTS (SELECT 1 FROM "{table_of(kind)}" WHERE {column} = ? AND customer_id = ?)'
+    return sql, (value, customer_id)
+
+
 async def page_of(
     reader: Reader,
     table: str,
@@ -66,6 +80,18 @@ async def page_of(
     are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
     list is unfiltered. A second query runs only for a page past the end.
     """
+    found = await _page(reader, table, scope, q, counts, None)
+    assert found is not None
+    return found
+
+
+async def _page(
+    reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None, parent: Scope | None
+) -> Page | None:
+    """`page_of`; under a `parent`, its condition is part of both queries, so each answer sees the parent
+    and the rows at one moment: rows mean it was there; with none, the second query says whether it was."""
+    if parent is not None:
+        scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction = "DESC" if q.descending else "ASC"
     order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort else f"id {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
@@ -86,8 +112,12 @@ async def page_of(
     rows = await reader.execute_fetchall(sql, (*total_params, *params, q.limit, q.offset))
     if rows:
         return [row[1] for row in rows], next(iter(rows))[0]
-    total = await reader.execute_fetchall(total_sql, total_params)
-    return [], next(iter(total))[0]
+    if parent is None:
+        total = await reader.execute_fetchall(total_sql, total_params)
+        return [], next(iter(total))[0]
+    found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
+    total, present = next(iter(found))
+    return ([], total) if present else None
 
 
 def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str) -> str:

@@ -4,6 +4,9 @@ Most reads are index lookups that take tens of microseconds, less than handing t
 and back. So a query first runs on the event loop's own read-only connection under a budget of
 SQLite steps; one that goes past it is interrupted there and run again on aiosqlite's thread, so a
 long scan never holds up other requests. Both connections read the same committed state (WAL).
+
+Both know `unicode_lower(text)`, the lower case of any alphabet (SQLite's own `lower` and `LIKE`
+fold ASCII letters only), for case-insensitive filters.
 """
 
 from __future__ import annotations
@@ -16,6 +19,16 @@ from typing import Any
 import aiosqlite
 
 STEPS_PER_CHECK = 1000
+UNICODE_LOWER = "unicode_lower"
+
+
+def unicode_lower(expression: str) -> str:
+    """The SQL of an expression's text in lower case, in any alphabet (on the reader's connections)."""
+    return f"{UNICODE_LOWER}({expression})"
+
+
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
 
 
 class Reader:
@@ -34,8 +47,10 @@ class Reader:
         # than the one that opened it (an app started in one thread and served in another).
         inline = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         inline.execute("PRAGMA query_only=1")
+        inline.create_function(UNICODE_LOWER, 1, _lower, deterministic=True)
         threaded = await aiosqlite.connect(uri, uri=True)
         await threaded.execute("PRAGMA query_only=1")
+        await threaded.create_function(UNICODE_LOWER, 1, _lower, deterministic=True)
         return cls(inline, threaded, budget_steps)
 
     def _tick(self) -> int:

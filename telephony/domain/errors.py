@@ -50,4 +50,8 @@ class Unmet(DomainError):
 
 
 class TooFrequent(DomainError):
-    """Too many attempts in a while."""
+    """Too many attempts in a while; `retry_after` seconds until the next may be made."""
+
+    def __init__(self, message: str, problems: Sequence[tuple[str | None, str]] = (), *, retry_after: int) -> None:
+        super().__init__(message, problems)
+        self.retry_after = retry_after

@@ -54,18 +54,23 @@ E164 = Annotated[
     str,
     msgspec.Meta(
         pattern=r"^\+?[1-9][0-9]{6,14}$",
-        description="E.164 number, 7 to 15 digits, with or without a leading '+'",
+        description="an E.164 number: 7 to 15 digits, with or without a leading '+'",
         examples=["+447700900123", "447700900123"],
     ),
 ]
 E164Number = Annotated[int, msgspec.Meta(ge=10**6, le=10**15 - 1, description="E.164 number as an integer")]
-Email = Annotated[str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254, description="email address")]
+Email = Annotated[
+    str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254, description="an email address")
+]
 """The one judge of an email address: schemas, account bodies and the login family all use it."""
 WireTime = Annotated[
     str,
-    msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$", description="UTC time, YYYY-MM-DD HH:MM:SS"),
+    msgspec.Meta(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
+        description="a UTC time, YYYY-MM-DD HH:MM:SS",
+    ),
 ]
-WireDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$", description="date, YYYY-MM-DD")]
+WireDate = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="a date, YYYY-MM-DD")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 PositiveId = Annotated[int, msgspec.Meta(ge=1)]

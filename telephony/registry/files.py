@@ -92,13 +92,16 @@ async def cdr_notes(request: web.Request) -> web.Response:
 
 
 async def user_cdrs_csv(request: web.Request) -> web.Response:
-    """Every CDR of one user, oldest first, as CSV with the CDR model's columns."""
+    """Every CDR of one user of the caller's customer (404 for any other), oldest first, as CSV with the
+    CDR model's columns."""
     cdrs = BY_PATH["cdrs"]
     who = authorize(request, cdrs.module, write=False)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(cdrs.props), extrasaction="ignore")
     writer.writeheader()
     user_id = int(request.match_info["id"])
+    if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
+        raise NotFound(f"users {user_id} not found")
     async for body in reads.each_with(request.app[READER], cdrs.kind, who.customer_id, "user_id", user_id):
         writer.writerow(msgspec.json.decode(body))
     return web.Response(body=out.getvalue().encode(), content_type="text/csv")

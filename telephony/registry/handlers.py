@@ -40,6 +40,23 @@ def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[
     return f"customer_id = ? AND {sql}", (customer_id, *params)
 
 
+async def _page(request: web.Request, resource: Resource, q, customer_id: int) -> listing.Page:
+    """A page of the list; a nested view's parent is read with it (404 when it is not the caller's)."""
+    scope, reader = scoped(resource, request, customer_id), request.app[READER]
+    if resource.scope is None:
+        return await listing.page(reader, resource.kind, scope, q, counted=customer_id)
+    parent = resource.parent
+    if parent is None:
+        return await listing.page(reader, resource.kind, scope, q)
+    value = request.match_info[parent.param]
+    found = await listing.page_under(
+        reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
+    )
+    if found is None:
+        raise NotFound(f"{parent.path} {value} not found")
+    return found
+
+
 def list_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=False)
@@ -50,8 +67,7 @@ def list_handler(resource: Resource):
         if plain and (page := cache.get(key)) is not None:
             return raw_collection(page)
         generation = cache.generation(resource.kind)
-        scope, counted = scoped(resource, request, who.customer_id), who.customer_id if resource.scope is None else None
-        bodies, total = await listing.page(request.app[READER], resource.kind, scope, q, counted=counted)
+        bodies, total = await _page(request, resource, q, who.customer_id)
         if resource.includes:
             return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
         payload = envelope(bodies, total)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
 
+import msgspec
 from aiohttp import web
 
 from ..api.context import meta_of
-from ..api.control import control_route
+from ..api.control import control_route, control_shape
 from ..api.responses import json_response
 from ..clock import Clock, wire_time
 from ..eventlog import EventLog, Metadata
@@ -45,7 +46,7 @@ async def import_lines(request: web.Request) -> web.Response:
 
 async def export_lines(request: web.Request) -> web.StreamResponse:
     """GET /_telephony/export: every record as JSON lines (the import format)."""
-    response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
+    response = web.StreamResponse(headers={"Content-Type": JSON_LINES})
     await response.prepare(request)
     lines = await request.app[ACCOUNTS].log.query(lambda conn: list(exporting.export(conn)))
     for start in range(0, len(lines), 1000):
@@ -54,4 +55,13 @@ async def export_lines(request: web.Request) -> web.StreamResponse:
     return response
 
 
-ROUTES = [control_route("POST", "/import", import_lines), control_route("GET", "/export", export_lines)]
+class Imported(msgspec.Struct, kw_only=True):
+    imported: int
+
+
+JSON_LINES = "application/x-ndjson"
+ROUTES = [
+    control_route("POST", "/import", import_lines,
+                  control_shape(Imported, body=str, body_media=JSON_LINES, errors=(400, 409))),
+    control_route("GET", "/export", export_lines, control_shape(envelope="file", media=JSON_LINES)),
+]  # fmt: skip

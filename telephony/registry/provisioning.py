@@ -9,12 +9,13 @@ from aiohttp import web
 
 from ..accounts import customer_exists
 from ..api.context import meta_of
-from ..api.control import control_route
+from ..api.control import control_route, control_shape
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
 from ..domain.errors import Invalid, Unknown
+from ..domain.schemas import Ddi
 from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG
 from . import decisions
@@ -53,4 +54,7 @@ async def provision_ddi(request: web.Request) -> web.Response:
     return json_response({"data": create.result}, status=201)
 
 
-ROUTES = [control_route("POST", r"/customers/{id:\d+}/ddis", provision_ddi)]
+ROUTES = [
+    control_route("POST", r"/customers/{id:\d+}/ddis", provision_ddi,
+                  control_shape(Ddi, status=201, body=NewDdi, errors=(400, 409))),
+]  # fmt: skip

@@ -13,19 +13,10 @@ import msgspec
 from aiohttp import web
 
 from ..api.context import principal
-from ..api.errors import BadRequest
+from ..api.routing import included
 from ..documents import reads
 from ..keys import READER
 from .resource import Resource
-
-
-def requested(request: web.Request, resource: Resource) -> set[str]:
-    wanted = {part.strip() for part in request.query.get("include", "").split(",") if part.strip()}
-    unknown = wanted - set(resource.includes)
-    if unknown:
-        allowed = ", ".join(resource.includes) or "nothing"
-        raise BadRequest.field("include", f"Unknown include '{sorted(unknown)[0]}' (allowed: {allowed})")
-    return wanted
 
 
 def _member_id(member: Any) -> int:
@@ -48,7 +39,7 @@ async def _ddis(request: web.Request, numbers: set[str]) -> dict[str, dict]:
 async def render_many(request: web.Request, resource: Resource, documents: list[dict]) -> list[dict]:
     if not resource.includes:
         return documents
-    wanted = requested(request, resource)
+    wanted = included(request)
     members = {_member_id(m) for d in documents for m in d.get("users") or ()}
     users = await _users(request, members) if "users" in wanted and members else {}
     numbers = {n for d in documents for n in d.get("ddis") or ()}

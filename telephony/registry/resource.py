@@ -42,6 +42,18 @@ Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 """A change as it applies to the stored document (None when creating), run inside the transaction."""
 
 
+@dataclass(frozen=True)
+class Parent:
+    """The record a nested list hangs from (`/users/{id}/cdrs`: a user), named by the path parameter
+    `param`. It must be one of the caller's customer's documents of `kind` whose `key` is that value,
+    or the list is a 404 naming `path` (the parent's collection)."""
+
+    kind: str
+    path: str
+    key: str = "id"
+    param: str = "id"
+
+
 def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
     """`<Thing>Patch`: every field of `create`, optional, `UNSET` when absent; nullable unless `create`
     requires it (a PATCH may clear an optional field, never a required one)."""
@@ -65,6 +77,7 @@ class Resource:
     refs: the fields naming other records (`domain/references.py`), checked on every write and
         unlinked when those records go.
     fold: a change as it applies to the stored document (queue members keep their login state).
+    parent: set on nested views: the record the path names, which the caller must be able to see.
     """
 
     path: str
@@ -91,6 +104,7 @@ class Resource:
     scope: Scope | None = None
     refs: tuple[Reference, ...] = ()
     fold: Fold | None = None
+    parent: Parent | None = None
 
     @property
     def all_ops(self) -> frozenset[Op]:

@@ -1,7 +1,9 @@
 """Nested and narrowed lists: the same records as a registry resource, seen through a path.
 
 `/users/{id}/cdrs` is the CDR list narrowed to one user, `/ddis/calltracking` the numbers of call
-tracking campaigns, and so on; each is the resource's declaration with a path and a scope.
+tracking campaigns, and so on; each is the resource's declaration with a path and a scope. A nested
+view names its parent: a user or contact the caller cannot see (another customer's, or none) makes
+the list a 404, never an empty 200. (`/calls/{id}/monitors` hangs from a live call: `calls.idle`.)
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from aiohttp import web
 
 from ..documents import json_path, listing
 from .catalogue import BY_PATH
-from .resource import Op, Resource
+from .resource import Op, Parent, Resource
 
 
 def _by_user(request: web.Request) -> tuple[str, tuple]:
@@ -22,10 +24,6 @@ def _by_user(request: web.Request) -> tuple[str, tuple]:
 def _by_contact(request: web.Request) -> tuple[str, tuple]:
     party = f"contact:{int(request.match_info['id'])}"
     return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ?)", (party, party)
-
-
-def _by_live_call(request: web.Request) -> tuple[str, tuple]:
-    return f"{json_path('live_id')} = ?", (int(request.match_info["id"]),)
 
 
 def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
@@ -42,25 +40,25 @@ def _thread(request: web.Request) -> tuple[str, tuple]:
     return f"{json_path('user_id')} = ? AND (({pair}) OR ({pair}))", (int(request.match_info["id"]), a, b, b, a)
 
 
-def view(path: str, of: str, scope, *, added: bool = False) -> Resource:
+def view(path: str, of: str, scope, parent: Parent | None = None, *, added: bool = False) -> Resource:
     base = BY_PATH[of]
     ops = frozenset({Op.LIST})
     return dataclasses.replace(
         base, path=path, ops=frozenset() if added else ops, added_ops=ops if added else frozenset(),
-        scope=scope,
+        scope=scope, parent=parent,
     )  # fmt: skip
 
 
 USER = r"users/{id:\d+}"
 THREAD = r"{from:\+?\d+}/{to:\+?\d+}"
+A_USER, A_CONTACT = Parent("user", "users"), Parent("contact", "contacts")
 VIEWS: tuple[Resource, ...] = (
-    view(f"{USER}/contacts", "contacts", _by_user),
-    view(f"{USER}/cdrs", "cdrs", _by_user),
-    view(f"{USER}/chatmsgs", "chatmsgs", _by_user),
-    view(f"{USER}/smsthreads/{THREAD}", "sms", _thread),
-    view(f"{USER}/sms/threads/{THREAD}", "sms", _thread),
-    view(r"contacts/{id:\d+}/cdrs", "cdrs", _by_contact),
-    view(r"calls/{id:\d+}/monitors", "monitors", _by_live_call),
+    view(f"{USER}/contacts", "contacts", _by_user, A_USER),
+    view(f"{USER}/cdrs", "cdrs", _by_user, A_USER),
+    view(f"{USER}/chatmsgs", "chatmsgs", _by_user, A_USER),
+    view(f"{USER}/smsthreads/{THREAD}", "sms", _thread, A_USER),
+    view(f"{USER}/sms/threads/{THREAD}", "sms", _thread, A_USER),
+    view(r"contacts/{id:\d+}/cdrs", "cdrs", _by_contact, A_CONTACT),
     view("cdrs/calltracking", "cdrs", _tracked_calls),
     view("calltracking/cdrs", "cdrs", _tracked_calls),
     view("ddis/calltracking", "ddis", _tracked_numbers),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from telephony import wiring
+from telephony.api.routing import template
 from telephony.app import create_app
 from tests.accounts.conftest import HOME
 from tests.accounts.helpers import (
@@ -99,13 +101,30 @@ async def test_repeated_wrong_reset_tokens_are_refused_with_429(client, settings
     await login(client, version, root_email, "a-brand-new-password")
 
 
-@pytest.mark.parametrize("path", ["/login", "/login2fa", "/reset"])
-async def test_a_locked_address_is_refused_on_every_endpoint_of_the_family(client, settings, version, root_email, path):
-    """Failures from one address on many emails lock the address, at its own higher limit."""
+REFUSING = sorted({template(r.path) for r in wiring.api_routes() if r.shape and 429 in r.shape.errors})
+
+
+def test_the_login_family_is_what_declares_429():
+    assert REFUSING == ["/login", "/login2fa", "/reset"]
+
+
+@pytest.mark.parametrize("path", REFUSING)
+async def test_a_locked_address_is_refused_on_every_endpoint_of_the_family_saying_when_to_retry(
+    client, settings, version, root_email, path
+):
+    """Failures from one address on many emails lock the address, at its own higher limit; the 429
+    says in `Retry-After` how many seconds are left, and after them the lock has lifted."""
     for n in range(settings.auth.max_failures_per_address):
         await _fail_login(client, version, f"nobody{n}@example.com", 1)
+    await advance(client, 100)
     body = {"email": root_email, "password": WRONG, "code": "000000", "nonce": "0" * 40, "token": "0" * 40}
     fields = {"/login": ("email", "password"), "/login2fa": ("code", "nonce"), "/reset": ("token", "password")}[path]
     response = await client.post(url(version, path), json={k: body[k] for k in fields})
     error = await error_of(response, 429)
     assert error["errors"][0]["message"] == error["message"]
+    wait = int(response.headers["Retry-After"])
+    assert wait == settings.auth.lockout_seconds - 100 and f"{wait} seconds" in error["message"]
+    await advance(client, wait - 1)
+    await error_of(await client.post(url(version, path), json={k: body[k] for k in fields}), 429)
+    await advance(client, 1)
+    assert (await client.post(url(version, path), json={k: body[k] for k in fields})).status == 400

@@ -102,6 +102,14 @@ async def test_the_request_id_is_echoed_when_the_caller_sends_one(client):
     assert response.headers["X-Request-Id"] == "abc-123"
 
 
+async def test_every_answer_carries_a_request_id_a_streamed_one_and_a_refusal_too(client, control_headers):
+    requests = [("GET", "/_telephony/export", control_headers), ("GET", "/_telephony/export", {}),
+                ("GET", "/v1.2/voipstudio/nothing", {}), ("DELETE", "/v1.2/voipstudio/login", {})]  # fmt: skip
+    for method, path, headers in requests:
+        response = await client.request(method, path, headers={**headers, "X-Request-Id": "given-1"})
+        assert response.headers["X-Request-Id"] == "given-1", (method, path, response.status)
+
+
 async def test_health_is_open_and_reports_the_log_position(client):
     response = await client.get("/_telephony/health")
     assert response.status == 200

@@ -25,8 +25,10 @@ FORMATS = [
     (WireTime, "2026-07-01 09:30:00", True),
     (WireTime, "2026-07-01T09:30:00", False),
     (WireTime, "2026-07-01", False),
+    (WireTime, "٢٠٢٦-٠٧-٠١ ٠٩:٣٠:٠٠", False),  # digits, but not ASCII ones
     (WireDate, "2026-07-01", True),
     (WireDate, "01/07/2026", False),
+    (WireDate, "２０２６-０７-０１", False),
 ]
 
 

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from telephony.registry.catalogue import BY_PATH
-from tests.registry.conftest import LOOP, VERSIONS, Caller, filter_of, ids_of, seed, seed_many
+from telephony.collections import Kind
+from telephony.registry.catalogue import BY_PATH, RESOURCES
+from telephony.registry.resource import Op
+from tests.registry.conftest import LOOP, VERSIONS, Caller, filter_of, fresh_number, ids_of, seed, seed_many
 
 pytestmark = LOOP
 
@@ -142,6 +144,27 @@ async def test_like_and_notlike_match_substrings_or_patterns_in_any_case(
     assert await listed(api, home, "contacts", (prop, operator, value)) == expected
 
 
+UNICODE_NAMES = ["Élodie", "ÉLODIE DURAND", "élodie", "Ωmega", "ΩMEGA", "Москва", "plain"]
+
+
+@pytest.mark.parametrize(
+    ("operator", "value", "expected"),
+    [
+        pytest.param("like", "élodie", ["Élodie", "ÉLODIE DURAND", "élodie"], id="a substring in any case"),
+        pytest.param("like", "ÉLO%", ["Élodie", "ÉLODIE DURAND", "élodie"], id="a pattern in any case"),
+        pytest.param("like", "_lodie%", ["Élodie", "ÉLODIE DURAND", "élodie"], id="an ASCII pattern meets any letter"),
+        pytest.param("like", "ωMEGA", ["Ωmega", "ΩMEGA"], id="Greek"),
+        pytest.param("like", "москва", ["Москва"], id="Cyrillic"),
+        pytest.param("notlike", "ÉLODIE", ["Ωmega", "ΩMEGA", "Москва", "plain"], id="notlike in any case"),
+    ],
+)
+async def test_like_and_notlike_ignore_case_in_any_alphabet(api, other, operator, value, expected):
+    mine = {(await api.ok("POST", "/contacts", other, status=201, json={"first_name": n}))["data"]["id"]: n
+            for n in UNICODE_NAMES}  # fmt: skip
+    rows = await api.rows("/contacts", other, filter=filter_of(("first_name", operator, value)))
+    assert [row["first_name"] for row in rows if row["id"] in mine] == expected
+
+
 @pytest.mark.parametrize(
     ("condition", "expected"),
     [
@@ -195,6 +218,9 @@ DATE_CASES = [
     pytest.param("gt", "2026-07-01 12:30:00", but(ALL_CDRS, "jun30-late", "jul01-first", "jul01-noon"), id="gt a time"),
     pytest.param("lte", "2026-07-01 00:00:00", ["jun30-late", "jul01-first"], id="lte a time is not the whole day"),
     pytest.param("in", ["2026-07-01 00:00:00", "2026-08-01 00:00:00"], ["jul01-first", "aug01-first"], id="in times"),
+    pytest.param("in", ["2026-07-01"], JULY_1, id="in a date is that whole day, as eq"),
+    pytest.param("in", ["2026-07-01", "2026-08-01 00:00:00", "2026-07-31"], [*JULY_1, "jul31-evening", "aug01-first"],
+                 id="in dates and times"),
     pytest.param("like", "2026-07-01", JULY_1, id="like a date prefix"),
 ]  # fmt: skip
 
@@ -205,6 +231,29 @@ async def test_times_compare_as_times_and_take_a_bare_date(
     api, home, data, path, prop, label, operator, value, expected
 ):
     assert sorted(await listed(api, home, path, (prop, operator, value))) == sorted(expected)
+
+
+def time_properties() -> list:
+    return [pytest.param(r, prop, id=f"{r.path}.{prop}") for r in RESOURCES if Op.LIST in r.all_ops
+            for prop, kind in r.props.items() if kind is Kind.TIME]  # fmt: skip
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def apart(api) -> Caller:
+    """A customer of its own, whose records no other test of the module lists."""
+    return await api.new_customer("apart")
+
+
+@pytest.mark.parametrize(("resource", "prop"), time_properties())
+async def test_in_a_bare_date_is_that_whole_day_on_every_time_property(api, apart, resource, prop):
+    times = {"before": "2031-03-03 23:59:59", "first": "2031-03-04 00:00:00", "noon": "2031-03-04 12:00:00",
+             "last": "2031-03-04 23:59:59", "after": "2031-03-05 00:00:00", "exact": "2031-03-06 08:00:00"}  # fmt: skip
+    extra = lambda: {"e164": fresh_number()} if resource.text_ids else {}  # noqa: E731
+    rows = await seed_many(api, resource, apart.customer_id, [{prop: when, **extra()} for when in times.values()])
+    ids = dict(zip(times, ids_of(rows), strict=True))
+    condition = (prop, "in", ["2031-03-04", "2031-03-06 08:00:00"])
+    found = await api.rows(f"/{resource.path}", apart, filter=filter_of(condition))
+    assert sorted(ids_of(found)) == sorted(ids[k] for k in ("first", "noon", "last", "exact"))
 
 
 async def test_a_text_property_named_like_a_time_is_text(api, home, data):
@@ -424,7 +473,8 @@ REFUSED = [  # raw filter, a word the message must contain
                  id="injection in an operator"),
     pytest.param('[{"property": "first_name", "operator": "eq", "value": ', "filter", id="malformed JSON"),
     pytest.param(NESTED, "filter", id="deeply nested arrays"),
-    pytest.param('[{"property": "first_name", "value": ' + NESTED + "}]", "nested", id="deeply nested value"),
+    pytest.param('[{"property": "first_name", "operator": "eq", "value": ' + NESTED + "}]", "nested",
+                 id="deeply nested value"),
     pytest.param('{"property": "first_name", "value": "Ann"}', "filter", id="an object instead of an array"),
     pytest.param('"first_name"', "filter", id="a string instead of an array"),
     pytest.param("[1]", "filter", id="an array of numbers"),
@@ -436,7 +486,10 @@ REFUSED = [  # raw filter, a word the message must contain
     pytest.param(filter_of(("outcome_id", "eq", 1.5)), "outcome_id", id="a fraction for an integer"),
     pytest.param(filter_of(("outcome_id", "eq", [1])), "outcome_id", id="an array for eq"),
     pytest.param(filter_of(("outcome_id", "eq", {"a": 1})), "outcome_id", id="an object for eq"),
-    pytest.param('[{"property": "outcome_id", "value": 1e400}]', "out of range", id="an infinite number"),
+    pytest.param('[{"property": "outcome_id", "operator": "eq", "value": 1e400}]', "out of range",
+                 id="an infinite number"),
+    pytest.param('[{"property": "outcome_id", "value": 1}]', "operator", id="a condition without operator"),
+    pytest.param('[{"property": "outcome_id", "operator": null, "value": 1}]', "operator", id="a null operator"),
     pytest.param(filter_of(("outcome_id", "eq", 10**30)), "outcome_id", id="a number too large to store"),
     pytest.param(filter_of(("outcome_id", "in", [10**30])), "outcome_id", id="a number too large in an array"),
     pytest.param(filter_of(("created_at", "gt", "yesterday")), "created_at", id="text for a time"),

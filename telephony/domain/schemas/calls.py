@@ -18,7 +18,7 @@ class CallLabel(Resource):
 
 class CallLabelCreate(Body):
     name: Name
-    color: Annotated[str, msgspec.Meta(pattern=r"^#?[0-9A-Fa-f]{6}$")] | None = None
+    color: Annotated[str, msgspec.Meta(pattern=r"^#?[0-9A-Fa-f]{6}$", description="a colour, #rrggbb")] | None = None
 
 
 class Webcall(Resource):

@@ -9,7 +9,7 @@ import msgspec
 
 from ..types import E164, Body, Code, Email, Name, Resource, coded
 
-Pin = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{0,16}$", description="digits only")]
+Pin = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{0,16}$", description="up to 16 digits")]
 Phone = E164 | None
 RuleTarget = int | str
 
