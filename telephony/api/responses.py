@@ -5,6 +5,7 @@ The request side (decoding and validating bodies) is `wire`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -40,3 +41,18 @@ def raw_collection(payload: bytes) -> web.Response:
 
 def message(text: str, status: int = 200, **extra: Any) -> web.Response:
     return web.Response(body=_encode({"message": text, **extra}), status=status, content_type="application/json")
+
+
+async def streamed(request: web.Request, content_type: str, chunks: Iterable[bytes],
+                   size: int | None = None) -> web.StreamResponse:  # fmt: skip
+    """A body sent chunk by chunk (with its `Content-Length` when `size` is known); a HEAD gets the
+    same status and headers, and no chunk is made for it."""
+    response = web.StreamResponse(headers={"Content-Type": content_type})
+    if size is not None:
+        response.content_length = size
+    await response.prepare(request)
+    if request.method != "HEAD":
+        for chunk in chunks:
+            await response.write(chunk)
+    await response.write_eof()
+    return response

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from ..api.context import authorize
 from ..api.errors import NotFound
-from ..api.responses import collection
+from ..api.responses import collection, streamed
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..documents import blobs, reads
@@ -73,13 +73,7 @@ def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         size, chunks = render(await _record(request, resource))
-        response = web.StreamResponse(headers={"Content-Type": content_type})
-        response.content_length = size
-        await response.prepare(request)
-        for chunk in chunks:
-            await response.write(chunk)
-        await response.write_eof()
-        return response
+        return await streamed(request, content_type, chunks, size)
 
     return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin,  # type: ignore[arg-type]
                  shape=_file(content_type, resource.module))  # fmt: skip

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
-from ..api.responses import json_response
+from ..api.responses import json_response, streamed
 from ..clock import Clock, wire_time
 from ..eventlog import EventLog, Metadata
 from ..keys import ACCOUNTS
@@ -46,13 +46,9 @@ async def import_lines(request: web.Request) -> web.Response:
 
 async def export_lines(request: web.Request) -> web.StreamResponse:
     """GET /_telephony/export: every record as JSON lines (the import format)."""
-    response = web.StreamResponse(headers={"Content-Type": JSON_LINES})
-    await response.prepare(request)
     lines = await request.app[ACCOUNTS].log.query(lambda conn: list(exporting.export(conn)))
-    for start in range(0, len(lines), 1000):
-        await response.write(b"\n".join(lines[start : start + 1000]) + b"\n")
-    await response.write_eof()
-    return response
+    chunks = (b"\n".join(lines[start : start + 1000]) + b"\n" for start in range(0, len(lines), 1000))
+    return await streamed(request, JSON_LINES, chunks)
 
 
 class Imported(msgspec.Struct, kw_only=True):

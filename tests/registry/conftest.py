@@ -408,6 +408,8 @@ async def seed_many(api: Api, resource: Resource, customer_id: int, rows: list[d
             for owner in ("customer_id", "customer"):
                 if owner in document:
                     document[owner] = customer_id
+            if "created_at" in document and not document["created_at"]:
+                document["created_at"] = "2026-01-01 00:00:00"  # as the platform stamps what it provisions
             data = {"id": id_, "customer_id": customer_id, "body": document}
             events.append(NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", data=data))
         return events
