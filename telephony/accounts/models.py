@@ -138,9 +138,13 @@ class Reset(msgspec.Struct, kw_only=True):
     password: Password
 
 
+MAX_TOKEN_LIFE = 100 * 365 * 86_400
+"""The longest API token lifetime, in seconds (100 years): beyond it a token never expires, so say 0."""
+
+
 class NewApiToken(msgspec.Struct, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-    expiry: Annotated[int, msgspec.Meta(ge=0)] = 0
+    expiry: Annotated[int, msgspec.Meta(ge=0, le=MAX_TOKEN_LIFE, description="Seconds; 0 never expires")] = 0
 
 
 class ApiToken(msgspec.Struct, kw_only=True):

@@ -24,12 +24,10 @@ from typing import Any
 import msgspec
 
 from ..api.errors import BadRequest
-from ..api.wire import validation_error
+from ..api.wire import check_integers, validation_error
 from ..domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
 from .coercion import fields_of
 from .resource import Resource
-
-INT64 = (-(2**63), 2**63 - 1)
 
 
 def document_fields(resource: Resource, raw: bytes) -> dict[str, Any]:
@@ -55,23 +53,6 @@ def decode_checked(raw: bytes, type_: type) -> Any:
     return value
 
 
-def check_integers(value: Any, path: str = "") -> None:
-    """Every integer in `value` fits in a signed 64-bit integer."""
-    kind = type(value)
-    if kind is int:
-        if not INT64[0] <= value <= INT64[1]:
-            raise BadRequest.field(path or None, f"{value} does not fit in a 64-bit integer.")
-    elif kind is dict:
-        for key, item in value.items():
-            if type(item) in _WALKED:
-                check_integers(item, f"{path}.{key}" if path else str(key))
-    elif kind is list:
-        for index, item in enumerate(value):
-            if type(item) in _WALKED:
-                check_integers(item, f"{path}[{index}]")
-
-
-_WALKED = frozenset({int, dict, list})
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2})?")
 
 

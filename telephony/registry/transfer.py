@@ -30,7 +30,7 @@ import msgspec
 
 from ..accounts import User
 from ..api.errors import BadRequest, FieldError
-from ..api.wire import validation_error
+from ..api.wire import INT64, validation_error
 from ..clock import LATEST
 from ..documents.blobs import sha256_of
 from ..domain import acl
@@ -39,7 +39,7 @@ from ..domain.media import MEDIA_TYPES, sniff_audio
 from ..domain.types import Email, NonNegative, PositiveId, WireTime
 from ..security import Resealer, is_password_hash
 from .catalogue import BY_PATH, RESOURCES
-from .records import INT64, check_times, code_fields, decode_checked, document_fields
+from .records import check_times, code_fields, decode_checked, document_fields
 
 MAX_REPORTED = 20
 Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]

@@ -164,3 +164,21 @@ async def test_an_id_too_long_for_64_bits_is_a_404_not_a_500(client):
         response = await client.get("/v1.2/voipstudio" + path, headers=headers)
         assert response.status in (404, 405)
         assert_error_body(await response.json())
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [("/contacts", {"first_name": "Ann", "dialler_source_id": 2**64}, "dialler_source_id"),
+     ("/queues", {"name": "Q", "ring_time": -(2**70)}, "ring_time"),
+     ("/apitokens", {"name": "forever", "expiry": 2**64}, "expiry")],
+)  # fmt: skip
+async def test_a_number_beyond_64_bits_in_a_body_is_a_400_naming_it(client, path, body, field):
+    login = await client.post(
+        "/v1.2/voipstudio/login", json={"email": "admin@example.com", "password": "change-me-now"}
+    )
+    headers = {"X-Auth-Token": (await login.json())["user_token"]}
+    response = await client.post(f"/v1.2/voipstudio{path}", json=body, headers=headers)
+    assert response.status == 400
+    body = await response.json()
+    assert_error_body(body)
+    assert body["errors"][0]["field"] == field
