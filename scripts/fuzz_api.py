@@ -15,25 +15,20 @@ Usage: .venv/bin/python scripts/fuzz_api.py [--per-operation N] [--seed S] [--di
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import requests
 import schemathesis
-from aiohttp import web
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 
-from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
+from telephony.embedded import serving
 
 CONTROL_KEY = "fuzz-control-key-0123456789"
 SERVICE = "voipstudio"
@@ -43,25 +38,6 @@ SERVICE = "voipstudio"
 def json_lines(context, value) -> bytes:
     """An import body: the generated text as it is."""
     return value.encode() if isinstance(value, str) else bytes(value)
-
-
-@contextmanager
-def serving(data_dir: Path) -> Iterator[str]:
-    app = create_app(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY)))
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(app)
-    loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
-    host, port = runner.addresses[0][:2]
-    thread = threading.Thread(target=loop.run_forever, name="telephony-under-fuzz", daemon=True)
-    thread.start()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
 
 
 class Caller:
@@ -131,8 +107,10 @@ def main() -> int:
     parser.add_argument("--dir", help="where the data dir goes (default: a temporary directory)")
     args = parser.parse_args()
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(dir=args.dir) as scratch, serving(Path(scratch) / "data") as base_url:
-        statuses, failures = fuzz(base_url, args.per_operation, args.seed)
+    with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
+        config = Settings(storage=Storage(data_dir=str(Path(scratch) / "data")), control=Control(key=CONTROL_KEY))
+        with serving(config) as base_url:
+            statuses, failures = fuzz(base_url, args.per_operation, args.seed)
     total = sum(statuses.values())
     print(f"{total} requests in {time.perf_counter() - started:.0f} s; statuses: {dict(sorted(statuses.items()))}")
     for failure in failures[:50]:

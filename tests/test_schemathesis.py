@@ -7,14 +7,11 @@ shrinking), sent with an API key of the bootstrap root user and the control key.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Iterator
 
 import pytest
 import requests
 import schemathesis
-from aiohttp import web
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -23,8 +20,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
+from telephony.embedded import serving
 from telephony.openapi import build_document
 from telephony.wiring import api_routes, control_routes
 
@@ -46,21 +43,8 @@ def json_lines(context, value) -> bytes:
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory) -> Iterator[str]:
     data_dir = tmp_path_factory.mktemp("schemathesis") / "data"
-    app = create_app(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY)))
-    loop = asyncio.new_event_loop()
-    runner = web.AppRunner(app)
-    loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
-    host, port = runner.addresses[0][:2]
-    thread = threading.Thread(target=loop.run_forever, name="telephony-under-test", daemon=True)
-    thread.start()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
+    with serving(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
