@@ -39,10 +39,13 @@ class ReactorHealth(msgspec.Struct, kw_only=True):
 
 
 class Health(msgspec.Struct, kw_only=True):
-    """`ok`, or `degraded` (503) while a reactor fails or an in-memory projection has failed."""
+    """`ok`, or `degraded` (503) while the log takes no appends, a reactor fails or an in-memory
+    projection has failed."""
 
     status: Literal["ok", "degraded"]
     position: int
+    writing: bool
+    clock: str
     reactors: dict[str, ReactorHealth]
     failed_projections: dict[str, str]
 

@@ -45,9 +45,3 @@ def advance(conn: sqlite3.Connection, name: str, expected: int, to: int) -> None
 def all_positions(conn: sqlite3.Connection) -> dict[str, int]:
     conn.execute(TABLE)
     return dict(conn.execute("SELECT name, position FROM reactor_positions"))
-
-
-def clip(conn: sqlite3.Connection, until: int) -> None:
-    """Positions no further than `until` (a copy of the log up to there)."""
-    conn.execute(TABLE)
-    conn.execute("UPDATE reactor_positions SET position = min(position, ?)", (until,))
