@@ -89,6 +89,33 @@ class EventLogSettings(Section, frozen=True):
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
 
 
+class DestinationRule(Section, frozen=True):
+    """How the simulator treats numbers that start with `prefix` (with or without `+`)."""
+
+    prefix: str
+    outcome: Literal["answer", "busy", "no_answer", "reject", "fail"] | None = None
+    ring_seconds: float | None = None
+    talk_seconds: float | None = None
+
+
+class Simulator(Section, frozen=True):
+    seed: int = 1
+    default_registrations: int = 1
+    own_answer_seconds: float = 1.0
+    ring_min_seconds: float = 2.0
+    ring_max_seconds: float = 12.0
+    no_answer_seconds: float = 30.0
+    answer_rate: float = 0.8
+    busy_rate: float = 0.1
+    reject_rate: float = 0.0
+    failure_rate: float = 0.0
+    talk_mean_seconds: float = 90.0
+    talk_min_seconds: float = 5.0
+    talk_max_seconds: float = 3600.0
+    webcalls_per_minute: int = 10
+    destinations: list[DestinationRule] = msgspec.field(default_factory=list)
+
+
 class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """The whole configuration, one typed value passed to `create_app` and the CLI."""
 
@@ -102,6 +129,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     auth: Auth = msgspec.field(default_factory=Auth)
     mail: Mail = msgspec.field(default_factory=Mail)
     eventlog: EventLogSettings = msgspec.field(default_factory=EventLogSettings)
+    simulator: Simulator = msgspec.field(default_factory=Simulator)
 
     @property
     def data_dir(self) -> Path:
