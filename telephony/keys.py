@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .accounts.service import Accounts
     from .api.context import Principal
     from .api.routing import Authenticate
+    from .calls.engine import Calls
     from .clock import Clock
     from .collections.cache import PageCache
     from .config import Settings
@@ -38,6 +39,8 @@ AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
+CALLS: web.AppKey[Calls] = web.AppKey("calls")
+"""The call engine: live calls, the simulator, and what the calls handlers use."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
 
@@ -49,6 +52,7 @@ __all__ = [
     "ACCOUNTS",
     "API_VERSION",
     "AUTHENTICATE",
+    "CALLS",
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",

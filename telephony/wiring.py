@@ -15,14 +15,19 @@ from .accounts.projections import projections as account_projections
 from .accounts.sessions import SessionIndex
 from .api import control
 from .api.routing import Route, listing
-from .calls import idle
+from .calls import handlers as calls_handlers
+from .calls import sms
+from .calls.engine import Calls, CallSimulator, PerMinute
+from .calls.history import FEEDS
+from .calls.live import LiveCalls
 from .collections.cache import PageCache
 from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
 from .documents.references import Table
+from .domain.calls import ENDED, PLACED
 from .eventlog.upcasting import Upcasters
-from .keys import ACCOUNTS, CLOCK, SETTINGS
+from .keys import ACCOUNTS, CALLS, CLOCK, EVENT_LOG, MEMORY, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
@@ -36,9 +41,9 @@ from .registry.routes import registry_routes
 
 def projections() -> list[Projection]:
     documents = [DocumentTable("user")] + [
-        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed) for r in RESOURCES
+        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FEEDS.get(r.kind)) for r in RESOURCES
     ]
-    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)])
+    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ENDED))
     return [*account_projections(), *documents, Blobs(), sequences]
 
 
@@ -49,7 +54,7 @@ def references() -> Table:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset()]
+    return [SessionIndex(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(), LiveCalls()]
 
 
 def fed_kinds() -> dict[str, set[str]]:
@@ -66,7 +71,24 @@ def reactors(app: web.Application) -> list[Reactor]:
     """The reactors that follow the log while the app runs."""
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
     smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK])] if settings.mail.host else []
-    return [*smtp]
+    return [calls_engine(app).simulator, *smtp]
+
+
+def calls_engine(app: web.Application) -> Calls:
+    """The call engine of the app, made once."""
+    if CALLS not in app:
+        settings, clock, live = app[SETTINGS], app[CLOCK], app[MEMORY][LiveCalls]
+        simulator = CallSimulator(live, app[EVENT_LOG], app[SCHEDULER], clock)
+        app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock,
+                           PerMinute(clock, settings.simulator.webcalls_per_minute), _AnyoneRegistered())  # fmt: skip
+    return app[CALLS]
+
+
+class _AnyoneRegistered:
+    def of(self, user_id: int) -> list:
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(user_agent="telephony-softphone/1.0", contact=f"sip:{user_id}@198.51.100.7:5060")]
 
 
 def upcasters() -> Upcasters:
@@ -79,8 +101,7 @@ def projection_set() -> Projections:
 
 def api_routes() -> list[Route]:
     return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *files.ROUTES, *registry_routes(), *statements.ROUTES,
-            *calltracking.ROUTES,
-            *idle.ROUTES]  # fmt: skip
+            *calltracking.ROUTES, *calls_handlers.ROUTES, *sms.ROUTES]  # fmt: skip
 
 
 def control_routes() -> list[Route]:

@@ -1,7 +1,9 @@
 """Id allocation: the highest id ever created per kind, so ids are never reused after a delete.
 
 `sequence.reserved` {kind, last} raises a kind's highest id without a record: an import carries the
-exporting log's, so the ids of records deleted there are not handed out again.
+exporting log's, so the ids of records deleted there are not handed out again. Events of the
+`claiming` types name the ids they take in `claims` {kind: [id, ...]}: a call's events claim the
+ids of the records its history leaves.
 """
 
 from __future__ import annotations
@@ -19,20 +21,30 @@ class Sequences(Projection):
     name = "sequences"
     tables = ("sequences",)
 
-    def __init__(self, kinds: Iterable[str]) -> None:
-        self.handles = frozenset({SEQUENCE_RESERVED, *(f"{kind}.created" for kind in kinds)})
+    def __init__(self, kinds: Iterable[str], claiming: Iterable[str] = ()) -> None:
+        self.claiming = frozenset(claiming)
+        self.handles = frozenset({SEQUENCE_RESERVED, *(f"{kind}.created" for kind in kinds), *self.claiming})
         self._highest: dict[str, int] = {}
+
+    def declaration(self) -> tuple:
+        return (*super().declaration(), tuple(sorted(self.claiming)))
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        if event.type in self.claiming:
+            for kind, ids in (event.data.get("claims") or {}).items():
+                self._claim(conn, kind, max(ids))
+            return
         if event.type == SEQUENCE_RESERVED:
             kind, id_ = event.data["kind"], event.data["last"]
         else:
             kind, id_ = event.type.partition(".")[0], event.data.get("id")
-        if not isinstance(id_, int):
-            return
+        if isinstance(id_, int):
+            self._claim(conn, kind, id_)
+
+    def _claim(self, conn: sqlite3.Connection, kind: str, id_: int) -> None:
         if self.rebuilding:
             if id_ > self._highest.get(kind, 0):
                 self._highest[kind] = id_

@@ -34,7 +34,7 @@ async def test_health_shows_each_reactor_and_a_failing_one_degrades_it_until_it_
     watcher.broken_at = 0
     app = create_app(settings, clock=clock, reactors=[watcher])
     client = await aiohttp_client(app)
-    runner, log = app[REACTORS].runners[0], app[EVENT_LOG]
+    runner, log = next(r for r in app[REACTORS].runners if r.name == "watcher"), app[EVENT_LOG]
     await log.append([happened(1)])
     while runner.state != "failing":
         await asyncio.sleep(0)

@@ -21,7 +21,7 @@ from .callmeback import (
     CallMeBackVisitor,
     CallMeBackWebsite,
 )
-from .calls import CallLabel, CallLabelCreate, Webcall
+from .calls import CallLabel, CallLabelCreate, LiveCall, Webcall
 from .customer import (
     QueueGroup,
     QueueGroupCreate,
@@ -88,6 +88,7 @@ __all__ = [
     "Fax",
     "Frequency",
     "Ivr",
+    "LiveCall",
     "IvrCreate",
     "MediaSession",
     "Monitor",

@@ -33,3 +33,44 @@ class Webcall(Resource):
     to_charge: float | None = None
     to_duration: Seconds | None = None
     to_rate: float | None = None
+    live_id: int | None = None
+    """The live call that bridges the two numbers (not in the spec's model: how a client finds it)."""
+
+
+class LiveCall(msgspec.Struct, kw_only=True):
+    """A call while it lives: the spec's LiveCall, `state` as its name and times as epoch integers
+    (real-platform.md), with the labels and action link PATCH sets."""
+
+    id: int
+    clid: str | None = None
+    connected_at: int | None = None
+    context: str | None = None
+    destination: int | None = None
+    dst: str | None = None
+    dst_call_id: str | None = None
+    dst_codec: str | None = None
+    dst_connection: float | None = None
+    dst_contact: str | None = None
+    dst_id: str | None = None
+    dst_name: str | None = None
+    dst_rate: float | None = None
+    dst_ua: str | None = None
+    duration: int | None = None
+    min_charge: float | None = None
+    monitor_state: int | None = None
+    parent_id: int | None = None
+    queue_state: str | None = None
+    referred_by: str | None = None
+    src: str | None = None
+    src_call_id: str | None = None
+    src_codec: str | None = None
+    src_contact: str | None = None
+    src_id: str | None = None
+    src_name: str | None = None
+    src_rate: float | None = None
+    src_ua: str | None = None
+    start_time: int | None = None
+    state: str | None = None
+    labels: list[int] = msgspec.field(default_factory=list)
+    action_url: str | None = None
+    action_text: str | None = None

@@ -1,0 +1,149 @@
+"""Call decisions for the writer: fold the call's stream, ask the rules, record what they say.
+
+Each function builds a decision the writer runs inside its transaction. The call is folded from
+its stream there, so commands from the API and steps of the simulator are taken one after another
+on the state as it is. A call's ending claims the ids of the records its history leaves (CDR,
+recording, a media session and its record per leg that answered) and carries the final state those
+records are drawn from (`calls.history`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ..domain import calls as rules
+from ..domain.calls import Call, Event, Party, Plan
+from ..domain.errors import Unknown
+from ..eventlog import Decision, NewEvent, store
+from ..projections.sequences import next_id
+
+FIRST_CALL_ID = 1
+Planner = Callable[[int, str | None, str | None], Plan]
+"""(call id, destination number, forced outcome) -> the simulator's plan for the call."""
+Command = Callable[[Call], list[Event]]
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A call to place, its parties resolved by the handler."""
+
+    customer_id: int
+    user_id: int | None
+    kind: str
+    first: str
+    src: Party
+    dst: Party
+    clid: str | None
+    context: str
+    destination: str
+    record: bool = False
+    outcome: str | None = None
+    web: bool = False
+
+
+def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
+    call = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id)))
+    if call.state is None or call.customer_id != customer_id:
+        raise Unknown(f"Call {call_id} not found")
+    return call
+
+
+def place(placing: Placing, planner: Planner, at: float) -> Decision[Call]:
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+        call_id = next_id(conn, "call", FIRST_CALL_ID)
+        claims = {"call": [call_id]}
+        webcall_id = next_id(conn, "webcall") if placing.web else None
+        if webcall_id is not None:
+            claims["webcall"] = [webcall_id]
+        plan = planner(call_id, placing.dst.number, placing.outcome)
+        placed = {
+            "customer_id": placing.customer_id,
+            "user_id": placing.user_id,
+            "kind": placing.kind,
+            "first": placing.first,
+            "src": _builtins(placing.src),
+            "dst": _builtins(placing.dst),
+            "clid": placing.clid,
+            "context": placing.context,
+            "destination": placing.destination,
+            "record": placing.record,
+            "plan": _builtins(plan),
+            "webcall_id": webcall_id,
+            "claims": claims,
+        }
+        events = rules.place(call_id, at, placed, accepted=True)
+        return _recorded(conn, Call(id=call_id), events)
+
+    return Decision(decide)
+
+
+def control(call_id: int, customer_id: int, command: Command) -> Decision[Call]:
+    """Run a command on a customer's call (404 for anyone else's)."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+        call = call_of(conn, call_id, customer_id)
+        return _recorded(conn, call, command(call))
+
+    return Decision(decide)
+
+
+def transfer(call_id: int, customer_id: int, to: Party, planner: Planner, at: float) -> Decision[tuple[Call, Call]]:
+    """Blind transfer: the call ends and a child call takes its remote side on to `to`."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call]]:
+        call = call_of(conn, call_id, customer_id)
+        child_id = next_id(conn, "call", FIRST_CALL_ID)
+        own, child_events = rules.transfer(call, at, to, child_id, planner(child_id, to.number, None))
+        child_events[0][1]["claims"] = {"call": [child_id]}
+        events, after = _recorded(conn, call, own)
+        more, child = _recorded(conn, Call(id=child_id), child_events)
+        return events + more, (after, child)
+
+    return Decision(decide)
+
+
+def step(call_id: int, at: float) -> Decision[Call | None]:
+    """The simulator's next step of a call, when it is due at `at` (nothing when the call moved on)."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
+        call = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id)))
+        due = rules.next_step(call)
+        if due is None or due.due > at + 1e-6:
+            return [], call
+        return _recorded(conn, call, rules.take(call, due, at))
+
+    return Decision(decide)
+
+
+def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event]) -> tuple[list[NewEvent], Call]:
+    """The events on the call's stream at the versions after the folded one, an ending with its
+    history's ids and final state; and the call after them."""
+    new = []
+    for type_, data in events:
+        if type_ == rules.ENDED:
+            data = _with_history(conn, call, data)
+        new.append(NewEvent(stream=rules.stream_of(call.id), type=type_, data=data, expected_version=call.version))
+        call = rules.evolve(call, type_, data)
+    return new, call
+
+
+def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    final = rules.evolve(call, rules.ENDED, data)
+    legs = [leg for leg in ("src", "dst") if final.answered_at(leg) is not None]
+    records: dict[str, Any] = {"cdr": next_id(conn, "cdr")}
+    if final.recording_started_at is not None:
+        records["monitor"] = next_id(conn, "monitor")
+    first_msdr, first_session = next_id(conn, "msdr"), next_id(conn, "mediasession")
+    records["msdr"] = {leg: first_msdr + n for n, leg in enumerate(legs)}
+    records["mediasession"] = {leg: first_session + n for n, leg in enumerate(legs)}
+    claims = {kind: ([ids] if isinstance(ids, int) else list(ids.values())) for kind, ids in records.items()}
+    return {**data, "records": records, "claims": {k: v for k, v in claims.items() if v}, "final": _builtins(final)}
+
+
+def _builtins(value: Any) -> Any:
+    return msgspec.to_builtins(value)

@@ -1,0 +1,137 @@
+"""The call engine: the simulator that drives live calls in clock time, and what the handlers use.
+
+The simulator is a reactor: on every call event it sets the call's one timer (`call:<id>`) at the
+due time of its next step, from the live-calls projection; when the timer falls due it takes the
+step in a decision on the call's folded stream, which records nothing when the call has moved on.
+Timers are derived from the live calls at every start, so a call that was live when the server
+stopped goes on where it was: a step that fell due meanwhile is taken at once, at the clock time
+of the start. A step's job also sets the following timer itself before it returns, so moving the
+clock runs every due step of every call in time order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..clock import Clock
+from ..config import Simulator
+from ..domain import calls as rules
+from ..domain.calls import Call, Plan
+from ..domain.errors import Invalid
+from ..eventlog import EventLog, Metadata, RecordedEvent
+from ..reactors.reactor import Reaction, Reactor
+from ..reactors.scheduler import Job, Scheduler
+from . import decisions
+from .live import LiveCalls
+from .parties import Registrations
+
+SIMULATOR = Metadata(source="simulator")
+RATE_EXCEEDED = "Maximum per minute call rate exceeded"
+
+
+class CallSimulator(Reactor):
+    name = "call-simulator"
+    handles = rules.CALL_TYPES
+
+    def __init__(self, live: LiveCalls, event_log: EventLog, scheduler: Scheduler, clock: Clock) -> None:
+        self._live = live
+        self._log = event_log
+        self._scheduler = scheduler
+        self._clock = clock
+        scheduler.derive(self._timers)
+
+    async def react(self, event: RecordedEvent) -> Reaction:
+        self.follow(event.data["id"])
+        return None
+
+    def follow(self, call_id: int) -> None:
+        """Set (or drop) the timer of a call's next step, from its live state."""
+        key = _key(call_id)
+        call = self._live.calls.get(call_id)
+        step = rules.next_step(call) if call is not None else None
+        if step is None:
+            self._scheduler.cancel(key)
+        elif self._scheduler.due(key) != step.due:
+            self._scheduler.at(step.due, key, self._job(call_id))
+
+    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+        for call in self._live.calls.values():
+            if (step := rules.next_step(call)) is not None:
+                yield step.due, _key(call.id), self._job(call.id)
+
+    def _job(self, call_id: int) -> Job:
+        async def take_step() -> None:
+            await self._log.transact(decisions.step(call_id, self._clock.time()), SIMULATOR)
+            self.follow(call_id)
+
+        return take_step
+
+
+def _key(call_id: int) -> str:
+    return f"call:{call_id}"
+
+
+@dataclass
+class PerMinute:
+    """At most `limit` starts per customer in any 60 seconds of clock time."""
+
+    clock: Clock
+    limit: int
+    _starts: dict[int, deque[float]] = field(default_factory=dict)
+
+    def take(self, customer_id: int) -> None:
+        now = self.clock.time()
+        starts = self._starts.setdefault(customer_id, deque())
+        while starts and starts[0] <= now - 60:
+            starts.popleft()
+        if len(starts) >= self.limit:
+            raise Invalid(RATE_EXCEEDED)
+        starts.append(now)
+
+
+@dataclass
+class Calls:
+    """What the calls handlers use: the live calls, the simulator, the log and the clock."""
+
+    settings: Simulator
+    live: LiveCalls
+    simulator: CallSimulator
+    event_log: EventLog
+    clock: Clock
+    webcalls: PerMinute
+    registrations: Registrations
+
+    def plan(self, call_id: int, number: str | None, outcome: str | None) -> Plan:
+        return rules.draw_plan(self.settings, call_id, number, outcome=outcome)
+
+    async def place(self, placing: decisions.Placing, meta: Metadata) -> Call:
+        decision = decisions.place(placing, self.plan, self.clock.time())
+        await self.event_log.transact(decision, meta)
+        self.simulator.follow(decision.result.id)
+        return decision.result
+
+    async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata) -> Call:
+        decision = decisions.control(call_id, customer_id, command)
+        await self.event_log.transact(decision, meta)
+        self.simulator.follow(call_id)
+        return decision.result
+
+    async def transfer(self, call_id: int, customer_id: int, to: rules.Party, meta: Metadata) -> tuple[Call, Call]:
+        decision = decisions.transfer(call_id, customer_id, to, self.plan, self.clock.time())
+        await self.event_log.transact(decision, meta)
+        old, child = decision.result
+        self.simulator.follow(old.id)
+        self.simulator.follow(child.id)
+        return old, child
+
+    async def events(self, call_id: int, customer_id: int) -> list[tuple[str, dict]] | None:
+        """A customer's call's events as (type, data), live or ended; None for anyone else's."""
+        recorded = await self.event_log.read_stream(rules.stream_of(call_id))
+        if not recorded or recorded[0].data.get("customer_id") != customer_id:
+            return None
+        return [(event.type, event.data) for event in recorded]
+
+    async def known(self, call_id: int, customer_id: int) -> bool:
+        return self.live.get(call_id, customer_id) is not None or await self.events(call_id, customer_id) is not None

@@ -1,0 +1,271 @@
+"""The calls module over HTTP: live calls, placing them, and controlling them while they live.
+
+`GET /calls`, `/calls/{id}` and `/users/{id}/calls` show live calls only: a call is gone from them
+at hangup and its id is then a 404. A command the call's state refuses is a 400 naming the state.
+`PATCH /calls/{id}` answers 200 with the LiveCall (the spec documents 301, which HTTP clients
+would follow as a redirect; real clients accept 200).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+import msgspec
+from aiohttp import web
+
+from ..api.context import authorize, meta_of
+from ..api.errors import BadRequest, NotFound
+from ..api.responses import collection, single
+from ..api.routing import Route
+from ..api.shapes import Shape
+from ..api.wire import read_json
+from ..collections.query import parse
+from ..documents import reads
+from ..domain import calls as rules
+from ..domain.calls import Call, Event
+from ..domain.schemas import LiveCall, Monitor, Webcall
+from ..domain.types import E164
+from ..keys import CALLS, READER, SETTINGS
+from . import parties, renditions
+from .decisions import Placing
+from .live import live_call
+
+Destination = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$", description="an E.164 number or an extension of 2 to 6 digits"
+    ),
+]
+Text = Annotated[str, msgspec.Meta(max_length=2048)]
+
+
+class PlaceCall(msgspec.Struct, kw_only=True):
+    to: Destination
+    caller_id: str | None = None
+    from_: int | str | None = msgspec.field(default=None, name="from")
+
+
+class PlaceWebcall(msgspec.Struct, kw_only=True):
+    from_: E164 = msgspec.field(name="from")
+    to: Destination
+
+
+class PlaceLeadcall(msgspec.Struct, kw_only=True):
+    to: Destination
+    caller_id: str | None = None
+    tts: Text | None = None
+
+
+class PatchCall(msgspec.Struct, kw_only=True):
+    state: str | None = None
+    dst: Destination | None = None
+    labels: list[int] | None = None
+    action_url: Text | None = None
+    action_text: Text | None = None
+    monitor_state: str | None = None
+
+
+STATES: dict[str, Callable[[Call, float], list[Event]]] = {
+    "answer": rules.answer, "hold": rules.hold, "ON_HOLD": rules.hold, "unhold": rules.unhold,
+    "resume": rules.unhold, "hangup": rules.hang_up, "HANGUP": rules.hang_up,
+    "CONNECTED": lambda call, at: (rules.unhold if call.state == "ON_HOLD" else rules.answer)(call, at),
+}  # fmt: skip
+"""The `state` values PATCH accepts (case as written) and what each does."""
+
+
+def _registrations(request: web.Request) -> parties.Registrations:
+    return request.app[CALLS].registrations
+
+
+def _call_id(request: web.Request) -> int:
+    return int(request.match_info["id"])
+
+
+def _page(request: web.Request, calls: list[Call]) -> web.Response:
+    api = request.app[SETTINGS].api
+    q = parse(request.query, {}, default_limit=api.default_page_size, max_limit=api.max_page_size)
+    now = request.app[CALLS].clock.time()
+    return collection([live_call(c, now) for c in calls[q.offset : q.offset + q.limit]], len(calls))
+
+
+async def list_calls(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=False)
+    return _page(request, request.app[CALLS].live.of_customer(who.customer_id))
+
+
+async def list_user_calls(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=False)
+    user_id = _call_id(request)
+    if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
+        raise NotFound(f"users {user_id} not found")
+    return _page(request, request.app[CALLS].live.of_customer(who.customer_id, user_id))
+
+
+def _live(request: web.Request, customer_id: int) -> Call:
+    call = request.app[CALLS].live.get(_call_id(request), customer_id)
+    if call is None:
+        raise NotFound(f"Call {_call_id(request)} not found")
+    return call
+
+
+async def get_call(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=False)
+    call = _live(request, who.customer_id)
+    return single(request, live_call(call, request.app[CALLS].clock.time()), f"/calls/{call.id}")
+
+
+async def _originator(request: web.Request, customer_id: int, user_id: int, given: int | str | None) -> dict:
+    if given is not None:
+        if not str(given).isdigit():
+            raise BadRequest.field("from", "This value must be the id of a user.")
+        user_id = int(given)
+    return await parties.user_of(request.app[READER], user_id, customer_id)
+
+
+async def place_call(request: web.Request) -> web.Response:
+    """Click-to-call: the user's own client rings first, then the destination."""
+    who = authorize(request, "calls", write=True)
+    body = await read_json(request, PlaceCall)
+    reader, registrations = request.app[READER], _registrations(request)
+    user = await _originator(request, who.customer_id, who.user_id, body.from_)
+    src = parties.user_party(user, registrations, required=True)
+    clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
+    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, registrations)
+    placing = Placing(who.customer_id, user["id"], "click", "src", src, dst, clid, context, "out",
+                      record=parties.records(user, "out", context), outcome=outcome)  # fmt: skip
+    return await _placed(request, placing)
+
+
+async def place_leadcall(request: web.Request) -> web.Response:
+    """A lead call: the destination is called first (and hears `tts`), then the user."""
+    who = authorize(request, "calls", write=True)
+    body = await read_json(request, PlaceLeadcall)
+    reader, registrations = request.app[READER], _registrations(request)
+    user = await parties.user_of(reader, who.user_id, who.customer_id)
+    src = parties.user_party(user, registrations, required=True)
+    clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
+    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, registrations)
+    placing = Placing(who.customer_id, user["id"], "lead", "dst", src, dst, clid, context, "out",
+                      record=parties.records(user, "out", context), outcome=outcome)  # fmt: skip
+    return await _placed(request, placing)
+
+
+async def _placed(request: web.Request, placing: Placing) -> web.Response:
+    call = await request.app[CALLS].place(placing, meta_of(request))
+    return single(request, live_call(call, call.placed_at), f"/calls/{call.id}", status=201)
+
+
+async def place_webcall(request: web.Request) -> web.Response:
+    """A web call bridges two numbers: `from` is called first, then `to`."""
+    who = authorize(request, "calls", write=True)
+    body = await read_json(request, PlaceWebcall)
+    calls, reader = request.app[CALLS], request.app[READER]
+    calls.webcalls.take(who.customer_id)
+    src = rules.Party(number=parties.e164(body.from_), ua=parties.NETWORK_UA, codec=parties.NETWORK_CODEC)
+    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
+    placing = Placing(who.customer_id, who.user_id, "web", "src", src, dst, src.number, context, "webcall",
+                      outcome=outcome, web=True)  # fmt: skip
+    call = await calls.place(placing, meta_of(request))
+    record = await reads.body(reader, "webcall", call.webcall_id, who.customer_id)
+    return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
+
+
+def _commands(body: PatchCall, at: float, valid_labels: set[int]) -> Callable[[Call], list[Event]]:
+    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
+    if body.state is not None and body.state not in STATES:
+        raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
+    if body.monitor_state is not None and body.monitor_state not in rules.MONITOR_COMMANDS:
+        raise BadRequest.field("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}.")
+    if body.labels is not None and (unknown := set(body.labels) - valid_labels):
+        raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
+
+    def command(call: Call) -> list[Event]:
+        events: list[Event] = []
+        steps: list[Callable[[Call], list[Event]]] = []
+        if body.labels is not None:
+            steps.append(lambda c: rules.label(c, at, body.labels or []))
+        if body.action_url is not None or body.action_text is not None:
+            steps.append(lambda c: rules.set_action(c, at, body.action_url, body.action_text))
+        if body.monitor_state is not None:
+            steps.append(lambda c: rules.monitor(c, at, body.monitor_state or ""))
+        if body.state is not None:
+            steps.append(lambda c: STATES[body.state or ""](c, at))
+        for step in steps:
+            taken = step(call)
+            for type_, data in taken:
+                call = rules.evolve(call, type_, data)
+            events += taken
+        return events
+
+    return command
+
+
+async def patch_call(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=True)
+    body = await read_json(request, PatchCall)
+    calls, call_id = request.app[CALLS], _call_id(request)
+    labels = await _labels(request, who.customer_id, body.labels)
+    meta = meta_of(request)
+    call = await calls.control(call_id, who.customer_id, _commands(body, calls.clock.time(), labels), meta)
+    if body.dst is not None:
+        reader = request.app[READER]
+        to, _outcome, _context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        call, _child = await calls.transfer(call_id, who.customer_id, to, meta)
+    return single(request, live_call(call, calls.clock.time()), f"/calls/{call.id}")
+
+
+async def _labels(request: web.Request, customer_id: int, labels: list[int] | None) -> set[int]:
+    if not labels:
+        return set()
+    found = await reads.bodies(request.app[READER], "calllabel", labels, customer_id)
+    return set(found)
+
+
+async def hang_up(request: web.Request) -> web.Response:
+    who = authorize(request, "calls", write=True)
+    calls = request.app[CALLS]
+    await calls.control(_call_id(request), who.customer_id, lambda c: rules.hang_up(c, calls.clock.time()),
+                        meta_of(request))  # fmt: skip
+    return web.Response(status=204)
+
+
+async def call_monitors(request: web.Request) -> web.Response:
+    """The recordings a call has left (a live call's recording is listed once the call ends)."""
+    who = authorize(request, "calls", write=False)
+    call_id = _call_id(request)
+    if not await request.app[CALLS].known(call_id, who.customer_id):
+        raise NotFound(f"Call {call_id} not found")
+    found = reads.each_with(request.app[READER], "monitor", who.customer_id, "live_id", call_id)
+    return collection([msgspec.json.decode(body) async for body in found])
+
+
+async def call_trace(request: web.Request) -> web.StreamResponse:
+    """The SIP dialogue of a call so far, as text."""
+    who = authorize(request, "calls", write=False)
+    call_id = _call_id(request)
+    events = await request.app[CALLS].events(call_id, who.customer_id)
+    if events is None:
+        raise NotFound(f"Call {call_id} not found")
+    return web.Response(text=renditions.trace(events), content_type="text/plain")
+
+
+def _placing(body: type, answer: type | None = None) -> Shape:
+    return Shape(answer, status=201, body=body, errors=(400, 412), tag="calls")
+
+
+CALL = r"/calls/{id:\d+}"
+LIVE_CALLS = Shape(LiveCall, "list", tag="calls")
+ROUTES = [
+    Route("GET", "/calls", list_calls, shape=LIVE_CALLS),
+    Route("POST", "/calls", place_call, shape=_placing(PlaceCall, LiveCall)),
+    Route("GET", CALL, get_call, shape=Shape(LiveCall, errors=(404,), tag="calls")),
+    Route("PATCH", CALL, patch_call, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
+    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(400, 404), tag="calls")),
+    Route("GET", CALL + "/trace", call_trace,
+          shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
+    Route("GET", CALL + "/monitors", call_monitors, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
+    Route("POST", "/webcalls", place_webcall, shape=_placing(PlaceWebcall, Webcall)),
+    Route("POST", "/leadcalls", place_leadcall, shape=_placing(PlaceLeadcall, LiveCall)),
+    Route("GET", r"/users/{id:\d+}/calls", list_user_calls, shape=LIVE_CALLS),
+]  # fmt: skip

@@ -1,0 +1,141 @@
+"""The history a call leaves: CDR, recording, media sessions and their records, web call records.
+
+Each is a document table fed by call events (`DocumentTable(feeds=...)`): a call's ending carries
+its final state and the ids its records take, and these functions draw the records from them, so a
+replay gives the same history byte for byte. Times are the call's clock times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from ..clock import wire_time
+from ..documents.projection import Change, patch, put
+from ..domain import calls as rules
+from ..domain.calls import Call
+from ..eventlog import RecordedEvent
+from ..media import mp3
+
+CDR_TYPES = {"in": "I", "out": "O", "webcall": "O", "callmeback": "O"}
+
+
+def _final(event: RecordedEvent) -> tuple[Call, dict[str, Any]]:
+    return msgspec.convert(event.data["final"], Call), event.data["records"]
+
+
+def _seconds(start: float | None, end: float | None) -> int:
+    return 0 if start is None or end is None else max(0, round(end - start))
+
+
+def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
+    src, dst = call.src, call.dst
+    answered = call.connected_at is not None
+    kind = CDR_TYPES.get(call.destination, "O")
+    if kind == "I" and not answered:
+        kind = "M"
+    return {
+        "id": cdr_id, "duration": _seconds(call.placed_at, call.ended_at), "live_id": call.id,
+        "parent_live_id": call.parent_id, "user_id": call.user_id, "sip_endpoint_id": None, "server_id": 1,
+        "type": kind, "calldate": wire_time(call.placed_at), "clid": call.clid, "src_id": src.id, "dst_id": dst.id,
+        "src": src.number, "dst": dst.number, "src_name": src.name, "dst_name": dst.name, "src_ua": src.ua,
+        "dst_ua": dst.ua, "src_codec": src.codec, "dst_codec": dst.codec,
+        "billsec": _seconds(call.connected_at, call.ended_at), "disposition": call.disposition,
+        "destination": call.destination, "context": call.context, "rate": 0.0, "charge": 0.0, "t_cause": call.cause,
+        "info": None, "call_id": None,
+    }  # fmt: skip
+
+
+def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
+    duration = round(call.recorded_seconds)
+    return {
+        "id": monitor_id, "called": call.dst.number, "caller": call.src.number, "context": call.context,
+        "dst_id": call.dst.id, "dst_name": call.dst.name, "duration": duration, "live_id": call.id,
+        "sentiment": None, "sip_endpoint_id": None, "size": mp3.size_for(duration), "src_id": call.src.id,
+        "summary": None, "timestamp": wire_time(call.recording_started_at or call.placed_at), "transcript": None,
+        "type": CDR_TYPES.get(call.destination, "O"), "user_id": call.user_id,
+    }  # fmt: skip
+
+
+def sip_call_id(call_id: int, leg: str) -> str:
+    """The SIP Call-ID of one leg of a call: what media records and traces name it by."""
+    return f"{call_id}-{leg}@telephony"
+
+
+def _leg(call: Call, leg: str) -> tuple[Any, Any, int]:
+    party, remote = call.party(leg), call.party(rules.other(leg))
+    return party, remote, _seconds(call.answered_at(leg), call.ended_at)
+
+
+def msdr(call: Call, leg: str, msdr_id: int, session_id: int) -> dict[str, Any]:
+    party, remote, duration = _leg(call, leg)
+    return {
+        "id": msdr_id, "call_id": sip_call_id(call.id, leg), "created_at": wire_time(call.answered_at(leg) or 0),
+        "dst": remote.number, "dst_id": remote.id, "dst_ua": remote.ua, "duration": duration,
+        "media_session_id": session_id, "src": party.number, "src_id": party.id, "src_ua": party.ua,
+        "t_cause": call.cause, "type": "audio", "user_id": call.user_id,
+    }  # fmt: skip
+
+
+def media_session(call: Call, leg: str, session_id: int) -> dict[str, Any]:
+    party, remote, duration = _leg(call, leg)
+    return {
+        "id": session_id, "call_id": sip_call_id(call.id, leg), "created_at": wire_time(call.answered_at(leg) or 0),
+        "dst_id": remote.id, "dst_ua": remote.ua, "duration": duration, "src_id": party.id, "src_ua": party.ua,
+        "status": "HANGUP", "type": "audio", "updated_at": wire_time(call.ended_at or 0), "user": call.user_id,
+    }  # fmt: skip
+
+
+# --- feeds -------------------------------------------------------------------------------------------
+
+
+def cdrs(event: RecordedEvent) -> Iterable[Change]:
+    call, records = _final(event)
+    yield put(records["cdr"], call.customer_id, cdr(call, records["cdr"]))
+
+
+def monitors(event: RecordedEvent) -> Iterable[Change]:
+    call, records = _final(event)
+    if "monitor" in records:
+        yield put(records["monitor"], call.customer_id, monitor(call, records["monitor"]))
+
+
+def msdrs(event: RecordedEvent) -> Iterable[Change]:
+    call, records = _final(event)
+    for leg, msdr_id in records["msdr"].items():
+        yield put(msdr_id, call.customer_id, msdr(call, leg, msdr_id, records["mediasession"][leg]))
+
+
+def media_sessions(event: RecordedEvent) -> Iterable[Change]:
+    call, records = _final(event)
+    for leg, session_id in records["mediasession"].items():
+        yield put(session_id, call.customer_id, media_session(call, leg, session_id))
+
+
+def webcalls(event: RecordedEvent) -> Iterable[Change]:
+    """A web call's record is made when it is placed and gets its legs' durations when it ends."""
+    data = event.data
+    if event.type == rules.PLACED:
+        if (webcall_id := data.get("webcall_id")) is not None:
+            yield put(webcall_id, data["customer_id"], {
+                "id": webcall_id, "calldate": wire_time(data["at"]), "charge": 0.0, "from": data["src"].get("number"),
+                "from_charge": 0.0, "from_duration": 0, "from_rate": 0.0, "to": data["dst"].get("number"),
+                "to_charge": 0.0, "to_duration": 0, "to_rate": 0.0, "live_id": data["id"],
+            })  # fmt: skip
+        return
+    call = msgspec.convert(data["final"], Call)
+    if call.kind == "web" and call.webcall_id is not None:
+        yield patch(call.webcall_id, {"from_duration": _seconds(call.src_answered_at, call.ended_at),
+                                      "to_duration": _seconds(call.dst_answered_at, call.ended_at)})  # fmt: skip
+
+
+FEEDS = {
+    "cdr": {rules.ENDED: cdrs},
+    "monitor": {rules.ENDED: monitors},
+    "msdr": {rules.ENDED: msdrs},
+    "mediasession": {rules.ENDED: media_sessions},
+    "webcall": {rules.PLACED: webcalls, rules.ENDED: webcalls},
+}
+"""The history kinds' feeds: the call events each document table is made from, besides its own."""

@@ -1,0 +1,101 @@
+"""Who a call is between: the originating user, the number it presents, and where it goes.
+
+Numbers are the same with or without `+`; a destination of 2 to 6 digits is the extension of a
+user of the same customer. A user's SIP client (its first registration) gives its side of the
+call a user agent and contact; a user with none cannot be rung.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+from ..api.errors import BadRequest, PreconditionFailed
+from ..documents import reads
+from ..documents.reader import Reader
+from ..domain.calls import Party
+
+NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
+EXTENSION = re.compile(r"^[0-9]{2,6}$")
+CLIENT_CODEC = "G722"
+NETWORK_CODEC = "PCMA"
+NETWORK_UA = "telephony-gateway"
+
+
+class Client(Protocol):
+    """A registered SIP client of a user."""
+
+    @property
+    def user_agent(self) -> str | None: ...
+
+    @property
+    def contact(self) -> str | None: ...
+
+
+class Registrations(Protocol):
+    def of(self, user_id: int) -> Sequence[Client]: ...
+
+
+def e164(number: str) -> str:
+    return "+" + number.lstrip("+")
+
+
+def display_name(user: dict[str, Any]) -> str | None:
+    return " ".join(p for p in (user.get("first_name"), user.get("last_name")) if p) or None
+
+
+async def user_of(reader: Reader, user_id: int, customer_id: int, field: str = "from") -> dict[str, Any]:
+    body = await reads.body(reader, "user", user_id, customer_id)
+    if body is None:
+        raise BadRequest.field(field, f"User {user_id} is not a user of your account")
+    return msgspec.json.decode(body)
+
+
+def user_party(user: dict[str, Any], registrations: Registrations, *, required: bool) -> Party:
+    """A user's side of a call, through its first registered client; 412 when `required` and none."""
+    clients = registrations.of(user["id"])
+    if required and not clients:
+        raise PreconditionFailed(NO_CLIENTS)
+    client = clients[0] if clients else None
+    return Party(number=user.get("ext") or str(user["id"]), id=str(user["id"]), name=display_name(user),
+                 ua=client.user_agent if client else None, contact=client.contact if client else None,
+                 codec=CLIENT_CODEC, user_id=user["id"])  # fmt: skip
+
+
+async def caller_id(reader: Reader, customer_id: int, requested: str | None, user: dict[str, Any]) -> str | None:
+    """The number a call presents: `anonymous`, a number the customer owns, or the user's own."""
+    if requested is None:
+        number = user.get("cli") or user.get("ext")
+    elif requested.lower() == "anonymous":
+        return "anonymous"
+    else:
+        number = e164(requested) if re.fullmatch(r"\+?[1-9][0-9]{6,14}", requested) else None
+        if number is None or await reads.body(reader, "ddi", number, customer_id) is None:
+            raise BadRequest.field("caller_id", "The caller ID must be a number of your account or 'anonymous'.")
+    name = display_name(user)
+    return f'"{name}" <{number}>' if name and number else number
+
+
+async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations
+                      ) -> tuple[Party, str | None, str]:  # fmt: skip
+    """The party a call reaches, an outcome forced by what it is (an extension nobody has, a user with
+    no client), and the call's context."""
+    if not EXTENSION.match(to):
+        return Party(number=e164(to), ua=NETWORK_UA, codec=NETWORK_CODEC), None, "PSTN_CALL"
+    found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)
+    if not found:
+        return Party(number=to), "unallocated", "USER_LOCAL"
+    user = msgspec.json.decode(next(iter(found.values())))
+    party = user_party(user, registrations, required=False)
+    return party, (None if party.contact else "unavailable"), "USER_LOCAL"
+
+
+def records(user: dict[str, Any], direction: str, context: str) -> bool:
+    """Whether the user's `monitor` setting records a call of this direction (A all, I in, O out)."""
+    if not user.get("rec_allowed", True) or (context == "USER_LOCAL" and user.get("rec_never_internal")):
+        return False
+    setting = user.get("monitor") or "N"
+    return setting == "A" or (setting == "O" and direction == "out") or (setting == "I" and direction == "in")

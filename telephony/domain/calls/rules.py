@@ -1,0 +1,176 @@
+"""What may be done to a call, as pure decisions: a command and the call's state give its events.
+
+A command the transition table refuses is `Invalid`, naming the call's state, so the API answers 400.
+Each function returns the events as `(type, data)` pairs; the caller records them on the call's
+stream at the version the state was folded at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ..errors import Invalid
+from .state import (
+    ACTION_SET,
+    ANSWERED,
+    ENDED,
+    HELD,
+    LABELLED,
+    LIVE,
+    PLACED,
+    RANG,
+    RECORDING_PAUSED,
+    RECORDING_RESUMED,
+    RECORDING_STARTED,
+    RESUMED,
+    TALKING,
+    TRANSFERRED,
+    TRANSITIONS,
+    Call,
+    Party,
+    Plan,
+    evolve,
+    other,
+)
+
+Event = tuple[str, dict[str, Any]]
+
+CAUSES: Mapping[str, str] = {
+    "answer": "normal clearing",
+    "busy": "user busy",
+    "reject": "call rejected",
+    "no_answer": "no answer",
+    "fail": "temporary failure",
+    "unallocated": "unallocated number",
+    "unavailable": "no user responding",
+}
+"""The cause a destination's outcome ends a call with (Q.850 names, as the platform's `t_cause`)."""
+DISPOSITIONS: Mapping[str, str] = {
+    "user busy": "BUSY",
+    "call rejected": "BUSY",
+    "no answer": "NO_ANSWER",
+    "originator cancel": "NO_ANSWER",
+    "no user responding": "NO_ANSWER",
+    "temporary failure": "FAILED",
+    "unallocated number": "FAILED",
+    "voicemail": "VM",
+}
+"""A CDR's disposition by cause; any other cause keeps the state the call ended in."""
+RINGS = frozenset({"answer", "no_answer"})
+"""Outcomes whose destination rings; the others answer the INVITE with a failure at once."""
+
+
+def refuse(call: Call, doing: str) -> Invalid:
+    return Invalid.field("state", f"Call {call.id} is {call.state or 'unknown'}: it cannot {doing}.")
+
+
+def _check(call: Call, type_: str, doing: str) -> None:
+    if call.state not in TRANSITIONS[type_]:
+        raise refuse(call, doing)
+
+
+def disposition(call: Call, cause: str) -> str:
+    if cause in DISPOSITIONS:
+        return DISPOSITIONS[cause]
+    return call.state if call.state in TALKING else "NO_ANSWER"
+
+
+def place(call_id: int, at: float, placed: Mapping[str, Any], *, accepted: bool) -> list[Event]:
+    """A new call: placed, accepted (calls started through the API), and its first leg reached."""
+    data = {"id": call_id, "at": at, **placed}
+    events: list[Event] = [(PLACED, data)]
+    if accepted:
+        events.append(("call.accepted", {"id": call_id, "at": at}))
+    return events + reach(evolve(Call(id=call_id), PLACED, data), data["first"], at)
+
+
+def reach(call: Call, leg: str, at: float) -> list[Event]:
+    """The platform reaches a leg: its client rings, unless the destination fails it at once."""
+    if leg == "dst" and call.plan.outcome not in RINGS:
+        return []
+    return [(RANG, {"id": call.id, "at": at, "leg": leg})]
+
+
+def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
+    """The leg being reached (or `leg`) answers; the other is reached next, or the call connects."""
+    _check(call, ANSWERED, "be answered")
+    leg = leg or call.reaching
+    if leg is None or call.answered_at(leg) is not None:
+        raise refuse(call, "be answered")
+    events: list[Event] = [(ANSWERED, {"id": call.id, "at": at, "leg": leg})]
+    if call.answered_at(other(leg)) is None:
+        return events + reach(evolve(call, *events[0]), other(leg), at)
+    if call.record:
+        events.append((RECORDING_STARTED, {"id": call.id, "at": at}))
+    return events
+
+
+def hold(call: Call, at: float) -> list[Event]:
+    _check(call, HELD, "be put on hold")
+    return [(HELD, {"id": call.id, "at": at})]
+
+
+def unhold(call: Call, at: float) -> list[Event]:
+    _check(call, RESUMED, "be taken off hold")
+    return [(RESUMED, {"id": call.id, "at": at})]
+
+
+def end(call: Call, at: float, cause: str, by: str | None) -> list[Event]:
+    if call.state not in LIVE:
+        raise refuse(call, "be hung up")
+    data = {"id": call.id, "at": at, "cause": cause, "disposition": disposition(call, cause), "by": by,
+            "leg": call.reaching}  # fmt: skip
+    return [(ENDED, data)]
+
+
+def hang_up(call: Call, at: float, by: str = "src") -> list[Event]:
+    """A side hangs up: normal clearing once connected, the originator's cancel before."""
+    return end(call, at, "normal clearing" if call.state in TALKING else "originator cancel", by)
+
+
+MONITOR_COMMANDS: Mapping[str, tuple[str, str, str]] = {
+    "start": (RECORDING_STARTED, "off", "start recording"),
+    "pause": (RECORDING_PAUSED, "on", "pause recording"),
+    "resume": (RECORDING_RESUMED, "paused", "resume recording"),
+}
+"""`monitor_state` value -> (event, the recording state it needs, what it does)."""
+
+
+def monitor(call: Call, at: float, command: str) -> list[Event]:
+    type_, needs, doing = MONITOR_COMMANDS[command]
+    _check(call, type_, doing)
+    if call.recording != needs:
+        state = {"off": "not recording", "on": "recording", "paused": "paused"}[call.recording]
+        raise Invalid.field("monitor_state", f"Call {call.id} is {state}: it cannot {doing}.")
+    return [(type_, {"id": call.id, "at": at})]
+
+
+def label(call: Call, at: float, labels: list[int]) -> list[Event]:
+    _check(call, LABELLED, "be labelled")
+    return [(LABELLED, {"id": call.id, "at": at, "labels": list(labels)})]
+
+
+def set_action(call: Call, at: float, action_url: str | None, action_text: str | None) -> list[Event]:
+    _check(call, ACTION_SET, "take an action link")
+    return [(ACTION_SET, {"id": call.id, "at": at, "action_url": action_url, "action_text": action_text})]
+
+
+def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan) -> tuple[list[Event], list[Event]]:
+    """Blind transfer: the call ends ("transferred") and its remote side goes on, in a new call
+    `child_id` whose `parent_id` is this one, to `to`. Returns (this call's events, the child's)."""
+    _check(call, TRANSFERRED, "be transferred")
+    own = [(TRANSFERRED, {"id": call.id, "at": at, "to": to.number, "child_id": child_id})]
+    own += [(ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
+                     "by": "src", "leg": None})]  # fmt: skip
+    placed = {"customer_id": call.customer_id, "user_id": call.user_id, "kind": "transfer", "first": "dst",
+              "src": _builtins(call.dst), "dst": _builtins(to), "clid": call.clid, "context": call.context,
+              "destination": call.destination, "parent_id": call.id, "referred_by": call.src.number,
+              "record": call.record, "plan": _builtins(plan), "answered": ["src"]}  # fmt: skip
+    return own, place(child_id, at, placed, accepted=False)
+
+
+def _builtins(value: Any) -> dict[str, Any]:
+    return msgspec.to_builtins(value)

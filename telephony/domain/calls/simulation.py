@@ -1,0 +1,104 @@
+"""How the simulator drives a call: the plan drawn for it, and the next step its state calls for.
+
+A plan is drawn once, when the call is placed, from the `[simulator]` settings and a random
+generator seeded by the settings' seed and the call's id, so the same seed and the same requests
+give the same calls. The next step of a call is a pure function of its state and plan: the
+simulator sets one timer per live call at the step's due time, and takes the step when it falls due.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ...config import Simulator
+from .rules import CAUSES, Event, answer, end
+from .state import TALKING, Call, Plan
+
+OUTCOMES = ("answer", "busy", "reject", "fail")
+
+
+def rng_for(settings: Simulator, call_id: int) -> random.Random:
+    return random.Random(f"{settings.seed}:{call_id}")
+
+
+def draw_plan(settings: Simulator, call_id: int, number: str | None, *, outcome: str | None = None) -> Plan:
+    """The plan of a call to `number`: a per-destination rule first, then the configured shares.
+    `outcome` forces one (a destination known to be unallocated or unavailable)."""
+    rng = rng_for(settings, call_id)
+    roll = rng.random()
+    ring_seconds = float(round(rng.uniform(settings.ring_min_seconds, settings.ring_max_seconds)))
+    talk_seconds = _talk(settings, rng)
+    chosen = outcome or _outcome(settings, roll)
+    rule = _rule_for(settings, number)
+    if rule is not None and outcome is None:
+        chosen = rule.outcome or chosen
+        ring_seconds = rule.ring_seconds if rule.ring_seconds is not None else ring_seconds
+        talk_seconds = rule.talk_seconds if rule.talk_seconds is not None else talk_seconds
+    if chosen in ("unallocated", "unavailable"):
+        ring_seconds = 0.0
+    return Plan(
+        outcome=chosen,
+        ring_seconds=ring_seconds,
+        talk_seconds=float(round(talk_seconds)),
+        own_answer_seconds=settings.own_answer_seconds,
+        no_answer_seconds=settings.no_answer_seconds,
+    )
+
+
+def _talk(settings: Simulator, rng: random.Random) -> float:
+    """Talk time: exponential around the mean, kept between the bounds."""
+    drawn = rng.expovariate(1 / settings.talk_mean_seconds) if settings.talk_mean_seconds > 0 else 0.0
+    return min(max(drawn, settings.talk_min_seconds), settings.talk_max_seconds)
+
+
+def _outcome(settings: Simulator, roll: float) -> str:
+    shares = (settings.answer_rate, settings.busy_rate, settings.reject_rate, settings.failure_rate)
+    for outcome, share in zip(OUTCOMES, shares, strict=True):
+        if roll < share:
+            return outcome
+        roll -= share
+    return "no_answer"
+
+
+def _rule_for(settings: Simulator, number: str | None):
+    digits = (number or "").lstrip("+")
+    matching = [r for r in settings.destinations if digits.startswith(r.prefix.lstrip("+"))]
+    return max(matching, key=lambda r: len(r.prefix.lstrip("+")), default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What happens next to a call, and when: a leg answers, or the call ends with a cause."""
+
+    due: float
+    action: str
+    leg: str | None = None
+    cause: str | None = None
+    by: str | None = None
+
+
+def next_step(call: Call) -> Step | None:
+    """The simulator's next step for a live call; None for an ended one."""
+    if not call.live:
+        return None
+    plan = call.plan
+    if call.state in TALKING and call.connected_at is not None:
+        return Step(call.connected_at + plan.talk_seconds, "end", cause=CAUSES["answer"], by="dst")
+    leg = call.reaching
+    if leg is None:
+        return None
+    if leg == "src":
+        return Step(call.reached_at + plan.own_answer_seconds, "answer", leg)
+    if plan.outcome == "answer":
+        return Step(call.reached_at + plan.ring_seconds, "answer", leg)
+    if plan.outcome == "no_answer":
+        return Step(call.reached_at + plan.no_answer_seconds, "end", leg, CAUSES["no_answer"], None)
+    return Step(call.reached_at + plan.ring_seconds, "end", leg, CAUSES[plan.outcome], "dst")
+
+
+def take(call: Call, step: Step, at: float) -> list[Event]:
+    """The events of a step that fell due."""
+    if step.action == "answer":
+        return answer(call, at, step.leg)
+    return end(call, at, step.cause or CAUSES["answer"], step.by)

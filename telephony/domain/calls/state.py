@@ -1,0 +1,242 @@
+"""A call's state, folded from its events, and the one table of the transitions a call may take.
+
+A call is the stream `call-<id>`. It has two legs: `src`, the side that starts it (the caller's own
+SIP client in a click-to-call, the outside caller of an inbound call), and `dst`, the side it
+reaches. The platform reaches one leg at a time, the `first` one first: its client rings (or is
+busy, rejects, fails) and answers; then the other. The call is CONNECTED once both legs have
+answered, and it ends once (HANGUP), with a cause.
+
+Every event's data has the call `id` and `at`, the clock time (epoch seconds) it happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import msgspec
+
+INITIAL, ACCEPTED, RINGING, CONNECTED, ON_HOLD, HANGUP = STATES = (
+    "INITIAL", "ACCEPTED", "RINGING", "CONNECTED", "ON_HOLD", "HANGUP",
+)  # fmt: skip
+LIVE = frozenset(STATES) - {HANGUP}
+TALKING = frozenset({CONNECTED, ON_HOLD})
+LEGS = ("src", "dst")
+
+PLACED = "call.placed"
+ACCEPTED_ = "call.accepted"
+RANG = "call.ringing"
+ANSWERED = "call.answered"
+HELD = "call.held"
+RESUMED = "call.resumed"
+TRANSFERRED = "call.transferred"
+RECORDING_STARTED = "call.recording_started"
+RECORDING_PAUSED = "call.recording_paused"
+RECORDING_RESUMED = "call.recording_resumed"
+LABELLED = "call.labelled"
+ACTION_SET = "call.action_set"
+ENDED = "call.ended"
+SAME = "same"
+"""A transition that leaves the state as it was."""
+
+TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
+    PLACED: {None: INITIAL},
+    ACCEPTED_: {INITIAL: ACCEPTED},
+    RANG: {INITIAL: RINGING, ACCEPTED: RINGING, RINGING: RINGING},
+    ANSWERED: {INITIAL: CONNECTED, ACCEPTED: CONNECTED, RINGING: CONNECTED},
+    HELD: {CONNECTED: ON_HOLD},
+    RESUMED: {ON_HOLD: CONNECTED},
+    TRANSFERRED: {CONNECTED: SAME, ON_HOLD: SAME},
+    RECORDING_STARTED: {CONNECTED: SAME, ON_HOLD: SAME},
+    RECORDING_PAUSED: {CONNECTED: SAME, ON_HOLD: SAME},
+    RECORDING_RESUMED: {CONNECTED: SAME, ON_HOLD: SAME},
+    LABELLED: {state: SAME for state in LIVE},
+    ACTION_SET: {state: SAME for state in LIVE},
+    ENDED: {state: HANGUP for state in LIVE},
+}
+"""Event type -> {state before: state after}. A pair missing here is refused. An answer that leaves
+a leg still to reach keeps the call RINGING (`evolve`): it is CONNECTED once both legs answered."""
+CALL_TYPES = frozenset(TRANSITIONS)
+
+
+class Party(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One side of a call: its number, identity (`<user id>`, `contact:<id>`, ...), name, client."""
+
+    number: str | None = None
+    id: str | None = None
+    name: str | None = None
+    ua: str | None = None
+    contact: str | None = None
+    codec: str | None = None
+    user_id: int | None = None
+
+
+class Plan(msgspec.Struct, frozen=True, kw_only=True):
+    """What the simulator has the call do: the destination's `outcome` (answer, busy, no_answer,
+    reject, fail, unallocated, unavailable) after `ring_seconds`, and an answered call's talk time.
+    The caller's own client answers after `own_answer_seconds`."""
+
+    outcome: str = "answer"
+    ring_seconds: float = 5.0
+    talk_seconds: float = 60.0
+    own_answer_seconds: float = 1.0
+    no_answer_seconds: float = 30.0
+
+
+class Call(msgspec.Struct, frozen=True, kw_only=True):
+    id: int
+    version: int = 0
+    state: str | None = None
+    customer_id: int = 0
+    user_id: int | None = None
+    kind: str = "click"
+    first: str = "src"
+    src: Party = Party()
+    dst: Party = Party()
+    clid: str | None = None
+    context: str = "PSTN_CALL"
+    destination: str = "out"
+    parent_id: int | None = None
+    webcall_id: int | None = None
+    referred_by: str | None = None
+    plan: Plan = Plan()
+    record: bool = False
+    placed_at: float = 0.0
+    reaching: str | None = None
+    reached_at: float = 0.0
+    ringing: str | None = None
+    src_answered_at: float | None = None
+    dst_answered_at: float | None = None
+    connected_at: float | None = None
+    held_at: float | None = None
+    held_seconds: float = 0.0
+    recording: str = "off"
+    recording_since: float | None = None
+    recording_started_at: float | None = None
+    recorded_seconds: float = 0.0
+    labels: tuple[int, ...] = ()
+    action_url: str | None = None
+    action_text: str | None = None
+    child_id: int | None = None
+    transferred_to: str | None = None
+    ended_at: float | None = None
+    cause: str | None = None
+    disposition: str | None = None
+    ended_by: str | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.state in LIVE
+
+    def answered_at(self, leg: str) -> float | None:
+        return self.src_answered_at if leg == "src" else self.dst_answered_at
+
+    def party(self, leg: str) -> Party:
+        return self.src if leg == "src" else self.dst
+
+
+def other(leg: str) -> str:
+    return "dst" if leg == "src" else "src"
+
+
+def stream_of(call_id: int) -> str:
+    return f"call-{call_id}"
+
+
+def allowed(call: Call, type_: str) -> bool:
+    return call.state in TRANSITIONS.get(type_, {})
+
+
+def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
+    """The call after one of its events (events the table refuses are not recorded, so not seen)."""
+    at = data.get("at", 0.0)
+    after = TRANSITIONS[type_].get(call.state, SAME)
+    state = call.state if after == SAME else after
+    change: dict[str, Any] = {"version": call.version + 1, "state": state}
+    if type_ == PLACED:
+        change.update(_placed(data))
+    elif type_ == RANG:
+        change.update(ringing=data["leg"], reaching=data["leg"])
+    elif type_ == ANSWERED:
+        change.update(_answered(call, data["leg"], at))
+    elif type_ == HELD:
+        change["held_at"] = at
+    elif type_ == RESUMED:
+        change.update(held_at=None, held_seconds=call.held_seconds + at - (call.held_at or at))
+    elif type_ in (RECORDING_STARTED, RECORDING_RESUMED):
+        change.update(recording="on", recording_since=at, recording_started_at=call.recording_started_at or at)
+    elif type_ == RECORDING_PAUSED:
+        change.update(_recording_stopped(call, at), recording="paused")
+    elif type_ == LABELLED:
+        change["labels"] = tuple(data["labels"])
+    elif type_ == ACTION_SET:
+        change.update(action_url=data.get("action_url"), action_text=data.get("action_text"))
+    elif type_ == TRANSFERRED:
+        change.update(child_id=data["child_id"], transferred_to=data["to"])
+    elif type_ == ENDED:
+        change.update(
+            _recording_stopped(call, at),
+            ended_at=at,
+            cause=data["cause"],
+            disposition=data["disposition"],
+            ended_by=data.get("by"),
+            ringing=None,
+            reaching=None,
+        )
+        if call.held_at is not None:
+            change.update(held_at=None, held_seconds=call.held_seconds + at - call.held_at)
+    return msgspec.structs.replace(call, **change)
+
+
+def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
+    at = data["at"]
+    placed = {
+        key: data[key]
+        for key in (
+            "customer_id",
+            "user_id",
+            "kind",
+            "first",
+            "clid",
+            "context",
+            "destination",
+            "parent_id",
+            "webcall_id",
+            "referred_by",
+            "record",
+        )
+        if key in data
+    }
+    placed.update(
+        src=msgspec.convert(data["src"], Party),
+        dst=msgspec.convert(data["dst"], Party),
+        plan=msgspec.convert(data["plan"], Plan),
+        placed_at=at,
+        reaching=data["first"],
+        reached_at=at,
+    )
+    for leg in data.get("answered", ()):
+        placed[f"{leg}_answered_at"] = at
+    return placed
+
+
+def _answered(call: Call, leg: str, at: float) -> dict[str, Any]:
+    change: dict[str, Any] = {f"{leg}_answered_at": at, "ringing": None}
+    if call.answered_at(other(leg)) is None:
+        change.update(state=RINGING, reaching=other(leg), reached_at=at)
+    else:
+        change.update(connected_at=at, reaching=None)
+    return change
+
+
+def _recording_stopped(call: Call, at: float) -> dict[str, Any]:
+    if call.recording != "on" or call.recording_since is None:
+        return {}
+    return {"recording_since": None, "recorded_seconds": call.recorded_seconds + at - call.recording_since}
+
+
+def fold(call_id: int, events: Iterable[tuple[str, Mapping[str, Any]]]) -> Call:
+    call = Call(id=call_id)
+    for type_, data in events:
+        call = evolve(call, type_, data)
+    return call

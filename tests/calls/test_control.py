@@ -1,0 +1,176 @@
+"""Live calls under control: endings by the destination, hold, recording, transfer, hangup, refusals."""
+
+from __future__ import annotations
+
+from telephony.keys import EVENT_LOG
+from tests.accounts.helpers import create_customer, create_user, error_of, login, url
+from tests.calls.conftest import ANSWERS, BUSY, FAILS, NO_ANSWER, REJECTS
+from tests.calls.helpers import advance, by_live_id, call_events, get, patch, place
+
+
+async def connected_call(client, creds, to: str = ANSWERS + "1") -> int:
+    call_id = (await place(client, creds, to=to))["data"]["id"]
+    await advance(client, 6)  # own client answers at 1 s, the destination at 6 s
+    assert (await get(client, creds, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
+    return call_id
+
+
+async def cdr_of(client, creds, call_id: int) -> dict:
+    (cdr,) = (await get(client, creds, "/cdrs" + by_live_id(call_id)))["data"]
+    return cdr
+
+
+async def test_a_busy_destination_ends_the_call_with_user_busy(client, root):
+    call_id = (await place(client, root, to=BUSY + "1"))["data"]["id"]
+    await advance(client, 3)
+    await get(client, root, f"/calls/{call_id}", status=404)
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["disposition"], cdr["t_cause"], cdr["billsec"], cdr["duration"]) == ("BUSY", "user busy", 0, 3)
+    assert "call.ringing" not in [t for t, d in await call_events(client, call_id) if d.get("leg") == "dst"]
+
+
+async def test_an_unanswered_destination_rings_until_the_platform_gives_up(client, root):
+    call_id = (await place(client, root, to=NO_ANSWER + "1"))["data"]["id"]
+    await advance(client, 30)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "RINGING"
+    await advance(client, 1)
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["disposition"], cdr["t_cause"], cdr["duration"]) == ("NO_ANSWER", "no answer", 31)
+
+
+async def test_rejected_and_failed_destinations_end_with_their_causes(client, root):
+    rejected = (await place(client, root, to=REJECTS + "1"))["data"]["id"]
+    failed = (await place(client, root, to=FAILS + "1"))["data"]["id"]
+    await advance(client, 10)
+    assert (await cdr_of(client, root, rejected))["t_cause"] == "call rejected"
+    cdr = await cdr_of(client, root, failed)
+    assert (cdr["disposition"], cdr["t_cause"]) == ("FAILED", "temporary failure")
+
+
+async def test_hold_and_unhold_through_patch(client, root):
+    call_id = await connected_call(client, root)
+    held = await patch(client, root, call_id, state="hold")
+    assert held["data"]["state"] == "ON_HOLD"
+    assert (await patch(client, root, call_id, state="unhold"))["data"]["state"] == "CONNECTED"
+    await patch(client, root, call_id, state="ON_HOLD")
+    assert (await patch(client, root, call_id, state="CONNECTED"))["data"]["state"] == "CONNECTED"
+    types = [t for t, _ in await call_events(client, call_id)]
+    assert types.count("call.held") == 2 and types.count("call.resumed") == 2
+
+
+async def test_answering_a_ringing_call_through_patch_connects_it(client, root):
+    call_id = (await place(client, root, to=NO_ANSWER + "2"))["data"]["id"]
+    await advance(client, 1)
+    answered = await patch(client, root, call_id, state="answer")
+    assert answered["data"]["state"] == "CONNECTED" and answered["data"]["connected_at"] is not None
+
+
+async def test_illegal_transitions_are_400_naming_the_state(client, root):
+    call_id = (await place(client, root, to=ANSWERS + "2"))["data"]["id"]
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "hold"}, headers=root.headers())
+    assert "RINGING" in (await error_of(response, 400))["message"]
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"monitor_state": "start"},
+                                  headers=root.headers())  # fmt: skip
+    assert "RINGING" in (await error_of(response, 400))["message"]
+    await advance(client, 6)
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "unhold"}, headers=root.headers())
+    assert "CONNECTED" in (await error_of(response, 400))["message"]
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "dance"}, headers=root.headers())
+    assert (await error_of(response, 400))["errors"][0]["field"] == "state"
+    assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())).status == 204
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "hold"}, headers=root.headers())
+    assert "HANGUP" in (await error_of(response, 400))["message"]
+    response = await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())
+    assert "HANGUP" in (await error_of(response, 400))["message"]
+
+
+async def test_hanging_up_through_delete_leaves_a_cdr_with_normal_clearing(client, root):
+    call_id = await connected_call(client, root)
+    await advance(client, 10)
+    assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())).status == 204
+    await get(client, root, f"/calls/{call_id}", status=404)
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["t_cause"], cdr["billsec"], cdr["duration"]) == ("normal clearing", 10, 16)
+    ended = (await call_events(client, call_id))[-1]
+    assert ended[0] == "call.ended" and ended[1]["by"] == "src"
+
+
+async def test_recording_started_mid_call_gives_a_monitor_of_the_recorded_length(client, root):
+    call_id = await connected_call(client, root)
+    await advance(client, 10)
+    assert (await patch(client, root, call_id, monitor_state="start"))["data"]["monitor_state"] == 1
+    await advance(client, 15)
+    assert (await patch(client, root, call_id, monitor_state="pause"))["data"]["monitor_state"] == 2
+    await advance(client, 5)
+    await patch(client, root, call_id, monitor_state="resume")
+    await advance(client, 5)
+    await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())
+    (monitor,) = (await get(client, root, "/monitors" + by_live_id(call_id)))["data"]
+    assert monitor["duration"] == 20 and monitor["live_id"] == call_id
+    response = await client.get(url("v1.2", f"/monitors/{monitor['id']}.mp3"), headers=root.headers())
+    assert response.status == 200 and len(await response.read()) == monitor["size"]
+    listed = (await get(client, root, f"/calls/{call_id}/monitors"))["data"]
+    assert [m["id"] for m in listed] == [monitor["id"]]
+
+
+async def test_a_user_who_records_everything_gets_a_monitor_from_the_answer(client, root, settings):
+    customer_id, _admin_id = await create_customer(client, "Recorders", "rec@example.com")
+    await create_user(client, customer_id, "recorded@example.com", monitor="A")
+    admin = await login(client, "v1.2", "recorded@example.com", "correct-horse-battery-staple")
+    call_id = await connected_call(client, admin)
+    await advance(client, 60)
+    (monitor,) = (await get(client, admin, "/monitors" + by_live_id(call_id)))["data"]
+    cdr = await cdr_of(client, admin, call_id)
+    assert monitor["duration"] == cdr["billsec"] == 60
+    msdrs = (await get(client, admin, "/msdrs"))["data"]
+    sessions = (await get(client, admin, "/mediasessions"))["data"]
+    assert {m["call_id"] for m in msdrs} == {s["call_id"] for s in sessions} == {
+        f"{call_id}-src@telephony", f"{call_id}-dst@telephony"}  # fmt: skip
+    assert {m["media_session_id"] for m in msdrs} == {s["id"] for s in sessions}
+
+
+async def test_a_blind_transfer_gives_a_parent_and_child_pair(client, root):
+    call_id = await connected_call(client, root)
+    await advance(client, 4)
+    answered = await patch(client, root, call_id, dst=ANSWERS + "9")
+    assert answered["data"]["id"] == call_id
+    await get(client, root, f"/calls/{call_id}", status=404)
+    (child,) = (await get(client, root, "/calls"))["data"]
+    assert child["parent_id"] == call_id and child["state"] == "RINGING" and child["dst"] == ANSWERS + "9"
+    await advance(client, 70)
+    parent_cdr, child_cdr = await cdr_of(client, root, call_id), await cdr_of(client, root, child["id"])
+    assert parent_cdr["t_cause"] == "transferred" and parent_cdr["parent_live_id"] is None
+    assert child_cdr["parent_live_id"] == call_id and child_cdr["src"] == ANSWERS + "1"
+    assert child_cdr["billsec"] == 60
+
+
+async def test_labels_and_action_links_are_set_on_a_live_call(client, root):
+    response = await client.post(url("v1.2", "/calllabels"), json={"name": "VIP"}, headers=root.headers())
+    label_id = (await response.json())["data"]["id"]
+    call_id = (await place(client, root, to=ANSWERS + "3"))["data"]["id"]
+    data = (await patch(client, root, call_id, labels=[label_id], action_url="https://crm.example/x",
+                        action_text="Open"))["data"]  # fmt: skip
+    assert (data["labels"], data["action_url"], data["action_text"]) == ([label_id], "https://crm.example/x", "Open")
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"labels": [999999]}, headers=root.headers())
+    assert (await error_of(response, 400))["errors"][0]["field"] == "labels"
+    events = await client.app[EVENT_LOG].read_stream(f"call-{call_id}")
+    labelled = next(e for e in events if e.type == "call.labelled")
+    assert labelled.meta.user_id == root.user_id
+
+
+async def test_another_customers_call_is_404_and_a_read_only_user_may_not_place_calls(client, root):
+    call_id = (await place(client, root, to=ANSWERS + "4"))["data"]["id"]
+    await create_customer(client, "Others", "other@example.com")
+    other = await login(client, "v1.2", "other@example.com", "correct-horse-battery-staple")
+    await get(client, other, f"/calls/{call_id}", status=404)
+    assert (await get(client, other, "/calls"))["data"] == []
+    for method, body in (("patch", {"state": "hold"}), ("delete", None)):
+        response = await getattr(client, method)(url("v1.2", f"/calls/{call_id}"), json=body, headers=other.headers())
+        await error_of(response, 404)
+    await get(client, other, f"/calls/{call_id}/monitors", status=404)
+    reader_id = await create_user(client, 100001, "ro@example.com", roles=["ROLE_READ_ONLY"])
+    reader = await login(client, "v1.2", "ro@example.com", "correct-horse-battery-staple")
+    assert reader.user_id == reader_id
+    response = await client.post(url("v1.2", "/calls"), json={"to": ANSWERS + "5"}, headers=reader.headers())
+    await error_of(response, 403)
+    assert len((await get(client, root, "/calls"))["data"]) == 1

@@ -1,0 +1,159 @@
+"""The rules of a call, given events / when a command / then events or a refusal."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from telephony.config import DestinationRule, Simulator
+from telephony.domain import calls as rules
+from telephony.domain.calls import Call, Party, Plan
+from telephony.domain.errors import Invalid
+
+PLAN = Plan(outcome="answer", ring_seconds=5, talk_seconds=60, own_answer_seconds=1)
+PLACED = {"customer_id": 1, "user_id": 10, "kind": "click", "first": "src", "src": {"number": "201", "id": "10"},
+          "dst": {"number": "+447700900123"}, "clid": None, "context": "PSTN_CALL", "destination": "out",
+          "record": False}  # fmt: skip
+
+
+def given(*steps) -> Call:
+    """A call folded from the events of `rules` functions applied in order, each at a later second."""
+    events = rules.place(1, 0.0, {**PLACED, "plan": msgspec_plan(PLAN)}, accepted=True)
+    call = rules.fold(1, events)
+    for at, step in enumerate(steps, start=1):
+        for type_, data in step(call, float(at)):
+            call = rules.evolve(call, type_, data)
+    return call
+
+
+def msgspec_plan(plan: Plan) -> dict:
+    return msgspec.to_builtins(plan)
+
+
+def recording(verb: str):
+    return lambda call, at: rules.monitor(call, at, verb)
+
+
+def connected() -> Call:
+    return given(rules.answer, rules.answer)
+
+
+def ended() -> Call:
+    return given(rules.answer, rules.answer, rules.hang_up)
+
+
+def test_placing_a_click_to_call_records_placed_accepted_and_the_callers_client_ringing():
+    events = rules.place(1, 0.0, {**PLACED, "plan": msgspec_plan(PLAN)}, accepted=True)
+    assert [t for t, _ in events] == ["call.placed", "call.accepted", "call.ringing"]
+    assert events[2][1]["leg"] == "src"
+    assert rules.fold(1, events).state == "RINGING"
+
+
+def test_the_first_answer_keeps_the_call_ringing_and_rings_the_destination():
+    call = given(rules.answer)
+    assert call.state == "RINGING" and call.reaching == "dst" and call.ringing == "dst"
+
+
+def test_both_answers_connect_the_call():
+    call = connected()
+    assert call.state == "CONNECTED" and call.connected_at == 2.0
+
+
+def test_hold_and_unhold_move_between_connected_and_on_hold_and_count_the_held_time():
+    held = given(rules.answer, rules.answer, rules.hold)
+    assert held.state == "ON_HOLD"
+    resumed = given(rules.answer, rules.answer, rules.hold, rules.unhold)
+    assert resumed.state == "CONNECTED" and resumed.held_seconds == 1.0
+
+
+@pytest.mark.parametrize(("call", "command", "state"), [
+    (given(), rules.hold, "RINGING"),
+    (given(), rules.unhold, "RINGING"),
+    (connected(), rules.answer, "CONNECTED"),
+    (connected(), rules.unhold, "CONNECTED"),
+    (given(rules.answer, rules.answer, rules.hold), rules.hold, "ON_HOLD"),
+    (given(rules.answer, rules.answer, rules.hold), rules.answer, "ON_HOLD"),
+    (ended(), rules.answer, "HANGUP"),
+    (ended(), rules.hold, "HANGUP"),
+    (ended(), rules.unhold, "HANGUP"),
+    (ended(), rules.hang_up, "HANGUP"),
+    (ended(), lambda c, at: rules.label(c, at, [1]), "HANGUP"),
+    (ended(), lambda c, at: rules.set_action(c, at, "https://x", "x"), "HANGUP"),
+    (given(), lambda c, at: rules.monitor(c, at, "start"), "RINGING"),
+    (given(), lambda c, at: rules.transfer(c, at, Party(number="+447700900999"), 2, PLAN), "RINGING"),
+    (ended(), lambda c, at: rules.transfer(c, at, Party(number="+447700900999"), 2, PLAN), "HANGUP"),
+])  # fmt: skip
+def test_a_command_the_table_refuses_is_invalid_naming_the_calls_state(call, command, state):
+    with pytest.raises(Invalid) as refused:
+        command(call, 9.0)
+    assert state in refused.value.message
+
+
+def test_every_live_state_can_be_hung_up_and_every_transition_is_in_the_table():
+    for state in rules.LIVE:
+        assert state in rules.TRANSITIONS["call.ended"]
+    assert "HANGUP" not in rules.TRANSITIONS["call.ended"]
+    assert set(rules.TRANSITIONS["call.held"]) == {"CONNECTED"}
+    assert set(rules.TRANSITIONS["call.resumed"]) == {"ON_HOLD"}
+
+
+def test_hanging_up_before_the_answer_is_the_originators_cancel_and_after_it_normal_clearing():
+    cancelled = given(rules.hang_up)
+    assert (cancelled.cause, cancelled.disposition) == ("originator cancel", "NO_ANSWER")
+    cleared = ended()
+    assert (cleared.cause, cleared.disposition) == ("normal clearing", "CONNECTED")
+
+
+def test_recording_started_paused_and_resumed_counts_only_the_recorded_time():
+    start, pause, resume = (recording(verb) for verb in ("start", "pause", "resume"))
+    call = given(rules.answer, rules.answer, start, pause, rules.hold, resume, rules.hang_up)
+    # started at 3, paused at 4 (1 s), resumed at 6, ended at 7 (1 s)
+    assert call.recorded_seconds == 2.0 and call.recording_started_at == 3.0
+
+
+def test_pausing_a_recording_that_is_not_running_is_invalid():
+    with pytest.raises(Invalid) as refused:
+        rules.monitor(connected(), 5.0, "pause")
+    assert refused.value.problems[0][0] == "monitor_state"
+
+
+def test_transfer_ends_the_call_and_places_a_child_whose_remote_side_is_already_connected():
+    own, child = rules.transfer(connected(), 3.0, Party(number="+447700900999"), 2, PLAN)
+    assert [t for t, _ in own] == ["call.transferred", "call.ended"] and own[1][1]["cause"] == "transferred"
+    child_call = rules.fold(2, child)
+    assert child_call.parent_id == 1 and child_call.kind == "transfer" and child_call.state == "RINGING"
+    assert child_call.src.number == "+447700900123" and child_call.src_answered_at == 3.0
+
+
+@pytest.mark.parametrize(("outcome", "cause", "disposition"), [
+    ("busy", "user busy", "BUSY"), ("reject", "call rejected", "BUSY"), ("no_answer", "no answer", "NO_ANSWER"),
+    ("fail", "temporary failure", "FAILED"), ("unallocated", "unallocated number", "FAILED"),
+])  # fmt: skip
+def test_the_simulator_ends_a_call_by_the_destinations_outcome(outcome, cause, disposition):
+    plan = Plan(outcome=outcome, ring_seconds=3, talk_seconds=60, own_answer_seconds=1, no_answer_seconds=30)
+    call = rules.fold(1, rules.place(1, 0.0, {**PLACED, "plan": msgspec_plan(plan)}, accepted=True))
+    step = rules.next_step(call)
+    assert (step.action, step.due) == ("answer", 1.0)
+    for _ in range(3):
+        step = rules.next_step(call)
+        if step is None:
+            break
+        for type_, data in rules.take(call, step, step.due):
+            call = rules.evolve(call, type_, data)
+    assert (call.state, call.cause, call.disposition) == ("HANGUP", cause, disposition)
+
+
+def test_an_answered_call_ends_after_its_talk_time_by_the_destination():
+    call = connected()
+    step = rules.next_step(call)
+    assert (step.action, step.due, step.cause, step.by) == ("end", 62.0, "normal clearing", "dst")
+
+
+def test_plans_are_the_same_for_the_same_seed_and_call_and_rules_match_the_longest_prefix():
+    settings = Simulator(seed=3, destinations=[DestinationRule(prefix="+44", outcome="busy"),
+                                               DestinationRule(prefix="4477", outcome="reject")])  # fmt: skip
+    assert rules.draw_plan(settings, 5, "+33123456789") == rules.draw_plan(settings, 5, "+33123456789")
+    assert rules.draw_plan(settings, 5, "+4412345678").outcome == "busy"
+    assert rules.draw_plan(settings, 5, "+447712345678").outcome == "reject"
+    talks = {rules.draw_plan(Simulator(seed=3), n, "+33123456789").talk_seconds for n in range(50)}
+    assert len(talks) > 10  # a distribution, not a constant
