@@ -2,8 +2,8 @@
 
 Each frame is 32 kbit/s, 32 kHz, mono: a 4-byte header, zeroed side information and main data,
 which every decoder plays as silence. 1152 samples a frame, so 36 ms. A recording is one frame
-repeated, so `stream` hands it out in chunks of frames as it is sent: a day of audio (345.6 MB)
-costs one chunk of memory. A length beyond `MAX_CALL_SECONDS`, or one that is not a number, is
+repeated (at least `MIN_FRAMES` times), so `stream` hands it out in chunks of frames as it is sent:
+a day of audio (345.6 MB) costs one chunk of memory. A length beyond `MAX_CALL_SECONDS`, or one that is not a number, is
 served as the longest or the shortest recording.
 """
 
@@ -17,6 +17,8 @@ from ..domain.types import MAX_CALL_SECONDS
 FRAME_HEADER = bytes((0xFF, 0xFB, 0x18, 0xC0))
 FRAME_BYTES = 144 * 32_000 // 32_000
 FRAME_SECONDS = 1152 / 32_000
+MIN_FRAMES = 2
+"""The fewest frames a recording has: libmpg123 (so libsndfile) refuses a stream of one frame."""
 CHUNK_FRAMES = 455
 """Frames a chunk of `stream` holds: 65,520 bytes."""
 _FRAME = FRAME_HEADER + bytes(FRAME_BYTES - len(FRAME_HEADER))
@@ -29,7 +31,7 @@ def _bounded(seconds: object) -> float:
 
 
 def frames_for(seconds: object) -> int:
-    return max(1, math.ceil(_bounded(seconds) / FRAME_SECONDS))
+    return max(MIN_FRAMES, math.ceil(_bounded(seconds) / FRAME_SECONDS))
 
 
 def size_for(seconds: object) -> int:

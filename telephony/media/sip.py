@@ -1,76 +1,65 @@
-"""A SIP ladder for a finished call: the messages its record implies, with their times.
+"""SIP traces: `render_trace` writes any messages as the `.trace` text, and `ladder` imagines the
+dialogue of a record that has no call events (imported records): the events of a call draw the real
+one (see `dialogue`).
 
-Any record renders: a time that is missing or not a UTC time starts the call at the epoch, a
-duration that is not a number counts as none, and durations are bounded to `MAX_CALL_SECONDS`.
+The ladder is one dialog from the record's `src` (at `PLATFORM_ADDRESS`) to its `dst` (at
+`CLIENT_ADDRESS`), Call-ID `<live_id, call_id or id>@telephony`: INVITE, 100 Trying, 180 Ringing,
+then 200 OK, ACK and BYE, or CANCEL and 487 when it was not answered. Any record renders: a time
+that is missing or not a UTC time starts the call at the epoch, a duration that is not a number
+counts as none, and durations are bounded to `MAX_CALL_SECONDS`.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from ..clock import parse_wire_time
 from ..domain.types import MAX_CALL_SECONDS
+from .parties import Endpoint, text, user_part
+from .sipdialog import Dialog
+from .sipmessage import CARRIER_ADDRESS, CLIENT_ADDRESS, EPOCH, PLATFORM_ADDRESS, SIP_PORT, SipMessage
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+__all__ = ["CARRIER_ADDRESS", "CLIENT_ADDRESS", "PLATFORM_ADDRESS", "SIP_PORT", "SipMessage", "ladder",
+           "render_trace", "trace_text"]  # fmt: skip
+
 LAST_START = datetime(9999, 1, 1, tzinfo=UTC) - timedelta(seconds=3 * MAX_CALL_SECONDS)
 """The latest a ladder starts, so that its last message still has a time."""
-
-
-@dataclass(frozen=True)
-class SipMessage:
-    at: datetime
-    source: str
-    target: str
-    text: str
-
-
-def _message(first_line: str, src: str, dst: str, call_id: str, cseq: str, body: str = "") -> str:
-    branch = zlib.crc32((call_id + cseq + first_line).encode())
-    headers = [
-        first_line,
-        f"Via: SIP/2.0/UDP {src}:5060;branch=z9hG4bK{branch:08x}",
-        f"From: <sip:{src}>;tag=a{call_id[:8]}",
-        f"To: <sip:{dst}>",
-        f"Call-ID: {call_id}",
-        f"CSeq: {cseq}",
-        "User-Agent: telephony",
-        f"Content-Length: {len(body)}",
-    ]
-    return "\r\n".join(headers) + "\r\n\r\n" + body
+TURN = 0.02
+"""Seconds between a request and its answer in a ladder."""
 
 
 def ladder(record: dict) -> list[SipMessage]:
     """INVITE, provisional and final answers, and BYE, timed from `calldate`/`created_at` and durations."""
     start = _start(record)
-    src, dst = str(record.get("src") or "anonymous"), str(record.get("dst") or "unknown")
-    call_id = f"{record.get('live_id') or record.get('call_id') or record.get('id')}@telephony"
     duration = _seconds(record.get("duration"))
     billsec = _seconds(record.get("billsec")) if record.get("billsec") is not None else duration
     answered = record.get("disposition", "CONNECTED") == "CONNECTED" or billsec > 0
     ring = max(duration - billsec, 0) if answered else duration
-    sdp = "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
-    steps = [
-        (0.0, src, dst, f"INVITE sip:{dst} SIP/2.0", "1 INVITE", sdp),
-        (0.05, dst, src, "SIP/2.0 100 Trying", "1 INVITE", ""),
-        (0.2, dst, src, "SIP/2.0 180 Ringing", "1 INVITE", ""),
-    ]
+    caller = Endpoint(user_part(str(record.get("src") or "")), None, PLATFORM_ADDRESS, text(record.get("src_ua")))
+    callee = Endpoint(user_part(str(record.get("dst") or ""), "unknown"), None, CLIENT_ADDRESS,
+                      text(record.get("dst_ua")), record.get("dst_codec"))  # fmt: skip
+    call = str(record.get("live_id") or record.get("call_id") or record.get("id"))
+    dialog = Dialog(f"{user_part(call, 'call')}@telephony", "", caller, callee)
+
+    def at(offset: float) -> datetime:
+        return start + timedelta(seconds=offset)
+
+    message, invite = dialog.request(at(0), "INVITE", body=dialog.sdp(True))
+    messages = [message, dialog.response(at(min(0.05, ring)), invite, 100, "Trying"),
+                dialog.response(at(min(0.2, ring)), invite, 180, "Ringing")]  # fmt: skip
     if answered:
-        steps += [
-            (ring, dst, src, "SIP/2.0 200 OK", "1 INVITE", sdp),
-            (ring + 0.02, src, dst, f"ACK sip:{dst} SIP/2.0", "1 ACK", ""),
-            (ring + billsec, src, dst, f"BYE sip:{dst} SIP/2.0", "2 BYE", ""),
-            (ring + billsec + 0.02, dst, src, "SIP/2.0 200 OK", "2 BYE", ""),
-        ]
+        messages.append(dialog.response(at(ring), invite, 200, "OK", body=dialog.sdp(False)))
+        messages.append(dialog.request(at(ring + TURN), "ACK", of=invite, answered=True)[0])
+        message, bye = dialog.request(at(ring + billsec), "BYE")
+        messages += [message, dialog.response(at(ring + billsec + TURN), bye, 200, "OK")]
     else:
-        steps += [
-            (ring, src, dst, f"CANCEL sip:{dst} SIP/2.0", "1 CANCEL", ""),
-            (ring + 0.02, dst, src, "SIP/2.0 487 Request Terminated", "1 INVITE", ""),
-        ]
-    return [SipMessage(start + timedelta(seconds=offset), a, b, _message(line, a, b, call_id, cseq, body))
-            for offset, a, b, line, cseq, body in steps]  # fmt: skip
+        message, cancel = dialog.request(at(ring), "CANCEL", of=invite)
+        messages += [message, dialog.response(at(ring + TURN), cancel, 200, "OK"),
+                     dialog.response(at(ring + TURN), invite, 487, "Request Terminated"),
+                     dialog.request(at(ring + 2 * TURN), "ACK", of=invite)[0]]  # fmt: skip
+    return messages
 
 
 def _start(record: dict) -> datetime:
@@ -90,7 +79,15 @@ def _seconds(value: object) -> int:
     return int(min(max(value, 0), MAX_CALL_SECONDS))
 
 
+def render_trace(messages: Sequence[SipMessage]) -> str:
+    """Messages as a readable trace: for each, its time, leg, sender and receiver, then its text."""
+    return "\n".join(
+        f"{m.at:%Y-%m-%d %H:%M:%S.%f}{f' [{m.leg}]' if m.leg else ''} {m.source} ({m.source_address}:{SIP_PORT})"
+        f" -> {m.target} ({m.target_address}:{SIP_PORT})\n{m.text}"
+        for m in messages
+    )
+
+
 def trace_text(record: dict) -> str:
-    """The ladder as a readable trace."""
-    blocks = [f"{m.at:%Y-%m-%d %H:%M:%S.%f} {m.source} -> {m.target}\n{m.text}" for m in ladder(record)]
-    return "\n".join(blocks)
+    """The ladder of a record as a readable trace."""
+    return render_trace(ladder(record))
