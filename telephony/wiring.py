@@ -9,7 +9,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import openapi
-from .accounts import USER_REFERENCES, customer, login, tokens
+from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
 from .accounts.sessions import SessionIndex
@@ -35,7 +35,7 @@ from .registry.routes import registry_routes
 
 
 def projections() -> list[Projection]:
-    documents = [DocumentTable("user")] + [
+    documents = [DocumentTable("user", feeds=USER_FEEDS)] + [
         DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed) for r in RESOURCES
     ]
     sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)])
@@ -49,7 +49,7 @@ def references() -> Table:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset()]
+    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset()]
 
 
 def fed_kinds() -> dict[str, set[str]]:
