@@ -16,6 +16,8 @@ from typing import Any, Literal
 import msgspec
 
 ENV_PREFIX = "TELEPHONY_"
+MAX_REGISTRATIONS = 100
+"""The most SIP clients a user may have at once (`domain.sip_clients` holds the rule; a test ties the two)."""
 
 
 class ConfigError(Exception):
@@ -114,6 +116,10 @@ class Simulator(Section, frozen=True):
     talk_max_seconds: float = 3600.0
     webcalls_per_minute: int = 10
     destinations: list[DestinationRule] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.default_registrations <= MAX_REGISTRATIONS:
+            raise ValueError(f"default_registrations must be 0 to {MAX_REGISTRATIONS}")
 
 
 class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):

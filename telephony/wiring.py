@@ -9,7 +9,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import openapi
-from .accounts import USER_REFERENCES, customer, login, tokens
+from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
 from .accounts.sessions import SessionIndex
@@ -40,7 +40,7 @@ from .registry.routes import registry_routes
 
 
 def projections() -> list[Projection]:
-    documents = [DocumentTable("user")] + [
+    documents = [DocumentTable("user", feeds=USER_FEEDS)] + [
         DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FEEDS.get(r.kind)) for r in RESOURCES
     ]
     sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ENDED))
@@ -54,7 +54,8 @@ def references() -> Table:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(), LiveCalls()]
+    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
+            LiveCalls()]  # fmt: skip
 
 
 def fed_kinds() -> dict[str, set[str]]:
@@ -79,16 +80,10 @@ def calls_engine(app: web.Application) -> Calls:
     if CALLS not in app:
         settings, clock, live = app[SETTINGS], app[CLOCK], app[MEMORY][LiveCalls]
         simulator = CallSimulator(live, app[EVENT_LOG], app[SCHEDULER], clock)
-        app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock,
-                           PerMinute(clock, settings.simulator.webcalls_per_minute), _AnyoneRegistered())  # fmt: skip
+        per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
+        registrations = app[MEMORY][Registrations]
+        app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock, per_minute, registrations)
     return app[CALLS]
-
-
-class _AnyoneRegistered:
-    def of(self, user_id: int) -> list:
-        from types import SimpleNamespace
-
-        return [SimpleNamespace(user_agent="telephony-softphone/1.0", contact=f"sip:{user_id}@198.51.100.7:5060")]
 
 
 def upcasters() -> Upcasters:

@@ -1,5 +1,6 @@
-"""Customers, users, tokens and the login family."""
+"""Customers, users and their SIP clients, tokens and the login family."""
 
+from ..domain.sip_clients import Registration
 from .decisions import (
     UserPlan,
     customer_exists,
@@ -9,10 +10,12 @@ from .decisions import (
     touch_token,
     user_created,
 )
-from .events import CUSTOMER_CREATED
+from .events import CUSTOMER_CREATED, SIP_REGISTERED, SIP_UNREGISTERED
 from .models import USER_REFERENCES, User
 from .projections import live_customers, live_named_tokens, live_users, token_known, user_email
+from .registrations import USER_FEEDS, Registrations
 
-__all__ = ["CUSTOMER_CREATED", "USER_REFERENCES", "User", "UserPlan", "customer_exists", "customer_opened",
-           "devices_remembered", "issue_token", "live_customers", "live_named_tokens", "live_users", "token_known",
-           "touch_token", "user_created", "user_email"]  # fmt: skip
+__all__ = ["CUSTOMER_CREATED", "SIP_REGISTERED", "SIP_UNREGISTERED", "USER_FEEDS", "USER_REFERENCES", "Registration",
+           "Registrations", "User", "UserPlan", "customer_exists", "customer_opened", "devices_remembered",
+           "issue_token", "live_customers", "live_named_tokens", "live_users", "token_known", "touch_token",
+           "user_created", "user_email"]  # fmt: skip

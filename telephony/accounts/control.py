@@ -1,4 +1,4 @@
-"""Operator endpoints for tenants: customers, users and API keys, and the mail outbox."""
+"""Operator endpoints for tenants: customers, users, their API keys and SIP clients, and the mail outbox."""
 
 from __future__ import annotations
 
@@ -13,9 +13,20 @@ from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
 from ..api.wire import decode, read_json, validation_error
 from ..domain import acl
-from ..keys import ACCOUNTS
+from ..domain.sip_clients import Registration
+from ..keys import ACCOUNTS, MEMORY
 from . import projections as read
-from .models import PROTECTED_FIELDS, USER_FIELDS, Named, NewCustomer, NewUser, User
+from .models import (
+    PROTECTED_FIELDS,
+    USER_FIELDS,
+    Named,
+    NewCustomer,
+    NewSipRegistration,
+    NewUser,
+    SipRegistration,
+    User,
+)
+from .registrations import Registrations
 
 
 async def create_customer(request: web.Request) -> web.Response:
@@ -81,6 +92,39 @@ async def list_api_keys(request: web.Request) -> web.Response:
     return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])
 
 
+def _live_user(request: web.Request) -> int:
+    """The user of the path, which must exist (in a customer that exists)."""
+    user_id = int(request.match_info["id"])
+    if user_id not in request.app[ACCOUNTS].index.accounts:
+        raise NotFound(f"User {user_id} not found")
+    return user_id
+
+
+def _registration(user_id: int, r: Registration) -> dict:
+    return {"id": r.registration_id, "user_id": user_id, "user_agent": r.user_agent, "contact": r.contact,
+            "registered_at": r.registered_at}  # fmt: skip
+
+
+async def register_client(request: web.Request) -> web.Response:
+    """Registers a (simulated) SIP client of the user: it can place and take calls."""
+    body = await read_json(request, NewSipRegistration)
+    user_id = _live_user(request)
+    d = await request.app[ACCOUNTS].register_client(user_id, body.user_agent, body.contact, meta_of(request))
+    registered = Registration(d["registration_id"], d["user_agent"], d["contact"], d["registered_at"])
+    return json_response({"data": _registration(user_id, registered)}, status=201)
+
+
+async def list_clients(request: web.Request) -> web.Response:
+    user_id = _live_user(request)
+    return collection([_registration(user_id, r) for r in request.app[MEMORY][Registrations].of(user_id)])
+
+
+async def unregister_client(request: web.Request) -> web.Response:
+    user_id = int(request.match_info["id"])
+    await request.app[ACCOUNTS].unregister_client(user_id, int(request.match_info["rid"]), meta_of(request))
+    return web.Response(status=204)
+
+
 async def outbox(request: web.Request) -> web.Response:
     """Mail that went to the outbox (or SMTP), newest last, with its `status` ("sent", or "failed" when
     the SMTP server did not take it); `?to=` narrows to one recipient."""
@@ -134,5 +178,11 @@ ROUTES = [
     control_route("POST", r"/users/{id:\d+}/apikeys", create_api_key,
                   control_shape(ApiKey, status=201, body=Named, errors=(400,))),
     control_route("GET", r"/users/{id:\d+}/apikeys", list_api_keys, control_shape(ListedApiKey, "list")),
+    control_route("POST", r"/users/{id:\d+}/registrations", register_client,
+                  control_shape(SipRegistration, status=201, body=NewSipRegistration, errors=(400, 404))),
+    control_route("GET", r"/users/{id:\d+}/registrations", list_clients,
+                  control_shape(SipRegistration, "list", errors=(404,))),
+    control_route("DELETE", r"/users/{id:\d+}/registrations/{rid:\d+}", unregister_client,
+                  control_shape(envelope="none", status=204, errors=(404,))),
     control_route("GET", "/outbox", outbox, control_shape(Mail, "list", query=TO)),
 ]  # fmt: skip

@@ -5,7 +5,8 @@ aggregates it changes (customers and users folded from their streams, a token fr
 row and its stream's version), reads the facts across streams it needs through the projections'
 read functions, calls the pure rules of `domain/accounts.py` and returns their facts as events
 guarded by those versions. Slow work (password hashing, sealing), random ids
-and times come in from the caller.
+and times come in from the caller. A user's SIP clients follow the rules of `domain/sip_clients.py`:
+a new user registers its plan's `sip_clients` in the transaction that creates it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import msgspec
 
 from ..documents import reads, references
 from ..domain import accounts as rules
+from ..domain import sip_clients as sip
 from ..eventlog import ANY_VERSION, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import projections as read
@@ -41,6 +43,8 @@ class UserPlan:
     is_root: bool = False
     roles: tuple[str, ...] = ()
     attributes: dict[str, Any] = field(default_factory=dict)
+    sip_clients: int = 0
+    """Simulated SIP clients the user starts with, registered with it."""
 
     def body(self, user_id: int, customer_id: int, *, initial: bool) -> dict[str, Any]:
         """The user's whole document: its attributes, what the platform sets, defaults for the rest."""
@@ -82,18 +86,32 @@ def customer_exists(conn: sqlite3.Connection, customer_id: int) -> bool:
     return customer_of(conn, customer_id).exists
 
 
+def clients_of(conn: sqlite3.Connection, user_id: int) -> sip.SipClients:
+    """A user's SIP registrations, live while the user and its customer are."""
+    user = user_of(conn, user_id)
+    live = user.exists and customer_exists(conn, user.customer_id)
+    return sip.folded(user_id, user.customer_id, live, store.stream_content(conn, sip.sip_stream(user_id)))
+
+
 # --- customers and users -----------------------------------------------------------------------------
 
 
 def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False,
                  user_id: int | None = None) -> list[NewEvent]:  # fmt: skip
     """The events of a new user (an id is allocated unless given), for a decision or an import."""
+    return events(_new_user(conn, customer_of(conn, customer_id), user_id, plan, initial=initial))
+
+
+def _new_user(conn: sqlite3.Connection, customer: rules.Customer, user_id: int | None, plan: UserPlan, *,
+              initial: bool) -> list[rules.Fact]:  # fmt: skip
+    """A user of `customer` and the registrations of its SIP clients."""
     user_id = user_id or next_id(conn, "user", FIRST_USER_ID)
     facts = rules.register_user(
-        customer_of(conn, customer_id), user_of(conn, user_id), plan.body(user_id, customer_id, initial=initial),
-        plan.password_hash, plan.sip_password_sealed, email_in_use=read.email_in_use(conn, plan.email),
+        customer, user_of(conn, user_id), plan.body(user_id, customer.id, initial=initial), plan.password_hash,
+        plan.sip_password_sealed, email_in_use=read.email_in_use(conn, plan.email),
     )  # fmt: skip
-    return events(facts)
+    clients = sip.folded(user_id, customer.id, True, store.stream_content(conn, sip.sip_stream(user_id)))
+    return facts + sip.register_defaults(clients, plan.sip_clients, plan.created_at)
 
 
 def customer_opened(conn: sqlite3.Connection, customer_id: int, name: str, created_at: str) -> list[NewEvent]:
@@ -111,14 +129,9 @@ def open_customer(name: str, admin: UserPlan) -> Decide:
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
         customer_id = next_id(conn, "customer", FIRST_CUSTOMER_ID)
-        opened = events(rules.open_customer(customer_of(conn, customer_id), name, admin.created_at))
-        user_id = next_id(conn, "user", FIRST_USER_ID)
-        facts = rules.register_user(
-            rules.Customer(customer_id, version=1, name=name), user_of(conn, user_id),
-            admin.body(user_id, customer_id, initial=True), admin.password_hash, admin.sip_password_sealed,
-            email_in_use=read.email_in_use(conn, admin.email),
-        )  # fmt: skip
-        return opened + events(facts)
+        opened = rules.open_customer(customer_of(conn, customer_id), name, admin.created_at)
+        customer = rules.Customer(customer_id, version=1, name=name)
+        return events(opened + _new_user(conn, customer, None, admin, initial=True))
 
     return decide
 
@@ -165,6 +178,26 @@ def remove_user(customer_id: int, actor_id: int, user_id: int, table: references
         return removed + references.unlink(conn, table, customer_id, USERS, [user_id])
 
     return decide
+
+
+# --- SIP clients -------------------------------------------------------------------------------------
+
+
+def register_client(user_id: int, user_agent: str | None, contact: str | None, at: str) -> Decide:
+    """A SIP client of the user registers under the user's next registration id; a missing user agent or
+    contact is a simulated softphone's."""
+
+    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+        clients = clients_of(conn, user_id)
+        rid = clients.next_id
+        agent, contact_ = user_agent or sip.DEFAULT_USER_AGENT, contact or sip.default_contact(user_id, rid)
+        return events(sip.register(clients, rid, agent, contact_, at))
+
+    return decide
+
+
+def unregister_client(user_id: int, registration_id: int) -> Decide:
+    return lambda conn: events(sip.unregister(clients_of(conn, user_id), registration_id))
 
 
 # --- the login family --------------------------------------------------------------------------------

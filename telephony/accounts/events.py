@@ -1,4 +1,4 @@
-"""Stored event tags of customers, users, tokens and mail. Tags are never renamed."""
+"""Stored event tags of customers, users, their SIP clients, tokens and mail. Tags are never renamed."""
 
 from .. import mail
 from ..domain.accounts import (
@@ -17,6 +17,7 @@ from ..domain.accounts import (
     USER_DELETED,
     USER_UPDATED,
 )
+from ..domain.sip_clients import SIP_REGISTERED, SIP_UNREGISTERED
 
 MAIL_QUEUED = mail.MAIL_QUEUED
 MAIL_SENT = mail.MAIL_SENT
@@ -24,6 +25,7 @@ MAIL_FAILED = mail.MAIL_FAILED
 
 __all__ = [
     "CHALLENGE_ISSUED", "CHALLENGE_PASSED", "CUSTOMER_CREATED", "CUSTOMER_DELETED", "DEVICE_ADDED", "MAIL_FAILED",
-    "MAIL_QUEUED", "MAIL_SENT", "PASSWORD_CHANGED", "RESET_REQUESTED", "RESET_USED", "TOKEN_ISSUED", "TOKEN_REVOKED",
-    "TOKEN_TOUCHED", "USER_CREATED", "USER_DELETED", "USER_UPDATED",
+    "MAIL_QUEUED", "MAIL_SENT", "PASSWORD_CHANGED", "RESET_REQUESTED", "RESET_USED", "SIP_REGISTERED",
+    "SIP_UNREGISTERED", "TOKEN_ISSUED", "TOKEN_REVOKED", "TOKEN_TOUCHED", "USER_CREATED", "USER_DELETED",
+    "USER_UPDATED",
 ]  # fmt: skip

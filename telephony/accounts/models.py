@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import msgspec
 
 from ..domain.references import Destination, Ref, Reference
+from ..domain.sip_clients import MAX_REGISTRATIONS
 from ..domain.types import Email
 
 Password = Annotated[str, msgspec.Meta(min_length=8, max_length=256)]
@@ -72,7 +73,7 @@ class User(msgspec.Struct, kw_only=True):
     email_missed: str | None = None
     call_barge_allowed: bool = False
     transfer_cli: str = "R"
-    nb_sip_locations: int = 0
+    nb_sip_locations: Annotated[int, msgspec.Meta(ge=0, le=MAX_REGISTRATIONS)] = 0
     pickup_group_id: int | None = None
     location_id: str | None = None
     vm_announcement_id: int | None = None
@@ -112,6 +113,31 @@ class NewUser(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
 
 class Named(msgspec.Struct, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+
+
+SipUri = Annotated[
+    str,
+    msgspec.Meta(pattern=r"^[sS][iI][pP][sS]?:[!-~]+$", max_length=255,
+                 description="a SIP URI: sip: or sips: and an address without spaces",
+                 examples=["sip:alice@192.0.2.10:5060;transport=udp"]),
+]  # fmt: skip
+
+
+class NewSipRegistration(msgspec.Struct, kw_only=True):
+    """A SIP client to register; what is left out is a simulated softphone's."""
+
+    user_agent: Annotated[str, msgspec.Meta(min_length=1, max_length=255)] | None = None
+    contact: SipUri | None = None
+
+
+class SipRegistration(msgspec.Struct, kw_only=True):
+    """A registered SIP client of a user."""
+
+    id: int
+    user_id: int
+    user_agent: str
+    contact: str
+    registered_at: str
 
 
 class Login(msgspec.Struct, kw_only=True):

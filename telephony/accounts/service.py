@@ -53,23 +53,28 @@ class Accounts:
 
     async def plan_user(self, email: str, password: str, *, is_root: bool = False, roles: tuple[str, ...] = (),
                         attributes: dict[str, Any] | None = None) -> decisions.UserPlan:  # fmt: skip
+        """A new user; it starts with `[simulator] default_registrations` SIP clients unless its attributes
+        say how many (`nb_sip_locations`)."""
         password_hash = await asyncio.to_thread(hash_password, password)
+        attributes = dict(attributes or {})
+        sip_clients = attributes.pop("nb_sip_locations", self.settings.simulator.default_registrations)
         return decisions.UserPlan(
             email=email, password_hash=password_hash, sip_password_sealed=self.sealer.seal(new_token()[:16]),
-            created_at=wire_time(self.clock.now()), is_root=is_root, roles=roles, attributes=attributes or {},
+            created_at=wire_time(self.clock.now()), is_root=is_root, roles=roles, attributes=attributes,
+            sip_clients=sip_clients,
         )  # fmt: skip
 
     async def create_customer(self, name: str, email: str, password: str, meta: Metadata) -> tuple[dict, dict]:
         admin = await self.plan_user(email, password, is_root=True, roles=("ROLE_ROOT_ADMIN",))
-        customer, user = await self.log.transact(decisions.open_customer(name, admin), meta)
-        return customer.data, user.data["body"]
+        customer, user, *_registered = await self.log.transact(decisions.open_customer(name, admin), meta)
+        return customer.data, _with_clients(user.data["body"], admin)
 
     async def create_user(self, customer_id: int, body: NewUser, roles: tuple[str, ...], meta: Metadata) -> dict:
         plan = await self.plan_user(body.email, body.password, is_root=body.is_root, roles=roles,
                                     attributes={**body.attributes, "first_name": body.first_name,
                                                 "last_name": body.last_name})  # fmt: skip
-        (created,) = await self.log.transact(decisions.create_user(customer_id, plan), meta)
-        return created.data["body"]
+        created, *_registered = await self.log.transact(decisions.create_user(customer_id, plan), meta)
+        return _with_clients(created.data["body"], plan)
 
     async def bootstrap(self) -> None:
         """Create the first customer and its root user when the log is empty."""
@@ -77,6 +82,18 @@ class Accounts:
             boot = self.settings.bootstrap
             await self.create_customer(boot.customer_name, boot.admin_email, boot.admin_password,
                                        Metadata(source="bootstrap"))  # fmt: skip
+
+    # --- SIP clients ---------------------------------------------------------------------------
+
+    async def register_client(self, user_id: int, user_agent: str | None, contact: str | None,
+                              meta: Metadata) -> dict:  # fmt: skip
+        """A SIP client of the user registers now; the `sip.registered` event's data."""
+        decide = decisions.register_client(user_id, user_agent, contact, wire_time(self.clock.now()))
+        (registered,) = await self.log.transact(decide, meta)
+        return registered.data
+
+    async def unregister_client(self, user_id: int, registration_id: int, meta: Metadata) -> None:
+        await self.log.transact(decisions.unregister_client(user_id, registration_id), meta)
 
     # --- tokens --------------------------------------------------------------------------------
 
@@ -115,3 +132,8 @@ class Accounts:
 
     async def send_mail(self, to: str, subject: str, body: str, meta: Metadata) -> None:
         await self.mailer.send(to, subject, body, meta)
+
+
+def _with_clients(body: dict, plan: decisions.UserPlan) -> dict:
+    """A new user's document as its creation left it: with the SIP clients registered beside it."""
+    return {**body, "nb_sip_locations": plan.sip_clients}

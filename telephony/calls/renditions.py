@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+
+from ..media import dialogue, sip
 
 
-def trace(events: Sequence[tuple[str, Any]]) -> str:
-    return "\n".join(type_ for type_, _ in events)
+def trace(events: Sequence[tuple[str, Mapping]]) -> str:
+    return sip.render_trace(dialogue.dialogue(events))

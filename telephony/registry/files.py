@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterable
 
 import msgspec
@@ -20,14 +21,20 @@ from ..api.responses import collection, streamed
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..documents import blobs, reads
-from ..keys import READER
-from ..media import mp3, pcap, pdf, sip
+from ..domain import calls
+from ..keys import EVENT_LOG, PRINCIPAL, READER
+from ..media import dialogue, mp3, pcap, pdf, sip
+from ..media.sip import SipMessage
 from .catalogue import BY_PATH
 from .resource import Resource
 
 Rendition = tuple[int, Iterable[bytes]]
 """A file's byte length and its bytes, chunk by chunk."""
 Render = Callable[[dict], Rendition]
+
+
+SIP_CALL_ID = re.compile(r"^(?P<call>\d{1,18})-(?P<leg>src|dst)@telephony$")
+"""A media record's `call_id`: the SIP Call-ID of one leg of a call (`calls.history.sip_call_id`)."""
 
 
 class CdrNote(msgspec.Struct, kw_only=True):
@@ -50,6 +57,11 @@ def _recording(record: dict) -> Rendition:
     return mp3.size_for(record.get("duration")), mp3.stream(record.get("duration"))
 
 
+SIP_FILES: dict[str, tuple[str, Callable[[list[SipMessage]], bytes]]] = {
+    "trace": ("text/plain", lambda messages: sip.render_trace(messages).encode()),
+    "pcap": ("application/vnd.tcpdump.pcap", pcap.capture),
+}
+"""Renditions of a call's SIP dialogue: drawn from the call's events when this log holds them."""
 RENDERINGS: dict[str, tuple[str, Render]] = {
     "trace": ("text/plain", lambda r: _whole(sip.trace_text(r).encode())),
     "pcap": ("application/vnd.tcpdump.pcap", lambda r: _whole(pcap.capture(sip.ladder(r)))),
@@ -72,11 +84,38 @@ def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
     content_type, render = RENDERINGS[extension]
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        size, chunks = render(await _record(request, resource))
+        record = await _record(request, resource)
+        if extension in SIP_FILES and (messages := await _call_dialogue(request, resource.kind, record)) is not None:
+            size, chunks = _whole(SIP_FILES[extension][1](messages))
+        else:
+            size, chunks = render(record)
         return await streamed(request, content_type, chunks, size)
 
     return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin,  # type: ignore[arg-type]
                  shape=_file(content_type, resource.module))  # fmt: skip
+
+
+async def _call_dialogue(request: web.Request, kind: str, record: dict) -> list[SipMessage] | None:
+    """The SIP dialogue of the call that left this CDR (or this leg's, for an msdr), from the call's
+    events; None when no call of this log left the record (an imported one), which is drawn from
+    its own fields instead."""
+    if kind == "cdr":
+        call_id, leg = record.get("live_id"), None
+    elif kind == "msdr" and (match := SIP_CALL_ID.match(str(record.get("call_id") or ""))):
+        call_id, leg = int(match["call"]), match["leg"]
+    else:
+        return None
+    if not isinstance(call_id, int):
+        return None
+    events = await request.app[EVENT_LOG].read_stream(calls.stream_of(call_id))
+    if not events or events[-1].type != calls.ENDED:
+        return None
+    ended = events[-1].data
+    claimed = ended["records"]["cdr"] if leg is None else ended["records"]["msdr"].get(leg)
+    if claimed != record["id"] or ended["final"]["customer_id"] != request[PRINCIPAL].customer_id:
+        return None
+    pairs = [(event.type, event.data) for event in events]
+    return dialogue.dialogue(pairs) if leg is None else dialogue.leg_dialogue(pairs, leg)
 
 
 async def cdr_notes(request: web.Request) -> web.Response:

@@ -93,13 +93,16 @@ def _user_events(conn: sqlite3.Connection, value: UserRecord, customer_id: int, 
     plan = accounts.UserPlan(email=value.email, password_hash=value.password_hash or unusable_hash,
                              sip_password_sealed=value.sip_password_sealed or sip(), created_at=value.created_at,
                              is_root=value.is_root, roles=tuple(value.roles),
-                             attributes={k: v for k, v in body.items() if k not in _USER_SET_BY_PLAN})  # fmt: skip
+                             attributes={k: v for k, v in body.items() if k not in _USER_SET_BY_PLAN},
+                             sip_clients=value.nb_sip_locations)  # fmt: skip
     yield from accounts.user_created(conn, customer_id, plan, initial=value.is_initial, user_id=value.id)
     if value.devices:
         yield from accounts.devices_remembered(conn, value.id, value.devices)
 
 
-_USER_SET_BY_PLAN = {"id", "email", "is_root", "is_initial", "roles", "created_at", "customer", "customer_id_id"}
+_USER_SET_BY_PLAN = {"id", "email", "is_root", "is_initial", "roles", "created_at", "customer", "customer_id_id",
+                     "nb_sip_locations"}  # fmt: skip
+"""User fields the plan sets; `nb_sip_locations` is how many simulated SIP clients register with the user."""
 
 
 def _token_events(conn: sqlite3.Connection, value: TokenRecord, kind: str, customer_id: int) -> Iterator[NewEvent]:

@@ -116,7 +116,7 @@ async def test_health_is_open_and_reports_the_log_position(client):
     body = await response.json()
     assert body.pop("clock")
     assert set(body.pop("reactors")) == {"call-simulator"}
-    assert body == {"status": "ok", "position": 2, "writing": True, "failed_projections": {}}
+    assert body == {"status": "ok", "position": 3, "writing": True, "failed_projections": {}}
 
 
 @pytest.mark.parametrize("version", VERSIONS)

@@ -1,0 +1,73 @@
+"""Users' registered SIP clients: an in-memory projection, and the feed of the users' `nb_sip_locations`.
+
+`Registrations` is folded from `sip.registered` and `sip.unregistered` (`domain/sip_clients.py`);
+a deleted user, or every user of a deleted customer, is forgotten. The call engine asks it whether a
+user has a client to ring (`count`) and which (`of`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..documents.projection import Change, Feed, patch
+from ..domain.sip_clients import Registration
+from ..eventlog import RecordedEvent
+from ..projections.memory import MemoryProjection
+from . import events as ev
+
+
+@dataclass
+class _Clients:
+    customer_id: int
+    by_id: dict[int, Registration] = field(default_factory=dict)
+    """In registration order."""
+
+
+class Registrations(MemoryProjection):
+    name = "registrations"
+    handles = frozenset({ev.SIP_REGISTERED, ev.SIP_UNREGISTERED, ev.USER_DELETED, ev.CUSTOMER_DELETED})
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._users: dict[int, _Clients] = {}
+
+    def of(self, user_id: int) -> list[Registration]:
+        """The user's registrations, oldest first (none for an unknown user)."""
+        clients = self._users.get(user_id)
+        return list(clients.by_id.values()) if clients else []
+
+    def count(self, user_id: int) -> int:
+        clients = self._users.get(user_id)
+        return len(clients.by_id) if clients else 0
+
+    def state(self) -> Any:
+        return sorted((user_id, c.customer_id, tuple(c.by_id.values())) for user_id, c in self._users.items())
+
+    def apply(self, event: RecordedEvent) -> None:
+        d, t = event.data, event.type
+        if t == ev.SIP_REGISTERED:
+            clients = self._users.setdefault(d["user_id"], _Clients(d["customer_id"]))
+            rid = d["registration_id"]
+            clients.by_id[rid] = Registration(rid, d["user_agent"], d["contact"], d["registered_at"])
+        elif t == ev.SIP_UNREGISTERED:
+            if (left := self._users.get(d["user_id"])) is not None:
+                left.by_id.pop(d["registration_id"], None)
+                if not left.by_id:
+                    del self._users[d["user_id"]]
+        elif t == ev.USER_DELETED:
+            self._users.pop(d["id"], None)
+        elif t == ev.CUSTOMER_DELETED:
+            for user_id in [u for u, c in self._users.items() if c.customer_id == d["id"]]:
+                del self._users[user_id]
+
+
+def _locations(event: RecordedEvent) -> list[Change]:
+    """A user document's `nb_sip_locations` follows the count each registration change leaves."""
+    return [patch(event.data["user_id"], {"nb_sip_locations": event.data["locations"]})]
+
+
+USER_FEEDS: dict[str, Feed] = {ev.SIP_REGISTERED: _locations, ev.SIP_UNREGISTERED: _locations}
+"""What feeds the `user` document table beyond the users' own events."""
