@@ -44,6 +44,8 @@ class Placing:
     record: bool = False
     outcome: str | None = None
     web: bool = False
+    tts: str | None = None
+    """What a lead call's destination hears before the user's client rings."""
 
 
 def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
@@ -76,6 +78,8 @@ def place(placing: Placing, planner: Planner, at: float) -> Decision[Call]:
             "webcall_id": webcall_id,
             "claims": claims,
         }
+        if placing.tts is not None:
+            placed["tts"] = placing.tts
         events = rules.place(call_id, at, placed, accepted=True)
         return _recorded(conn, Call(id=call_id), events)
 

@@ -20,6 +20,8 @@ from ..api.responses import collection, single
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
+from ..collections import filters, matching
+from ..collections.fields import properties
 from ..collections.query import parse
 from ..documents import reads
 from ..domain import calls as rules
@@ -72,6 +74,7 @@ STATES: dict[str, Callable[[Call, float], list[Event]]] = {
     "CONNECTED": lambda call, at: (rules.unhold if call.state == "ON_HOLD" else rules.answer)(call, at),
 }  # fmt: skip
 """The `state` values PATCH accepts (case as written) and what each does."""
+LIVE_CALL_PROPS = properties(LiveCall)
 
 
 def _registrations(request: web.Request) -> parties.Registrations:
@@ -83,10 +86,17 @@ def _call_id(request: web.Request) -> int:
 
 
 def _page(request: web.Request, calls: list[Call]) -> web.Response:
+    """A page of live calls: paging, `filter`, `sort`/`dir` as every list has. Without a filter or
+    another order, only the page's calls are drawn."""
     api = request.app[SETTINGS].api
-    q = parse(request.query, {}, default_limit=api.default_page_size, max_limit=api.max_page_size)
+    q = parse(request.query, LIVE_CALL_PROPS, default_limit=api.default_page_size, max_limit=api.max_page_size)
+    conditions = filters.parse(request.query.get("filter"), LIVE_CALL_PROPS)
     now = request.app[CALLS].clock.time()
-    return collection([live_call(c, now) for c in calls[q.offset : q.offset + q.limit]], len(calls))
+    if not conditions and q.sort in (None, "id"):
+        ordered = calls[::-1] if q.descending else calls
+        return collection([live_call(c, now) for c in ordered[q.offset : q.offset + q.limit]], len(calls))
+    page, total = matching.select((live_call(c, now) for c in calls), q, conditions, LIVE_CALL_PROPS)
+    return collection(page, total)
 
 
 async def list_calls(request: web.Request) -> web.Response:
@@ -147,7 +157,7 @@ async def place_leadcall(request: web.Request) -> web.Response:
     clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
     dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, registrations)
     placing = Placing(who.customer_id, user["id"], "lead", "dst", src, dst, clid, context, "out",
-                      record=parties.records(user, "out", context), outcome=outcome)  # fmt: skip
+                      record=parties.records(user, "out", context), outcome=outcome, tts=body.tts)  # fmt: skip
     return await _placed(request, placing)
 
 
@@ -162,7 +172,7 @@ async def place_webcall(request: web.Request) -> web.Response:
     body = await read_json(request, PlaceWebcall)
     calls, reader = request.app[CALLS], request.app[READER]
     calls.webcalls.take(who.customer_id)
-    src = rules.Party(number=parties.e164(body.from_), ua=parties.NETWORK_UA, codec=parties.NETWORK_CODEC)
+    src = await parties.outside(reader, who.customer_id, parties.e164(body.from_))
     dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
     placing = Placing(who.customer_id, who.user_id, "web", "src", src, dst, src.number, context, "webcall",
                       outcome=outcome, web=True)  # fmt: skip

@@ -23,6 +23,7 @@ EXTENSION = re.compile(r"^[0-9]{2,6}$")
 CLIENT_CODEC = "G722"
 NETWORK_CODEC = "PCMA"
 NETWORK_UA = "telephony-gateway"
+CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
 
 
 class Client(Protocol):
@@ -84,13 +85,23 @@ async def destination(reader: Reader, customer_id: int, to: str, registrations: 
     """The party a call reaches, an outcome forced by what it is (an extension nobody has, a user with
     no client), and the call's context."""
     if not EXTENSION.match(to):
-        return Party(number=e164(to), ua=NETWORK_UA, codec=NETWORK_CODEC), None, "PSTN_CALL"
+        return await outside(reader, customer_id, e164(to)), None, "PSTN_CALL"
     found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)
     if not found:
         return Party(number=to), "unallocated", "USER_LOCAL"
     user = msgspec.json.decode(next(iter(found.values())))
     party = user_party(user, registrations, required=False)
     return party, (None if party.contact else "unavailable"), "USER_LOCAL"
+
+
+async def outside(reader: Reader, customer_id: int, number: str) -> Party:
+    """An outside number, named `contact:<id>` after the customer's contact that has it, if one does."""
+    found = await reads.first_with_number(reader, "contact", customer_id, CONTACT_NUMBERS, number)
+    contact = msgspec.json.decode(found) if found else None
+    if contact is None:
+        return Party(number=number, ua=NETWORK_UA, codec=NETWORK_CODEC)
+    name = " ".join(p for p in (contact.get("first_name"), contact.get("last_name")) if p) or contact.get("company")
+    return Party(number=number, id=f"contact:{contact['id']}", name=name, ua=NETWORK_UA, codec=NETWORK_CODEC)
 
 
 def records(user: dict[str, Any], direction: str, context: str) -> bool:

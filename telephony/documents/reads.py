@@ -52,6 +52,16 @@ async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any],
         return {row[0]: row[1] for row in await cursor.fetchall()}
 
 
+async def first_with_number(reader: Reader, kind: str, customer_id: int, props: Iterable[str], number: str
+                            ) -> str | None:  # fmt: skip
+    """The JSON body of a customer's first document of `kind` with `number` ('+' aside) in one of `props`."""
+    props = list(props)
+    among = " OR ".join(f"ltrim({json_path(prop)}, '+') = ?" for prop in props)
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND ({among}) ORDER BY id LIMIT 1'
+    rows = await reader.execute_fetchall(sql, (customer_id, *[number.lstrip("+")] * len(props)))
+    return rows[0][0] if rows else None
+
+
 async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
     """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'

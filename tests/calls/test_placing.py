@@ -77,6 +77,7 @@ async def test_a_lead_call_rings_the_destination_first_then_the_user(client, roo
     assert placed["state"] == "RINGING"
     events = await call_events(client, placed["id"])
     assert [(t, d.get("leg")) for t, d in events][-1] == ("call.ringing", "dst")
+    assert events[0][1]["tts"] == "Hello from Acme"
     await advance(client, 5)  # the destination answers; the user's client rings
     await advance(client, 1)
     assert (await get(client, root, f"/calls/{placed['id']}"))["data"]["state"] == "CONNECTED"
