@@ -96,13 +96,15 @@ def control(call_id: int, customer_id: int, command: Command) -> Decision[Call]:
     return Decision(decide)
 
 
-def transfer(call_id: int, customer_id: int, to: Party, planner: Planner, at: float) -> Decision[tuple[Call, Call]]:
-    """Blind transfer: the call ends and a child call takes its remote side on to `to`."""
+def transfer(call_id: int, customer_id: int, to: Party, outcome: str | None, planner: Planner, at: float
+             ) -> Decision[tuple[Call, Call]]:  # fmt: skip
+    """Blind transfer: the call ends and a child call takes its remote side on to `to` (whose
+    `outcome` is forced when it is known: an extension nobody has, a user with no client)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call]]:
         call = call_of(conn, call_id, customer_id)
         child_id = next_id(conn, "call", FIRST_CALL_ID)
-        own, child_events = rules.transfer(call, at, to, child_id, planner(child_id, to.number, None))
+        own, child_events = rules.transfer(call, at, to, child_id, planner(child_id, to.number, outcome))
         child_events[0][1]["claims"] = {"call": [child_id]}
         events, after = _recorded(conn, call, own)
         more, child = _recorded(conn, Call(id=child_id), child_events)

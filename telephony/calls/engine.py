@@ -118,8 +118,9 @@ class Calls:
         self.simulator.follow(call_id)
         return decision.result
 
-    async def transfer(self, call_id: int, customer_id: int, to: rules.Party, meta: Metadata) -> tuple[Call, Call]:
-        decision = decisions.transfer(call_id, customer_id, to, self.plan, self.clock.time())
+    async def transfer(self, call_id: int, customer_id: int, to: rules.Party, outcome: str | None, meta: Metadata
+                       ) -> tuple[Call, Call]:  # fmt: skip
+        decision = decisions.transfer(call_id, customer_id, to, outcome, self.plan, self.clock.time())
         await self.event_log.transact(decision, meta)
         old, child = decision.result
         self.simulator.follow(old.id)

@@ -220,8 +220,8 @@ async def patch_call(request: web.Request) -> web.Response:
     call = await calls.control(call_id, who.customer_id, _commands(body, calls.clock.time(), labels), meta)
     if body.dst is not None:
         reader = request.app[READER]
-        to, _outcome, _context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
-        call, _child = await calls.transfer(call_id, who.customer_id, to, meta)
+        to, outcome, _context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        call, _child = await calls.transfer(call_id, who.customer_id, to, outcome, meta)
     return single(request, live_call(call, calls.clock.time()), f"/calls/{call.id}")
 
 
