@@ -91,6 +91,11 @@ class EventLogSettings(Section, frozen=True):
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
 
 
+LONGEST_RING = 3_600
+LONGEST_TALK = 43_200
+"""Bounds of the simulator's times: a ringing and a talk together stay within a record's day."""
+
+
 class DestinationRule(Section, frozen=True):
     """How the simulator treats numbers that start with `prefix` (with or without `+`)."""
 
@@ -98,6 +103,9 @@ class DestinationRule(Section, frozen=True):
     outcome: Literal["answer", "busy", "no_answer", "reject", "fail"] | None = None
     ring_seconds: float | None = None
     talk_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        _within(self, {"ring_seconds": LONGEST_RING, "talk_seconds": LONGEST_TALK})
 
 
 class Simulator(Section, frozen=True):
@@ -120,6 +128,23 @@ class Simulator(Section, frozen=True):
     def __post_init__(self) -> None:
         if not 0 <= self.default_registrations <= MAX_REGISTRATIONS:
             raise ValueError(f"default_registrations must be 0 to {MAX_REGISTRATIONS}")
+        rings = ("own_answer_seconds", "ring_min_seconds", "ring_max_seconds", "no_answer_seconds")
+        talks = ("talk_mean_seconds", "talk_min_seconds", "talk_max_seconds")
+        rates = ("answer_rate", "busy_rate", "reject_rate", "failure_rate")
+        _within(self, {**dict.fromkeys(rings, LONGEST_RING), **dict.fromkeys(talks, LONGEST_TALK),
+                       **dict.fromkeys(rates, 1), "webcalls_per_minute": 1_000_000})  # fmt: skip
+        if sum(getattr(self, rate) for rate in rates) > 1:
+            raise ValueError("answer_rate, busy_rate, reject_rate and failure_rate must add up to at most 1")
+        if self.ring_min_seconds > self.ring_max_seconds or self.talk_min_seconds > self.talk_max_seconds:
+            raise ValueError("a minimum must not exceed its maximum")
+
+
+def _within(section: Section, bounds: dict[str, float]) -> None:
+    """Each named value of `section` (when set) is 0 to its bound, so a call's record stays within a day."""
+    for name, most in bounds.items():
+        value = getattr(section, name)
+        if value is not None and not 0 <= value <= most:
+            raise ValueError(f"{name} must be 0 to {most}")
 
 
 class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):

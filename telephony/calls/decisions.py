@@ -25,7 +25,10 @@ from ..projections.sequences import next_id
 FIRST_CALL_ID = 1
 Planner = Callable[[int, str | None, str | None], Plan]
 """(call id, destination number, forced outcome) -> the simulator's plan for the call."""
-Command = Callable[[Call], list[Event]]
+Command = Callable[[Call, float], list[Event]]
+"""The events of a command on a call at a clock time."""
+Now = Callable[[], float]
+"""The clock, read inside the transaction: a call's events never go back in time."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,18 @@ def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
     return call
 
 
-def place(placing: Placing, planner: Planner, at: float) -> Decision[Call]:
+@dataclass(frozen=True)
+class Transfer:
+    """Where a blind transfer takes the call's remote side: a party, its known outcome, its context."""
+
+    to: Party
+    outcome: str | None
+    context: str
+
+
+def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+        at = now()
         call_id = next_id(conn, "call", FIRST_CALL_ID)
         claims = {"call": [call_id]}
         webcall_id = next_id(conn, "webcall") if placing.web else None
@@ -86,37 +99,34 @@ def place(placing: Placing, planner: Planner, at: float) -> Decision[Call]:
     return Decision(decide)
 
 
-def control(call_id: int, customer_id: int, command: Command) -> Decision[Call]:
-    """Run a command on a customer's call (404 for anyone else's)."""
+def control(call_id: int, customer_id: int, command: Command, now: Now, *, transfer: Transfer | None = None,
+            planner: Planner | None = None) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
+    """Run a command on a customer's live call (404 for anyone else's, 400 for an ended one), then
+    the blind transfer if one is asked, all in one transaction: the call after it, and the child
+    call a transfer placed."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
-        call = call_of(conn, call_id, customer_id)
-        return _recorded(conn, call, command(call))
-
-    return Decision(decide)
-
-
-def transfer(call_id: int, customer_id: int, to: Party, outcome: str | None, planner: Planner, at: float
-             ) -> Decision[tuple[Call, Call]]:  # fmt: skip
-    """Blind transfer: the call ends and a child call takes its remote side on to `to` (whose
-    `outcome` is forced when it is known: an extension nobody has, a user with no client)."""
-
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call]]:
-        call = call_of(conn, call_id, customer_id)
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
+        call, at = call_of(conn, call_id, customer_id), now()
+        rules.change(call, "be changed")
+        events, after = _recorded(conn, call, command(call, at))
+        if transfer is None or planner is None:
+            return events, (after, None)
         child_id = next_id(conn, "call", FIRST_CALL_ID)
-        own, child_events = rules.transfer(call, at, to, child_id, planner(child_id, to.number, outcome))
+        plan = planner(child_id, transfer.to.number, transfer.outcome)
+        own, child_events = rules.transfer(after, at, transfer.to, child_id, plan, transfer.context)
         child_events[0][1]["claims"] = {"call": [child_id]}
-        events, after = _recorded(conn, call, own)
-        more, child = _recorded(conn, Call(id=child_id), child_events)
-        return events + more, (after, child)
+        more, after = _recorded(conn, after, own)
+        placed, child = _recorded(conn, Call(id=child_id), child_events)
+        return events + more + placed, (after, child)
 
     return Decision(decide)
 
 
-def step(call_id: int, at: float) -> Decision[Call | None]:
-    """The simulator's next step of a call, when it is due at `at` (nothing when the call moved on)."""
+def step(call_id: int, now: Now) -> Decision[Call | None]:
+    """The simulator's next step of a call, when it is due (nothing when the call moved on)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
+        at = now()
         call = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id)))
         due = rules.next_step(call)
         if due is None or due.due > at + 1e-6:

@@ -63,8 +63,10 @@ class CallSimulator(Reactor):
 
     def _job(self, call_id: int) -> Job:
         async def take_step() -> None:
-            await self._log.transact(decisions.step(call_id, self._clock.time()), SIMULATOR)
-            self.follow(call_id)
+            try:
+                await self._log.transact(decisions.step(call_id, self._clock.time), SIMULATOR)
+            finally:
+                self.follow(call_id)  # the next step, or this one again when it could not be recorded
 
         return take_step
 
@@ -107,25 +109,22 @@ class Calls:
         return rules.draw_plan(self.settings, call_id, number, outcome=outcome)
 
     async def place(self, placing: decisions.Placing, meta: Metadata) -> Call:
-        decision = decisions.place(placing, self.plan, self.clock.time())
+        decision = decisions.place(placing, self.plan, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result
 
-    async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata) -> Call:
-        decision = decisions.control(call_id, customer_id, command)
+    async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata,
+                      transfer: decisions.Transfer | None = None) -> tuple[Call, Call | None]:  # fmt: skip
+        """Run a command (and a transfer) on a live call: the call after it, and a transfer's child."""
+        decision = decisions.control(call_id, customer_id, command, self.clock.time, transfer=transfer,
+                                     planner=self.plan)  # fmt: skip
         await self.event_log.transact(decision, meta)
+        after, child = decision.result
         self.simulator.follow(call_id)
-        return decision.result
-
-    async def transfer(self, call_id: int, customer_id: int, to: rules.Party, outcome: str | None, meta: Metadata
-                       ) -> tuple[Call, Call]:  # fmt: skip
-        decision = decisions.transfer(call_id, customer_id, to, outcome, self.plan, self.clock.time())
-        await self.event_log.transact(decision, meta)
-        old, child = decision.result
-        self.simulator.follow(old.id)
-        self.simulator.follow(child.id)
-        return old, child
+        if child is not None:
+            self.simulator.follow(child.id)
+        return after, child
 
     async def events(self, call_id: int, customer_id: int) -> list[tuple[str, dict]] | None:
         """A customer's call's events as (type, data), live or ended; None for anyone else's."""

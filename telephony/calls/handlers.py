@@ -8,6 +8,7 @@ would follow as a redirect; real clients accept 200).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Annotated
 
@@ -30,7 +31,7 @@ from ..domain.schemas import LiveCall, Monitor, Webcall
 from ..domain.types import E164
 from ..keys import CALLS, READER, SETTINGS
 from . import parties, renditions
-from .decisions import Placing
+from .decisions import Placing, Transfer
 from .live import live_call
 
 Destination = Annotated[
@@ -127,7 +128,7 @@ async def get_call(request: web.Request) -> web.Response:
 
 async def _originator(request: web.Request, customer_id: int, user_id: int, given: int | str | None) -> dict:
     if given is not None:
-        if not str(given).isdigit():
+        if not re.fullmatch(r"[0-9]{1,18}", str(given)):
             raise BadRequest.field("from", "This value must be the id of a user.")
         user_id = int(given)
     return await parties.user_of(request.app[READER], user_id, customer_id)
@@ -181,7 +182,7 @@ async def place_webcall(request: web.Request) -> web.Response:
     return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
 
 
-def _commands(body: PatchCall, at: float, valid_labels: set[int]) -> Callable[[Call], list[Event]]:
+def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
     """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
     if body.state is not None and body.state not in STATES:
         raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
@@ -190,7 +191,7 @@ def _commands(body: PatchCall, at: float, valid_labels: set[int]) -> Callable[[C
     if body.labels is not None and (unknown := set(body.labels) - valid_labels):
         raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
 
-    def command(call: Call) -> list[Event]:
+    def command(call: Call, at: float) -> list[Event]:
         events: list[Event] = []
         steps: list[Callable[[Call], list[Event]]] = []
         if body.labels is not None:
@@ -212,17 +213,20 @@ def _commands(body: PatchCall, at: float, valid_labels: set[int]) -> Callable[[C
 
 
 async def patch_call(request: web.Request) -> web.Response:
+    """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
+    takes the call on (its `parent_id` the old one)."""
     who = authorize(request, "calls", write=True)
     body = await read_json(request, PatchCall)
     calls, call_id = request.app[CALLS], _call_id(request)
-    labels = await _labels(request, who.customer_id, body.labels)
-    meta = meta_of(request)
-    call = await calls.control(call_id, who.customer_id, _commands(body, calls.clock.time(), labels), meta)
+    command = _commands(body, await _labels(request, who.customer_id, body.labels))
+    transfer = None
     if body.dst is not None:
         reader = request.app[READER]
-        to, outcome, _context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
-        call, _child = await calls.transfer(call_id, who.customer_id, to, outcome, meta)
-    return single(request, live_call(call, calls.clock.time()), f"/calls/{call.id}")
+        to, outcome, context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        transfer = Transfer(to, outcome, context)
+    call, child = await calls.control(call_id, who.customer_id, command, meta_of(request), transfer)
+    shown = child or call
+    return single(request, live_call(shown, calls.clock.time()), f"/calls/{shown.id}")
 
 
 async def _labels(request: web.Request, customer_id: int, labels: list[int] | None) -> set[int]:
@@ -235,8 +239,7 @@ async def _labels(request: web.Request, customer_id: int, labels: list[int] | No
 async def hang_up(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=True)
     calls = request.app[CALLS]
-    await calls.control(_call_id(request), who.customer_id, lambda c: rules.hang_up(c, calls.clock.time()),
-                        meta_of(request))  # fmt: skip
+    await calls.control(_call_id(request), who.customer_id, rules.hang_up, meta_of(request))
     return web.Response(status=204)
 
 

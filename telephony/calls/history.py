@@ -16,6 +16,7 @@ from ..clock import wire_time
 from ..documents.projection import Change, patch, put
 from ..domain import calls as rules
 from ..domain.calls import Call
+from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import RecordedEvent
 from ..media import mp3
 
@@ -27,7 +28,8 @@ def _final(event: RecordedEvent) -> tuple[Call, dict[str, Any]]:
 
 
 def _seconds(start: float | None, end: float | None) -> int:
-    return 0 if start is None or end is None else max(0, round(end - start))
+    """Whole seconds between two times, at most a record's day (a call that spans a long downtime)."""
+    return 0 if start is None or end is None else min(max(0, round(end - start)), MAX_CALL_SECONDS)
 
 
 def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
@@ -49,7 +51,7 @@ def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
 
 
 def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
-    duration = round(call.recorded_seconds)
+    duration = min(round(call.recorded_seconds), MAX_CALL_SECONDS)
     return {
         "id": monitor_id, "called": call.dst.number, "caller": call.src.number, "context": call.context,
         "dst_id": call.dst.id, "dst_name": call.dst.name, "duration": duration, "live_id": call.id,

@@ -24,6 +24,7 @@ CLIENT_CODEC = "G722"
 NETWORK_CODEC = "PCMA"
 NETWORK_UA = "telephony-gateway"
 CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
+"""A contact's phone numbers (`registry` lists a contact's CDRs by the same ones)."""
 
 
 class Client(Protocol):

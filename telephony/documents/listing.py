@@ -8,6 +8,7 @@ built here too, so their SQL names the tables it reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from .projection import counts_of, json_path, table_of
@@ -128,3 +129,11 @@ def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str
         f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {json_path(having)} IS NOT NULL"
     )
     return f"ltrim({json_path(prop)}, '+') IN ({among})"
+
+
+def number_held_by(props: Sequence[str], holder: str, numbers: Sequence[str]) -> tuple[str, int]:
+    """A condition: one of the documents' phone numbers `props` ('+' aside) is one of the numbers the
+    document of kind `holder` whose id is bound holds in `numbers`. Returns the SQL and how many times
+    the holder's id is to be bound."""
+    held = " UNION ".join(f"SELECT ltrim({json_path(n)}, '+') FROM {table_of(holder)} WHERE id = ?" for n in numbers)
+    return " OR ".join(f"ltrim({json_path(p)}, '+') IN ({held})" for p in props), len(props) * len(numbers)

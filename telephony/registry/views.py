@@ -21,9 +21,19 @@ def _by_user(request: web.Request) -> tuple[str, tuple]:
     return f"{json_path('user_id')} = ?", (int(request.match_info["id"]),)
 
 
+CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
+
+
 def _by_contact(request: web.Request) -> tuple[str, tuple]:
-    party = f"contact:{int(request.match_info['id'])}"
-    return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ?)", (party, party)
+    """Calls named after the contact, or to or from one of its numbers as it has them now."""
+    contact_id = int(request.match_info["id"])
+    party = f"contact:{contact_id}"
+    numbers, times = listing.number_held_by(("src", "dst"), "contact", CONTACT_NUMBERS)
+    return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ? OR {numbers})", (
+        party,
+        party,
+        *[contact_id] * times,
+    )
 
 
 def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:

@@ -132,11 +132,16 @@ async def test_a_user_who_records_everything_gets_a_monitor_from_the_answer(clie
 async def test_a_blind_transfer_gives_a_parent_and_child_pair(client, root):
     call_id = await connected_call(client, root)
     await advance(client, 4)
-    answered = await patch(client, root, call_id, dst=ANSWERS + "9")
-    assert answered["data"]["id"] == call_id
+    answered = (await patch(client, root, call_id, dst=ANSWERS + "9"))["data"]
+    assert answered["parent_id"] == call_id  # the answer is the live call that goes on
     await get(client, root, f"/calls/{call_id}", status=404)
     (child,) = (await get(client, root, "/calls"))["data"]
-    assert child["parent_id"] == call_id and child["state"] == "RINGING" and child["dst"] == ANSWERS + "9"
+    assert (
+        child["id"] == answered["id"]
+        and child["parent_id"] == call_id
+        and child["state"] == "RINGING"
+        and child["dst"] == ANSWERS + "9"
+    )
     await advance(client, 70)
     parent_cdr, child_cdr = await cdr_of(client, root, call_id), await cdr_of(client, root, child["id"])
     assert parent_cdr["t_cause"] == "transferred" and parent_cdr["parent_live_id"] is None
@@ -174,3 +179,42 @@ async def test_another_customers_call_is_404_and_a_read_only_user_may_not_place_
     response = await client.post(url("v1.2", "/calls"), json={"to": ANSWERS + "5"}, headers=reader.headers())
     await error_of(response, 403)
     assert len((await get(client, root, "/calls"))["data"]) == 1
+
+
+async def test_a_patch_is_all_or_none_even_with_a_transfer(client, root):
+    call_id = (await place(client, root, to=NO_ANSWER + "1"))["data"]["id"]
+    await advance(client, 2)
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"action_url": "https://x.example",
+                                  "dst": ANSWERS + "9"}, headers=root.headers())  # fmt: skip
+    assert "RINGING" in (await error_of(response, 400))["message"]  # a ringing call cannot be transferred
+    assert "call.action_set" not in [t for t, _ in await call_events(client, call_id)]
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "hangup", "dst": ANSWERS + "9"},
+                                  headers=root.headers())  # fmt: skip
+    await error_of(response, 400)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "RINGING"
+
+
+async def test_a_destination_that_never_rang_cannot_be_answered(client, root):
+    call_id = (await place(client, root, to=BUSY + "2"))["data"]["id"]
+    await advance(client, 1)  # the caller's client answered; the busy destination does not ring
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "answer"}, headers=root.headers())
+    assert "no leg of it is ringing" in (await error_of(response, 400))["message"]
+    await advance(client, 2)
+    assert (await cdr_of(client, root, call_id))["t_cause"] == "user busy"
+
+
+async def test_an_ended_call_takes_no_change_and_from_must_be_a_user_id(client, root):
+    call_id = (await place(client, root, to=BUSY + "3"))["data"]["id"]
+    await advance(client, 5)
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={}, headers=root.headers())
+    assert "HANGUP" in (await error_of(response, 400))["message"]
+    for given in ("²", "9" * 5000, "-1", "x"):
+        response = await client.post(url("v1.2", "/calls"), json={"to": ANSWERS, "from": given}, headers=root.headers())
+        assert (await error_of(response, 400))["errors"][0]["field"] == "from"
+
+
+async def test_a_transfer_to_an_extension_is_a_local_call_of_that_user(client, root):
+    callee = await create_user(client, 100001, "ext@example.com", ext="207", first_name="Eve")
+    call_id = await connected_call(client, root)
+    child = (await patch(client, root, call_id, dst="207"))["data"]
+    assert (child["dst_id"], child["dst_name"], child["context"]) == (str(callee), "Eve", "USER_LOCAL")

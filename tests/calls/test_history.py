@@ -20,7 +20,11 @@ async def test_contact_and_user_cdrs_list_the_calls_with_their_numbers(client, r
     await place(client, root, to=ANSWERS + "2")
     await advance(client, 70)
     cdrs = (await get(client, root, f"/contacts/{contact_id}/cdrs"))["data"]
-    assert [c["dst"] for c in cdrs] == [ANSWERS + "1"]
+    assert [c["dst"] for c in cdrs] == [ANSWERS + "1"] and cdrs[0]["dst_id"] == f"contact:{contact_id}"
+    later = await client.post(url("v1.2", "/contacts"), json={"first_name": "Al", "mobile": ANSWERS.lstrip("+") + "2"},
+                              headers=root.headers())  # fmt: skip
+    later_id = (await later.json())["data"]["id"]
+    assert [c["dst"] for c in (await get(client, root, f"/contacts/{later_id}/cdrs"))["data"]] == [ANSWERS + "2"]
     assert (await get(client, root, f"/users/{root.user_id}/cdrs"))["total"] == 2
 
 

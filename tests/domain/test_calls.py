@@ -157,3 +157,62 @@ def test_plans_are_the_same_for_the_same_seed_and_call_and_rules_match_the_longe
     assert rules.draw_plan(settings, 5, "+447712345678").outcome == "reject"
     talks = {rules.draw_plan(Simulator(seed=3), n, "+33123456789").talk_seconds for n in range(50)}
     assert len(talks) > 10  # a distribution, not a constant
+
+
+# --- every row of the transition table ----------------------------------------------------------------
+
+COMMANDS = {
+    "call.answered": rules.answer,
+    "call.held": rules.hold,
+    "call.resumed": rules.unhold,
+    "call.ended": rules.hang_up,
+    "call.labelled": lambda c, at: rules.label(c, at, [1]),
+    "call.action_set": lambda c, at: rules.set_action(c, at, "https://x.example", "x"),
+    "call.recording_started": recording("start"),
+    "call.transferred": lambda c, at: rules.transfer(c, at, Party(number="+447700900999"), 2, PLAN)[0],
+}
+"""The command that records each event type a user may cause."""
+CALLS_IN = {
+    "RINGING": given(),
+    "CONNECTED": connected(),
+    "ON_HOLD": given(rules.answer, rules.answer, rules.hold),
+    "HANGUP": ended(),
+}
+"""A call in each state a command can meet (INITIAL and ACCEPTED last no longer than their transaction)."""
+
+
+@pytest.mark.parametrize("type_", sorted(COMMANDS))
+@pytest.mark.parametrize("state", sorted(CALLS_IN))
+def test_each_command_is_taken_exactly_in_the_states_the_table_allows(type_, state):
+    call = CALLS_IN[state]
+    allowed = state in rules.TRANSITIONS[type_]
+    if type_ == "call.answered" and state == "RINGING":
+        call = given(rules.answer)  # the destination rings: the answer connects
+    if not allowed:
+        with pytest.raises(Invalid):
+            COMMANDS[type_](call, 9.0)
+        return
+    events = COMMANDS[type_](call, 9.0)
+    assert events[0][0] == type_
+    after = rules.TRANSITIONS[type_][state]
+    folded = call
+    for event_type, data in events[:1]:
+        folded = rules.evolve(folded, event_type, data)
+    assert folded.state == (state if after == "same" else after)
+
+
+@pytest.mark.parametrize(("type_", "state"), [(t, s) for t, row in rules.TRANSITIONS.items() for s in row])
+def test_every_row_of_the_table_is_a_live_state_or_the_start(type_, state):
+    assert state is None or state in rules.LIVE
+    assert type_ == "call.placed" or state is not None
+
+
+def test_the_simulators_own_events_follow_the_table():
+    placed = rules.place(1, 0.0, {**PLACED, "plan": msgspec_plan(PLAN)}, accepted=True)
+    states = [None]
+    call = Call(id=1)
+    for type_, data in placed:
+        assert states[-1] in rules.TRANSITIONS[type_]
+        call = rules.evolve(call, type_, data)
+        states.append(call.state)
+    assert states == [None, "INITIAL", "ACCEPTED", "RINGING"]

@@ -95,11 +95,12 @@ def reach(call: Call, leg: str, at: float) -> list[Event]:
 
 
 def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
-    """The leg being reached (or `leg`) answers; the other is reached next, or the call connects."""
+    """The ringing leg (or `leg`, which must be ringing) answers; the other is reached next, or the
+    call connects. A leg that never rang (a busy destination) cannot answer."""
     _check(call, ANSWERED, "be answered")
-    leg = leg or call.reaching
-    if leg is None or call.answered_at(leg) is not None:
-        raise refuse(call, "be answered")
+    leg = leg or call.ringing
+    if leg is None or call.ringing != leg:
+        raise refuse(call, "be answered: no leg of it is ringing")
     events: list[Event] = [(ANSWERED, {"id": call.id, "at": at, "leg": leg})]
     if call.answered_at(other(leg)) is None:
         return events + reach(evolve(call, *events[0]), other(leg), at)
@@ -148,6 +149,12 @@ def monitor(call: Call, at: float, command: str) -> list[Event]:
     return [(type_, {"id": call.id, "at": at})]
 
 
+def change(call: Call, doing: str) -> None:
+    """Any change of a call needs it live (an ended call's id is known, so this is a 400, not a 404)."""
+    if call.state not in LIVE:
+        raise refuse(call, doing)
+
+
 def label(call: Call, at: float, labels: list[int]) -> list[Event]:
     _check(call, LABELLED, "be labelled")
     return [(LABELLED, {"id": call.id, "at": at, "labels": list(labels)})]
@@ -158,7 +165,8 @@ def set_action(call: Call, at: float, action_url: str | None, action_text: str |
     return [(ACTION_SET, {"id": call.id, "at": at, "action_url": action_url, "action_text": action_text})]
 
 
-def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan) -> tuple[list[Event], list[Event]]:
+def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan, context: str | None = None
+             ) -> tuple[list[Event], list[Event]]:  # fmt: skip
     """Blind transfer: the call ends ("transferred") and its remote side goes on, in a new call
     `child_id` whose `parent_id` is this one, to `to`. Returns (this call's events, the child's)."""
     _check(call, TRANSFERRED, "be transferred")
@@ -166,7 +174,7 @@ def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan) -> tup
     own += [(ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
                      "by": "src", "leg": None})]  # fmt: skip
     placed = {"customer_id": call.customer_id, "user_id": call.user_id, "kind": "transfer", "first": "dst",
-              "src": _builtins(call.dst), "dst": _builtins(to), "clid": call.clid, "context": call.context,
+              "src": _builtins(call.dst), "dst": _builtins(to), "clid": call.clid, "context": context or call.context,
               "destination": call.destination, "parent_id": call.id, "referred_by": call.src.number,
               "record": call.record, "plan": _builtins(plan), "answered": ["src"]}  # fmt: skip
     return own, place(child_id, at, placed, accepted=False)
