@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from ..accounts import customer_exists
 from ..domain import calls as rules
 from ..domain.calls import Call, Event, Party, Plan
 from ..domain.errors import Unknown
@@ -129,8 +130,8 @@ def step(call_id: int, now: Now) -> Decision[Call | None]:
         at = now()
         call = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id)))
         due = rules.next_step(call)
-        if due is None or due.due > at + 1e-6:
-            return [], call
+        if due is None or due.due > at + 1e-6 or not customer_exists(conn, call.customer_id):
+            return [], call  # moved on, not yet due, or its customer closed: the call is gone with it
         return _recorded(conn, call, rules.take(call, due, at))
 
     return Decision(decide)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..documents.projection import CUSTOMER_DELETED
 from ..domain import calls as rules
 from ..domain.calls import Call
 from ..domain.dictionaries import CALL_DESTINATION
@@ -19,8 +20,10 @@ MONITOR_STATES = {"off": 0, "on": 1, "paused": 2}
 
 
 class LiveCalls(MemoryProjection):
+    """Live calls by id and by customer; a closed customer's calls are gone with it."""
+
     name = "live_calls"
-    handles = rules.CALL_TYPES
+    handles = rules.CALL_TYPES | {CUSTOMER_DELETED}
 
     def __init__(self) -> None:
         self.reset()
@@ -30,6 +33,10 @@ class LiveCalls(MemoryProjection):
         self._by_customer: dict[int, dict[int, Call]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
+        if event.type == CUSTOMER_DELETED:
+            for call_id in self._by_customer.pop(event.data["id"], {}):
+                del self.calls[call_id]
+            return
         call_id = event.data["id"]
         before = self.calls.get(call_id, Call(id=call_id)) if event.type != rules.PLACED else Call(id=call_id)
         call = rules.evolve(before, event.type, event.data)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telephony.keys import EVENT_LOG
+from telephony.keys import EVENT_LOG, SCHEDULER
 from tests.accounts.helpers import create_customer, create_user, error_of, login, url
 from tests.calls.conftest import ANSWERS, BUSY, FAILS, NO_ANSWER, REJECTS
 from tests.calls.helpers import advance, by_live_id, call_events, get, patch, place
@@ -218,3 +218,17 @@ async def test_a_transfer_to_an_extension_is_a_local_call_of_that_user(client, r
     call_id = await connected_call(client, root)
     child = (await patch(client, root, call_id, dst="207"))["data"]
     assert (child["dst_id"], child["dst_name"], child["context"]) == (str(callee), "Eve", "USER_LOCAL")
+
+
+async def test_closing_a_customer_ends_the_life_of_its_calls_without_leaving_history(client, root):
+    customer_id, _ = await create_customer(client, "Closing", "closing@example.com")
+    owner = await login(client, "v1.2", "closing@example.com", "correct-horse-battery-staple")
+    call_id = (await place(client, owner, to=ANSWERS + "1"))["data"]["id"]
+    mine = (await place(client, root, to=ANSWERS + "2"))["data"]["id"]
+    response = await client.delete(url("v1.2", f"/customers/{customer_id}"), headers=owner.headers())
+    assert response.status == 204
+    await advance(client, 100)
+    events = await call_events(client, call_id)
+    assert [t for t, _ in events][-1] == "call.ringing"  # nothing more happened to it
+    assert (await cdr_of(client, root, mine))["t_cause"] == "normal clearing"
+    assert client.app[SCHEDULER].due(f"call:{call_id}") is None
