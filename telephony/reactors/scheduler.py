@@ -7,7 +7,9 @@ due; a virtual clock needs no alarm, since its time passes only when it is moved
 Moving the clock (`advance_to`) runs every timer due on the way in due order, and moves the clock to
 each one's due time first, so a job sees the clock as it was when the job fell due. A periodic job
 that missed several periods runs at most twice per move (its first due time and its last one),
-as APScheduler's `coalesce` does. A job that fails is logged and never stops the others.
+as APScheduler's `coalesce` does. When the alarm finds several timers due at once (real time ran
+past them), they run together, so their owners' appends share commits. A job that fails is logged
+and never stops the others.
 
 The scheduler keeps nothing that matters: owners add their timers, and `derive` sources add theirs
 again from projections at each start.
@@ -115,13 +117,15 @@ class Scheduler:
     # --- running what is due -----------------------------------------------------------------------
 
     async def run_due(self) -> int:
-        """Run every timer due by the clock's now, earliest first; returns how many ran."""
+        """Run every timer due by the clock's now; returns how many ran. The timers due together run
+        together (their owners' appends then share commits), then those they made due, and so on."""
         async with self._running:
             ran = 0
-            while (timer := self._pop_due(self._clock.time())) is not None:
-                await self._run(timer, self._clock.time())
-                ran += 1
-            return ran
+            while due := self._all_due(self._clock.time()):
+                await asyncio.gather(*(self._run(timer, self._clock.time()) for timer in due))
+                ran += len(due)
+        self._rearm_soon()
+        return ran
 
     async def advance_to(self, target: float) -> int:
         """Move the clock to `target`, running each timer due on the way at its own due time."""
@@ -152,6 +156,12 @@ class Scheduler:
     def _add_from(self, source: Source) -> None:
         for when, key, job in source():
             self.at(when, key, job)
+
+    def _all_due(self, horizon: float) -> list[_Timer]:
+        due = []
+        while (timer := self._pop_due(horizon)) is not None:
+            due.append(timer)
+        return due
 
     def _pop_due(self, horizon: float) -> _Timer | None:
         heap = self._heap
@@ -190,8 +200,8 @@ class Scheduler:
 
     def _rearm(self) -> None:
         self._rearm_pending = False
-        if self._clock.is_virtual or not self._aps.running:
-            return
+        if self._clock.is_virtual or not self._aps.running or self._running.locked():
+            return  # a run under way sets the alarm again when it ends
         while self._heap and self._heap[0].cancelled:
             heapq.heappop(self._heap)
         due = self._heap[0].due if self._heap else None

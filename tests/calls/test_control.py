@@ -232,3 +232,17 @@ async def test_closing_a_customer_ends_the_life_of_its_calls_without_leaving_his
     assert [t for t, _ in events][-1] == "call.ringing"  # nothing more happened to it
     assert (await cdr_of(client, root, mine))["t_cause"] == "normal clearing"
     assert client.app[SCHEDULER].due(f"call:{call_id}") is None
+
+
+async def test_a_users_live_calls_keep_id_order_and_lose_a_call_when_it_ends(client, root):
+    agent_id = await create_user(client, 100001, "lister@example.com")
+    mine = [(await place(client, root, to=ANSWERS + "6", **{"from": str(agent_id)}))["data"]["id"] for _ in range(3)]
+    own = (await place(client, root, to=ANSWERS + "7"))["data"]["id"]
+    response = await client.delete(url("v1.2", f"/calls/{mine[1]}"), headers=root.headers())
+    assert response.status == 204, await response.text()
+    listed = await get(client, root, f"/users/{agent_id}/calls")
+    assert ([c["id"] for c in listed["data"]], listed["total"]) == ([mine[0], mine[2]], 2)
+    assert [c["id"] for c in (await get(client, root, "/calls"))["data"]] == [mine[0], mine[2], own]
+    await advance(client, 70)  # every call has answered and talked its 60 s
+    assert (await get(client, root, f"/users/{agent_id}/calls")) == {"data": [], "total": 0}
+    assert (await get(client, root, "/calls"))["total"] == 0
