@@ -16,8 +16,8 @@ from .accounts.sessions import SessionIndex
 from .api import control
 from .api.routing import Route, listing
 from .calls import handlers as calls_handlers
-from .calls import sms
-from .calls.engine import Calls, CallSimulator, PerMinute
+from .calls import simulate, sms
+from .calls.engine import Calls, CallSimulator, PerMinute, planner
 from .calls.history import FEEDS
 from .calls.live import LiveCalls
 from .collections.cache import PageCache
@@ -40,7 +40,7 @@ from .registry.routes import registry_routes
 
 
 def projections() -> list[Projection]:
-    documents = [DocumentTable("user", feeds=USER_FEEDS)] + [
+    documents = [DocumentTable("user", feeds={**USER_FEEDS, **FEEDS["user"]})] + [
         DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FEEDS.get(r.kind)) for r in RESOURCES
     ]
     sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ENDED))
@@ -79,7 +79,7 @@ def calls_engine(app: web.Application) -> Calls:
     """The call engine of the app, made once."""
     if CALLS not in app:
         settings, clock, live = app[SETTINGS], app[CLOCK], app[MEMORY][LiveCalls]
-        simulator = CallSimulator(live, app[EVENT_LOG], app[SCHEDULER], clock)
+        simulator = CallSimulator(live, app[EVENT_LOG], app[SCHEDULER], clock, planner(settings.simulator))
         per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
         registrations = app[MEMORY][Registrations]
         app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock, per_minute, registrations)
@@ -100,7 +100,8 @@ def api_routes() -> list[Route]:
 
 
 def control_routes() -> list[Route]:
-    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *openapi.ROUTES]
+    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
+            *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

@@ -3,6 +3,7 @@
 from ..domain.sip_clients import Registration
 from .decisions import (
     UserPlan,
+    clients_of,
     customer_exists,
     customer_opened,
     devices_remembered,
@@ -16,6 +17,6 @@ from .projections import live_customers, live_named_tokens, live_users, token_kn
 from .registrations import USER_FEEDS, Registrations
 
 __all__ = ["CUSTOMER_CREATED", "SIP_REGISTERED", "SIP_UNREGISTERED", "USER_FEEDS", "USER_REFERENCES", "Registration",
-           "Registrations", "User", "UserPlan", "customer_exists", "customer_opened", "devices_remembered",
-           "issue_token", "live_customers", "live_named_tokens", "live_users", "token_known", "touch_token",
-           "user_created", "user_email"]  # fmt: skip
+           "Registrations", "User", "UserPlan", "clients_of", "customer_exists", "customer_opened",
+           "devices_remembered", "issue_token", "live_customers", "live_named_tokens", "live_users", "token_known",
+           "touch_token", "user_created", "user_email"]  # fmt: skip

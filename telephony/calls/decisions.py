@@ -17,11 +17,13 @@ from typing import Any
 import msgspec
 
 from ..accounts import customer_exists
+from ..documents import reads
 from ..domain import calls as rules
-from ..domain.calls import Call, Event, Party, Plan
+from ..domain.calls import Call, Event, Party, Plan, Target
 from ..domain.errors import Unknown
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
+from . import routing
 
 FIRST_CALL_ID = 1
 Planner = Callable[[int, str | None, str | None], Plan]
@@ -100,6 +102,44 @@ def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
     return Decision(decide)
 
 
+@dataclass(frozen=True)
+class Inbound:
+    """A call from outside to one of a customer's numbers, with the simulated answers asked for."""
+
+    customer_id: int
+    src: Party
+    dialled: str
+    target: Target | None
+    choices: dict[str, Any]
+    gives_up_after: float | None
+
+
+def place_inbound(inbound: Inbound, planner: Planner, now: Now) -> Decision[Call]:
+    """The caller reaches the platform, which routes the call to the number's target at once."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+        at, call_id = now(), next_id(conn, "call", FIRST_CALL_ID)
+        give_up = None if inbound.gives_up_after is None else at + inbound.gives_up_after
+        placed = {"id": call_id, "at": at, "customer_id": inbound.customer_id, "user_id": None, "kind": "inbound",
+                  "first": "dst", "src": _builtins(inbound.src), "dst": {"number": inbound.dialled},
+                  "clid": inbound.src.number, "context": "PSTN_CALL", "destination": "in", "record": False,
+                  "plan": _builtins(planner(call_id, inbound.dialled, None)), "dialled": inbound.dialled,
+                  "choices": inbound.choices, "gives_up_at": give_up, "answered": ["src"],
+                  "claims": {"call": [call_id]}}  # fmt: skip
+        call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
+        return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *_routed(conn, call, inbound.target,
+                                                                                     planner, at)])  # fmt: skip
+
+    return Decision(decide)
+
+
+def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, at: float) -> list[Event]:
+    hop = routing.hop(conn, call, target, planner)
+    if hop.routed is not None:
+        return rules.route(call, at, hop.routed)
+    return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
+
+
 def control(call_id: int, customer_id: int, command: Command, now: Now, *, transfer: Transfer | None = None,
             planner: Planner | None = None) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
     """Run a command on a customer's live call (404 for anyone else's, 400 for an ended one), then
@@ -123,7 +163,7 @@ def control(call_id: int, customer_id: int, command: Command, now: Now, *, trans
     return Decision(decide)
 
 
-def step(call_id: int, now: Now) -> Decision[Call | None]:
+def step(call_id: int, now: Now, planner: Planner) -> Decision[Call | None]:
     """The simulator's next step of a call, when it is due (nothing when the call moved on)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
@@ -132,6 +172,8 @@ def step(call_id: int, now: Now) -> Decision[Call | None]:
         due = rules.next_step(call)
         if due is None or due.due > at + 1e-6 or not customer_exists(conn, call.customer_id):
             return [], call  # moved on, not yet due, or its customer closed: the call is gone with it
+        if due.action == "route":
+            return _recorded(conn, call, _routed(conn, call, call.fallback, planner, at))
         return _recorded(conn, call, rules.take(call, due, at))
 
     return Decision(decide)
@@ -157,8 +199,13 @@ def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) ->
         records["monitor"] = next_id(conn, "monitor")
     first_msdr, first_session = next_id(conn, "msdr"), next_id(conn, "mediasession")
     records["msdr"] = {leg: first_msdr + n for n, leg in enumerate(legs)}
+    if final.context == "VOICEMAIL" and final.connected_at is not None and final.user_id is not None:
+        records["voicemessage"] = next_id(conn, "voicemessage")
+        user = reads.documents(conn, "user", [final.user_id], final.customer_id).get(final.user_id) or {}
+        records["vm_new"] = {"user_id": final.user_id, "count": int(user.get("vm_new") or 0) + 1}
     records["mediasession"] = {leg: first_session + n for n, leg in enumerate(legs)}
-    claims = {kind: ([ids] if isinstance(ids, int) else list(ids.values())) for kind, ids in records.items()}
+    claims = {kind: ([ids] if isinstance(ids, int) else list(ids.values()))
+              for kind, ids in records.items() if kind != "vm_new"}  # fmt: skip
     return {**data, "records": records, "claims": {k: v for k, v in claims.items() if v}, "final": _builtins(final)}
 
 

@@ -35,8 +35,10 @@ class CallSimulator(Reactor):
     name = "call-simulator"
     handles = rules.CALL_TYPES
 
-    def __init__(self, live: LiveCalls, event_log: EventLog, scheduler: Scheduler, clock: Clock) -> None:
+    def __init__(self, live: LiveCalls, event_log: EventLog, scheduler: Scheduler, clock: Clock,
+                 planner: decisions.Planner) -> None:  # fmt: skip
         self._live = live
+        self._planner = planner
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
@@ -64,11 +66,20 @@ class CallSimulator(Reactor):
     def _job(self, call_id: int) -> Job:
         async def take_step() -> None:
             try:
-                await self._log.transact(decisions.step(call_id, self._clock.time), SIMULATOR)
+                await self._log.transact(decisions.step(call_id, self._clock.time, self._planner), SIMULATOR)
             finally:
                 self.follow(call_id)  # the next step, or this one again when it could not be recorded
 
         return take_step
+
+
+def planner(settings: Simulator) -> decisions.Planner:
+    """The simulator's plan of a call, drawn from the settings (an outcome forced when one is known)."""
+
+    def plan(call_id: int, number: str | None, outcome: str | None) -> Plan:
+        return rules.draw_plan(settings, call_id, number, outcome=outcome)
+
+    return plan
 
 
 def _key(call_id: int) -> str:
@@ -106,10 +117,16 @@ class Calls:
     registrations: Registrations
 
     def plan(self, call_id: int, number: str | None, outcome: str | None) -> Plan:
-        return rules.draw_plan(self.settings, call_id, number, outcome=outcome)
+        return planner(self.settings)(call_id, number, outcome)
 
     async def place(self, placing: decisions.Placing, meta: Metadata) -> Call:
         decision = decisions.place(placing, self.plan, self.clock.time)
+        await self.event_log.transact(decision, meta)
+        self.simulator.follow(decision.result.id)
+        return decision.result
+
+    async def place_inbound(self, inbound: decisions.Inbound, meta: Metadata) -> Call:
+        decision = decisions.place_inbound(inbound, self.plan, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result

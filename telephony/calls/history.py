@@ -133,11 +133,35 @@ def webcalls(event: RecordedEvent) -> Iterable[Change]:
                                       "to_duration": _seconds(call.dst_answered_at, call.ended_at)})  # fmt: skip
 
 
+def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
+    """The message a caller left on a user's voicemail: new, in the inbox, as long as the caller spoke."""
+    return {
+        "id": message_id, "caller": call.src.number, "callerid": call.clid, "dialled": call.dialled,
+        "duration": _seconds(call.connected_at, call.ended_at), "extension_id": call.user_id, "folder": 0,
+        "is_new": True, "live_id": call.id, "origtime": wire_time(call.connected_at or call.placed_at),
+        "parent_live_id": call.parent_id, "transcript": None,
+    }  # fmt: skip
+
+
+def voicemessages(event: RecordedEvent) -> Iterable[Change]:
+    call, records = _final(event)
+    if "voicemessage" in records:
+        yield put(records["voicemessage"], call.customer_id, voicemessage(call, records["voicemessage"]))
+
+
+def new_messages(event: RecordedEvent) -> Iterable[Change]:
+    """A user's `vm_new` counts the message a call left on its voicemail."""
+    if (counted := event.data["records"].get("vm_new")) is not None:
+        yield patch(counted["user_id"], {"vm_new": counted["count"]})
+
+
 FEEDS = {
     "cdr": {rules.ENDED: cdrs},
     "monitor": {rules.ENDED: monitors},
     "msdr": {rules.ENDED: msdrs},
     "mediasession": {rules.ENDED: media_sessions},
     "webcall": {rules.PLACED: webcalls, rules.ENDED: webcalls},
+    "voicemessage": {rules.ENDED: voicemessages},
+    "user": {rules.ENDED: new_messages},
 }
 """The history kinds' feeds: the call events each document table is made from, besides its own."""

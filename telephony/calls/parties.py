@@ -8,7 +8,7 @@ call a user agent and contact; a user with none cannot be rung.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -45,7 +45,7 @@ def e164(number: str) -> str:
     return "+" + number.lstrip("+")
 
 
-def display_name(user: dict[str, Any]) -> str | None:
+def display_name(user: Mapping[str, Any]) -> str | None:
     return " ".join(p for p in (user.get("first_name"), user.get("last_name")) if p) or None
 
 

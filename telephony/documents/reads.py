@@ -43,6 +43,12 @@ async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) ->
     return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
 
 
+async def owned_by(reader: Reader, kind: str, id_: Any) -> tuple[int, str] | None:
+    """(customer id, JSON body) of the document of `kind` with this id, whoever owns it (operator reads)."""
+    rows = await reader.execute_fetchall(f'SELECT customer_id, body FROM "{table_of(kind)}" WHERE id = ?', (id_,))
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
 async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any], customer_id: int) -> dict[Any, str]:
     """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
     values = list(values)

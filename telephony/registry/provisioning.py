@@ -10,14 +10,16 @@ from aiohttp import web
 from ..accounts import customer_exists
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
+from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
+from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from ..domain.errors import Invalid, Unknown
 from ..domain.schemas import Ddi
 from ..domain.types import E164
-from ..keys import CLOCK, EVENT_LOG
+from ..keys import CLOCK, EVENT_LOG, READER
 from . import decisions
 from .catalogue import BY_PATH
 
@@ -33,13 +35,34 @@ class NewDdi(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     rate: float = 0.0
     status: int = 1
     info: str | None = None
+    target_type: str | int | None = None
+    """Where calls to the number go: U user, V voicemail, H hang up (or the `target_type` code or name);
+    ring groups, queues, IVRs and conferences take numbers through their own `ddis`."""
+    target_id: int | None = None
+
+
+class DdiTarget(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    target_type: str | int | None = None
+    target_id: int | None = None
+
+
+def _target_code(value: str | int | None) -> int | None:
+    """A target type given as a `final_dst_type` letter, a `target_type` name or its code."""
+    if value is None:
+        return None
+    try:
+        name = FINAL_DST_TYPE.to_name(value) if isinstance(value, str) and len(value) == 1 else value
+        return int(TARGET_TYPE.to_code(name))
+    except ValueError as exc:
+        raise BadRequest.field("target_type", str(exc)) from None
 
 
 async def provision_ddi(request: web.Request) -> web.Response:
     customer_id = int(request.match_info["id"])
     body = await read_json(request, NewDdi)
     number = "+" + body.e164.lstrip("+")
-    fields = {**msgspec.structs.asdict(body), "e164": number, "name": body.name or number}
+    fields = {**msgspec.structs.asdict(body), "e164": number, "name": body.name or number,
+              "target_type": _target_code(body.target_type)}  # fmt: skip
     now = wire_time(request.app[CLOCK].now())
     create = decisions.create(DDIS, customer_id, fields, now, number)
 
@@ -54,7 +77,22 @@ async def provision_ddi(request: web.Request) -> web.Response:
     return json_response({"data": create.result}, status=201)
 
 
+async def target_ddi(request: web.Request) -> web.Response:
+    """Set where calls to a number go (the operator's part: users, voicemail, hang-up)."""
+    number = "+" + request.match_info["e164"].lstrip("+")
+    body = await read_json(request, DdiTarget)
+    owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
+    if owner is None:
+        raise NotFound(f"ddis {number} not found")
+    change = decisions.update(DDIS, owner[0], {number: {"target_type": _target_code(body.target_type),
+                                                        "target_id": body.target_id}})  # fmt: skip
+    await request.app[EVENT_LOG].transact(change, meta_of(request))
+    return json_response({"data": change.result[0]})
+
+
 ROUTES = [
     control_route("POST", r"/customers/{id:\d+}/ddis", provision_ddi,
                   control_shape(Ddi, status=201, body=NewDdi, errors=(400, 409))),
+    control_route("PATCH", r"/ddis/{e164:\+?\d{7,15}}", target_ddi,
+                  control_shape(Ddi, body=DdiTarget, errors=(400, 404))),
 ]  # fmt: skip

@@ -216,3 +216,20 @@ def test_the_simulators_own_events_follow_the_table():
         call = rules.evolve(call, type_, data)
         states.append(call.state)
     assert states == [None, "INITIAL", "ACCEPTED", "RINGING"]
+
+
+def test_routing_gives_the_call_a_new_destination_reached_at_once_and_only_before_it_connects():
+    inbound = {**PLACED, "kind": "inbound", "first": "dst", "destination": "in", "answered": ["src"]}
+    call = rules.evolve(Call(id=1), "call.placed", {"id": 1, "at": 0.0, **inbound, "plan": msgspec_plan(PLAN)})
+    routed = {"dst": {"number": "220", "id": "7"}, "plan": msgspec_plan(PLAN), "context": "PSTN_CALL",
+              "fallback": {"type": "V", "id": 7}, "user_id": 7}  # fmt: skip
+    events = rules.route(call, 1.0, routed)
+    assert [t for t, _ in events] == ["call.routed", "call.ringing"]
+    for type_, data in events:
+        call = rules.evolve(call, type_, data)
+    assert (call.state, call.dst.id, call.user_id, call.fallback.type) == ("RINGING", "7", 7, "V")
+    never = Plan(outcome="no_answer", ring_seconds=1, talk_seconds=60, no_answer_seconds=20)
+    call = rules.evolve(call, "call.routed", {"id": 1, "at": 2.0, **routed, "plan": msgspec_plan(never)})
+    assert rules.next_step(call) == rules.Step(22.0, "route", "dst")
+    with pytest.raises(Invalid):
+        rules.route(connected(), 3.0, routed)

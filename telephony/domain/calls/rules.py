@@ -26,6 +26,7 @@ from .state import (
     RECORDING_RESUMED,
     RECORDING_STARTED,
     RESUMED,
+    ROUTED,
     TALKING,
     TRANSFERRED,
     TRANSITIONS,
@@ -73,6 +74,8 @@ def _check(call: Call, type_: str, doing: str) -> None:
 
 
 def disposition(call: Call, cause: str) -> str:
+    if call.context == "VOICEMAIL" and call.state in TALKING:
+        return "VM"
     if cause in DISPOSITIONS:
         return DISPOSITIONS[cause]
     return call.state if call.state in TALKING else "NO_ANSWER"
@@ -107,6 +110,14 @@ def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
     if call.record:
         events.append((RECORDING_STARTED, {"id": call.id, "at": at}))
     return events
+
+
+def route(call: Call, at: float, routed: Mapping[str, Any]) -> list[Event]:
+    """The call's destination becomes another target (`routed`: dst, plan, context, fallback,
+    user_id), which is reached at once."""
+    _check(call, ROUTED, "be routed")
+    event = (ROUTED, {"id": call.id, "at": at, **routed})
+    return [event, *reach(evolve(call, *event), "dst", at)]
 
 
 def hold(call: Call, at: float) -> list[Event]:

@@ -79,7 +79,16 @@ class Step:
 
 
 def next_step(call: Call) -> Step | None:
-    """The simulator's next step for a live call; None for an ended one."""
+    """The simulator's next step for a live call; None for an ended one. A caller who gives up
+    hangs up at that time, unless the call ends before."""
+    step = _next(call)
+    if call.gives_up_at is None or not call.live or (step is not None and step.due <= call.gives_up_at):
+        return step
+    cause = CAUSES["answer"] if call.state in TALKING else "originator cancel"
+    return Step(call.gives_up_at, "end", call.reaching, cause, "src")
+
+
+def _next(call: Call) -> Step | None:
     if not call.live:
         return None
     plan = call.plan
@@ -90,15 +99,18 @@ def next_step(call: Call) -> Step | None:
         return None
     if leg == "src":
         return Step(call.reached_at + plan.own_answer_seconds, "answer", leg)
-    if plan.outcome == "answer":
+    give_up = call.reached_at + plan.no_answer_seconds
+    if plan.outcome == "answer" and plan.ring_seconds <= plan.no_answer_seconds:
         return Step(call.reached_at + plan.ring_seconds, "answer", leg)
-    if plan.outcome == "no_answer":
-        return Step(call.reached_at + plan.no_answer_seconds, "end", leg, CAUSES["no_answer"], None)
-    return Step(call.reached_at + plan.ring_seconds, "end", leg, CAUSES[plan.outcome], "dst")
+    if plan.outcome in ("answer", "no_answer"):
+        return Step(give_up, "route", leg) if call.fallback else Step(give_up, "end", leg, CAUSES["no_answer"])
+    failed = call.reached_at + plan.ring_seconds
+    return Step(failed, "route", leg) if call.fallback else Step(failed, "end", leg, CAUSES[plan.outcome], "dst")
 
 
 def take(call: Call, step: Step, at: float) -> list[Event]:
-    """The events of a step that fell due."""
+    """The events of a step that fell due (a "route" step is taken by the routing, which reads the
+    configuration)."""
     if step.action == "answer":
         return answer(call, at, step.leg)
     return end(call, at, step.cause or CAUSES["answer"], step.by)

@@ -25,6 +25,7 @@ LEGS = ("src", "dst")
 
 PLACED = "call.placed"
 ACCEPTED_ = "call.accepted"
+ROUTED = "call.routed"
 RANG = "call.ringing"
 ANSWERED = "call.answered"
 HELD = "call.held"
@@ -42,6 +43,7 @@ SAME = "same"
 TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
     PLACED: {None: INITIAL},
     ACCEPTED_: {INITIAL: ACCEPTED},
+    ROUTED: {INITIAL: SAME, ACCEPTED: SAME, RINGING: SAME},
     RANG: {INITIAL: RINGING, ACCEPTED: RINGING, RINGING: RINGING},
     ANSWERED: {INITIAL: CONNECTED, ACCEPTED: CONNECTED, RINGING: CONNECTED},
     HELD: {CONNECTED: ON_HOLD},
@@ -81,6 +83,14 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     talk_seconds: float = 60.0
     own_answer_seconds: float = 1.0
     no_answer_seconds: float = 30.0
+    """How long the destination rings before it is given up (a user's `ring_time` on inbound calls)."""
+
+
+class Target(msgspec.Struct, frozen=True, kw_only=True):
+    """Where an inbound call goes: a `final_dst_type` letter (U user, V voicemail, H hang up, ...) and id."""
+
+    type: str
+    id: int | None = None
 
 
 class Call(msgspec.Struct, frozen=True, kw_only=True):
@@ -100,6 +110,13 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     webcall_id: int | None = None
     referred_by: str | None = None
     plan: Plan = Plan()
+    fallback: Target | None = None
+    """Where the call goes when its destination does not answer (inbound routing); None: it ends."""
+    dialled: str | None = None
+    choices: dict[str, Any] = msgspec.field(default_factory=dict)
+    """Simulated answers of named users or numbers on inbound calls (seconds, busy, reject, never)."""
+    gives_up_at: float | None = None
+    """When the caller of a simulated inbound call hangs up, whatever happens by then."""
     record: bool = False
     placed_at: float = 0.0
     reaching: str | None = None
@@ -155,6 +172,8 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
     change: dict[str, Any] = {"version": call.version + 1, "state": state}
     if type_ == PLACED:
         change.update(_placed(data))
+    elif type_ == ROUTED:
+        change.update(_routed(data))
     elif type_ == RANG:
         change.update(ringing=data["leg"], reaching=data["leg"])
     elif type_ == ANSWERED:
@@ -188,25 +207,14 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
     return msgspec.structs.replace(call, **change)
 
 
+PLACED_FIELDS = ("customer_id", "user_id", "kind", "first", "clid", "context", "destination", "parent_id",
+                 "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at")  # fmt: skip
+"""The fields of `call.placed` the call keeps as they are."""
+
+
 def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
     at = data["at"]
-    placed = {
-        key: data[key]
-        for key in (
-            "customer_id",
-            "user_id",
-            "kind",
-            "first",
-            "clid",
-            "context",
-            "destination",
-            "parent_id",
-            "webcall_id",
-            "referred_by",
-            "record",
-        )
-        if key in data
-    }
+    placed = {key: data[key] for key in PLACED_FIELDS if key in data}
     placed.update(
         src=msgspec.convert(data["src"], Party),
         dst=msgspec.convert(data["dst"], Party),
@@ -218,6 +226,15 @@ def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
     for leg in data.get("answered", ()):
         placed[f"{leg}_answered_at"] = at
     return placed
+
+
+def _routed(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The call's destination is now another target: it is reached afresh."""
+    fallback = data.get("fallback")
+    return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id"),
+            "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
+            "fallback": msgspec.convert(fallback, Target) if fallback else None,
+            "reaching": "dst", "reached_at": data["at"], "ringing": None, "dst_answered_at": None}  # fmt: skip
 
 
 def _answered(call: Call, leg: str, at: float) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""Simulated inbound traffic, for demos and an integrator's CI: `POST /_telephony/simulate/inbound-call`.
+
+The caller (`from`) rings one of a customer's numbers (`to`; a number nobody has is a 404), and the
+platform routes the call by the number's target (`calls.routing`). `answer` names simulated answers
+of users (by id) or numbers: seconds until they answer, or `busy`, `reject`, `never`; the others
+follow the `[simulator]` settings, deterministically for its seed. `hangup_after` is when the caller
+gives up. The answer is the live call (201), or the ended one when the number routes nowhere.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from aiohttp import web
+
+from ..api.context import meta_of
+from ..api.control import control_route, control_shape
+from ..api.errors import NotFound
+from ..api.responses import json_response
+from ..api.wire import read_json
+from ..documents import reads
+from ..domain.schemas import LiveCall
+from ..domain.types import E164
+from ..keys import CALLS, READER
+from . import parties, routing
+from .decisions import Inbound
+from .live import live_call
+
+Answer = Annotated[float, msgspec.Meta(ge=0, le=3600)] | Literal["busy", "reject", "never"]
+
+
+class InboundCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    from_: E164 = msgspec.field(name="from")
+    to: E164
+    answer: dict[Annotated[str, msgspec.Meta(max_length=32)], Answer] = msgspec.field(default_factory=dict)
+    hangup_after: Annotated[float, msgspec.Meta(ge=0, le=43_200)] | None = None
+
+
+async def inbound_call(request: web.Request) -> web.Response:
+    body = await read_json(request, InboundCall)
+    reader, calls = request.app[READER], request.app[CALLS]
+    dialled = parties.e164(body.to)
+    owner = await reads.owned_by(reader, "ddi", dialled)
+    if owner is None:
+        raise NotFound(f"ddis {dialled} not found")
+    customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
+    caller = await parties.outside(reader, customer_id, parties.e164(body.from_))
+    choices = {key.lstrip("+"): value for key, value in body.answer.items()}
+    inbound = Inbound(customer_id, caller, dialled, routing.target_of(ddi), choices, body.hangup_after)
+    call = await calls.place_inbound(inbound, meta_of(request, source="simulator"))
+    return json_response({"data": live_call(call, calls.clock.time())}, status=201)
+
+
+ROUTES = [
+    control_route("POST", "/simulate/inbound-call", inbound_call,
+                  control_shape(LiveCall, status=201, body=InboundCall, errors=(400, 404))),
+]  # fmt: skip
