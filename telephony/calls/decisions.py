@@ -112,9 +112,10 @@ class Inbound:
     target: Target | None
     choices: dict[str, Any]
     gives_up_after: float | None
+    digits: tuple[tuple[str, float], ...] = ()
 
 
-def place_inbound(inbound: Inbound, planner: Planner, now: Now) -> Decision[Call]:
+def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: Now) -> Decision[Call]:
     """The caller reaches the platform, which routes the call to the number's target at once."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
@@ -125,16 +126,19 @@ def place_inbound(inbound: Inbound, planner: Planner, now: Now) -> Decision[Call
                   "clid": inbound.src.number, "context": "PSTN_CALL", "destination": "in", "record": False,
                   "plan": _builtins(planner(call_id, inbound.dialled, None)), "dialled": inbound.dialled,
                   "choices": inbound.choices, "gives_up_at": give_up, "answered": ["src"],
+                  "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
         call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
-        return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *_routed(conn, call, inbound.target,
-                                                                                     planner, at)])  # fmt: skip
+        target = inbound.target or routing.listed_target(conn, inbound.customer_id, inbound.dialled)
+        routed = _routed(conn, call, target, planner, busy, at)
+        return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *routed])
 
     return Decision(decide)
 
 
-def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, at: float) -> list[Event]:
-    hop = routing.hop(conn, call, target, planner)
+def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: routing.Busy,
+            at: float) -> list[Event]:  # fmt: skip
+    hop = routing.hop(conn, call, target, planner, busy)
     if hop.routed is not None:
         return rules.route(call, at, hop.routed)
     return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
@@ -163,7 +167,7 @@ def control(call_id: int, customer_id: int, command: Command, now: Now, *, trans
     return Decision(decide)
 
 
-def step(call_id: int, now: Now, planner: Planner) -> Decision[Call | None]:
+def step(call_id: int, now: Now, planner: Planner, busy: routing.Busy) -> Decision[Call | None]:
     """The simulator's next step of a call, when it is due (nothing when the call moved on)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
@@ -173,7 +177,7 @@ def step(call_id: int, now: Now, planner: Planner) -> Decision[Call | None]:
         if due is None or due.due > at + 1e-6 or not customer_exists(conn, call.customer_id):
             return [], call  # moved on, not yet due, or its customer closed: the call is gone with it
         if due.action == "route":
-            return _recorded(conn, call, _routed(conn, call, call.fallback, planner, at))
+            return _recorded(conn, call, _routed(conn, call, call.fallback, planner, busy, at))
         return _recorded(conn, call, rules.take(call, due, at))
 
     return Decision(decide)

@@ -58,6 +58,10 @@ class CallSimulator(Reactor):
         elif self._scheduler.due(key) != step.due:
             self._scheduler.at(step.due, key, self._job(call_id))
 
+    def busy(self, call: Call, user_id: int) -> bool:
+        """Whether a user is on another live call than this one."""
+        return any(other.id != call.id for other in self._live.of_customer(call.customer_id, user_id))
+
     def _timers(self) -> Iterator[tuple[float, str, Job]]:
         for call in self._live.calls.values():
             if (step := rules.next_step(call)) is not None:
@@ -66,7 +70,7 @@ class CallSimulator(Reactor):
     def _job(self, call_id: int) -> Job:
         async def take_step() -> None:
             try:
-                await self._log.transact(decisions.step(call_id, self._clock.time, self._planner), SIMULATOR)
+                await self._log.transact(decisions.step(call_id, self._clock.time, self._planner, self.busy), SIMULATOR)
             finally:
                 self.follow(call_id)  # the next step, or this one again when it could not be recorded
 
@@ -126,7 +130,7 @@ class Calls:
         return decision.result
 
     async def place_inbound(self, inbound: decisions.Inbound, meta: Metadata) -> Call:
-        decision = decisions.place_inbound(inbound, self.plan, self.clock.time)
+        decision = decisions.place_inbound(inbound, self.plan, self.simulator.busy, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result

@@ -56,7 +56,7 @@ async def user_of(reader: Reader, user_id: int, customer_id: int, field: str = "
     return msgspec.json.decode(body)
 
 
-def user_party(user: dict[str, Any], registrations: Registrations, *, required: bool) -> Party:
+def user_party(user: Mapping[str, Any], registrations: Registrations, *, required: bool) -> Party:
     """A user's side of a call, through its first registered client; 412 when `required` and none."""
     clients = registrations.of(user["id"])
     if required and not clients:

@@ -1,12 +1,16 @@
 """Where an inbound call goes, read from the PBX configuration inside the writer's transaction.
 
-A number (DDI) names its target (`target_type`, `target_id`). A user rings its first registered
-client for its `ring_time`, then the call goes to the user's final destination
-(`final_dst_type`/`final_dst_id`); a user on do-not-disturb or with no registered client is skipped
-straight to it. Voicemail answers at once and records the caller's message; hang-up ends the call.
+A number (DDI) names its target (`target_type`, `target_id`), or a ring group or IVR lists it in its
+`ddis`. A user rings its first registered client for its `ring_time`, then its follow-me targets
+when `fm` is on, then its final destination (`final_dst_type`/`final_dst_id`); a user on
+do-not-disturb, busy (`cw` off and on a call) or with no registered client is skipped. A ring group
+rings its members all at once (the first to answer takes the call) or one after another (hunt), for
+its `ring_time`, then its final destination. An IVR takes the caller's next key (its action names
+the next destination, `<letter>:<id>`) or, without one, its final destination after `timeout` ×
+`repeats`. Voicemail answers at once and records the caller's message; hang-up ends the call.
 Simulated answers named in the request (`choices`, by user id or number) win over the simulator's
-draw. Ring groups, queues, IVRs and conferences are not routed yet: a call reaching one ends with
-"no route destination".
+draw. Queues and conferences are not routed yet: a call reaching one ends with "no route
+destination".
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Party, Plan, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
-from .parties import display_name, user_party
+from .parties import NETWORK_CODEC, NETWORK_UA, display_name, user_party
 
 NO_ROUTE = "no route destination"
 Planner = Callable[[int, str | None, str | None], Plan]
@@ -41,10 +45,23 @@ class Hop:
 
 def target_of(ddi: Mapping[str, Any]) -> Target | None:
     """A number's target as a `final_dst_type` letter (its `target_type` code renamed) and id."""
-    code = ddi.get("target_type")
+    return _target(ddi.get("target_type"), ddi.get("target_id"))
+
+
+def _target(code: Any, id_: Any) -> Target | None:
+    """A target from a `target_type` code (or a letter) and an id; None when there is none."""
     if code is None:
         return None
-    return Target(type=str(FINAL_DST_TYPE.to_code(TARGET_TYPE.to_name(code))), id=ddi.get("target_id"))
+    letter = code if isinstance(code, str) and len(code) == 1 else FINAL_DST_TYPE.to_code(TARGET_TYPE.to_name(code))
+    return Target(type=str(letter), id=id_ if isinstance(id_, int) else None)
+
+
+def listed_target(conn: sqlite3.Connection, customer_id: int, number: str) -> Target | None:
+    """The ring group or IVR that lists `number` in its `ddis`, the spec's way of giving it a target."""
+    for kind, letter in (("ringgroup", "R"), ("ivr", "I"), ("queue", "Q"), ("conference", "C")):
+        for found in reads.listing_any(conn, kind, customer_id, "ddis", [number, number.lstrip("+")]):
+            return Target(type=letter, id=found["id"])
+    return None
 
 
 class _Clients:
@@ -57,32 +74,150 @@ class _Clients:
         return list(clients_of(self._conn, user_id).registrations.values())
 
 
-def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, hops: int = 0) -> Hop:
-    """Where the call goes for `target`, following skipped users to their final destinations."""
-    if target is None or hops > 8:
+Busy = Callable[[Call, int], bool]
+"""Whether a user (not counting this call) is on a call now."""
+STRATEGIES = {1: "A", 2: "H", 3: "M"}
+"""Ring group `strategy` codes (the `ringgroup_strategy` dictionary) as follow-me letters."""
+
+
+def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: Busy,
+        hops: int = 0) -> Hop:  # fmt: skip
+    """Where the call goes for `target`, following skipped destinations on to the next."""
+    if target is None or hops > 16:
         return Hop(ending=NO_ROUTE)
     if target.type == "H":
         return Hop(ending=rules.CAUSES["answer"])
-    if target.type not in ("U", "V") or target.id is None:
+    kinds = {"U": "user", "V": "user", "F": "user", "R": "ringgroup", "I": "ivr"}
+    """The destinations routed so far, by letter, and the kind of record each names."""
+    if target.type not in kinds or target.id is None:
         return Hop(ending=NO_ROUTE)
-    user = reads.documents(conn, "user", [target.id], call.customer_id).get(target.id)
-    if user is None:
+    found = reads.documents(conn, kinds[target.type], [target.id], call.customer_id).get(target.id)
+    if found is None:
         return Hop(ending=NO_ROUTE)
     if target.type == "V":
-        return Hop(routed=_voicemail(call, user, planner))
+        return Hop(routed=_voicemail(call, found, planner))
+    next_hop = {"U": _user, "F": _follow_me, "R": _ring_group, "I": _ivr}[target.type]
+    routed, skipped_to = next_hop(conn, call, found, target, planner, busy)
+    return Hop(routed=routed) if routed is not None else hop(conn, call, skipped_to, planner, busy, hops + 1)
+
+
+Route = tuple[dict[str, Any] | None, Target | None]
+"""A destination to ring, or where to go instead when there is none."""
+
+
+def _final(document: Mapping[str, Any], own_voicemail: int | None = None) -> Target:
+    final = _target(document.get("final_dst_type"), document.get("final_dst_id")) or Target(type="H")
+    return Target(type="V", id=own_voicemail) if final.type == "V" and final.id is None else final
+
+
+def _ringable(conn: sqlite3.Connection, call: Call, user: Mapping[str, Any], busy: Busy) -> Party | None:
+    """A user's side of the call through its first client, unless it is on DND, busy or has none."""
     clients = _Clients(conn)
-    final = Target(type=user.get("final_dst_type") or "H", id=user.get("final_dst_id"))
-    if final.type == "V" and final.id is None:
-        final = Target(type="V", id=user["id"])
-    if user.get("dnd") or not clients.of(user["id"]):
-        return hop(conn, call, final, planner, hops + 1)
-    party = user_party(user, clients, required=False)
-    plan = _chosen(planner(call.id, party.number, None), call.choices, [str(user["id"]), party.number or ""])
+    if user.get("dnd") or not clients.of(user["id"]) or (not user.get("cw", True) and busy(call, user["id"])):
+        return None
+    return user_party(user, clients, required=False)
+
+
+def _ringing(call: Call, party: Party, planner: Planner, ring_time: float, context: str, fallback: Target,
+             keys: list[str]) -> dict[str, Any]:  # fmt: skip
+    plan = _chosen(planner(call.id, party.number, None), call.choices, keys)
+    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": msgspec.to_builtins(fallback),
+            "plan": msgspec.to_builtins(msgspec.structs.replace(plan, no_answer_seconds=ring_time)),
+            "user_id": party.user_id if party.user_id is not None else call.user_id}  # fmt: skip
+
+
+def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
+          busy: Busy) -> Route:  # fmt: skip
+    after = Target(type="F", id=user["id"]) if user.get("fm") and user.get("fm_targets") else _final(user, user["id"])
+    party = _ringable(conn, call, user, busy)
+    if party is None:
+        return None, after
     ring_time = _seconds(user.get("ring_time"), 20)
-    routed = {"dst": msgspec.to_builtins(party), "plan": msgspec.to_builtins(msgspec.structs.replace(
-        plan, no_answer_seconds=ring_time)), "context": "PSTN_CALL", "fallback": msgspec.to_builtins(final),
-        "user_id": user["id"]}  # fmt: skip
-    return Hop(routed=routed)
+    return _ringing(call, party, planner, ring_time, "PSTN_CALL", after, [str(user["id"]), party.number or ""]), None
+
+
+def _follow_me(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
+               busy: Busy) -> Route:  # fmt: skip
+    """The user's follow-me numbers: all at once (A) or one after another (H, M), each for `fm_ring_time`."""
+    numbers = [str(n) for n in user.get("fm_targets") or []]
+    if target.step >= len(numbers) or (user.get("fm_strategy") == "A" and target.step > 0):
+        return None, _final({"final_dst_type": user.get("fm_final_dst_type") or "H",
+                             "final_dst_id": user.get("fm_final_dst_id")}, user["id"])  # fmt: skip
+    number = numbers[target.step] if user.get("fm_strategy") != "A" else _first_answering(call, numbers)
+    party = Party(number=number if len(number) <= 6 else "+" + number.lstrip("+"), ua=NETWORK_UA,
+                  codec=NETWORK_CODEC, name=display_name(user))  # fmt: skip
+    following = Target(type="F", id=user["id"], step=target.step + 1)
+    return _ringing(call, party, planner, _seconds(user.get("fm_ring_time"), 20), "FOLLOW_ME", following,
+                    [number]), None  # fmt: skip
+
+
+def _ring_group(conn: sqlite3.Connection, call: Call, group: dict[str, Any], target: Target, planner: Planner,
+                busy: Busy) -> Route:  # fmt: skip
+    """Ring all members at once (the first to answer takes the call) or hunt through them."""
+    members = [u for u in reads.documents(conn, "user", list(group.get("users") or []), call.customer_id).values()]
+    ringable = [(u, p) for u in members if (p := _ringable(conn, call, u, busy)) is not None]
+    ring_time = _seconds(group.get("ring_time"), 20)
+    final = _final(group)
+    if STRATEGIES.get(group.get("strategy") or 1, "A") == "A":
+        if target.step > 0 or not ringable:
+            return None, final
+        keys = {str(u["id"]): (u, p) for u, p in ringable}
+        first = _first_answering(call, list(keys))
+        user, party = keys[first]
+        following = Target(type="R", id=group["id"], step=1)
+        return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [first]), None
+    if target.step >= len(ringable):
+        return None, final
+    user, party = ringable[target.step]
+    following = Target(type="R", id=group["id"], step=target.step + 1)
+    return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [str(user["id"])]), None
+
+
+def _first_answering(call: Call, keys: list[str]) -> str:
+    """Of destinations rung together, the one whose simulated answer comes first (else the first)."""
+    answering = [(float(call.choices[k.lstrip("+")]), n, k) for n, k in enumerate(keys)
+                 if isinstance(call.choices.get(k.lstrip("+")), int | float)]  # fmt: skip
+    return min(answering)[2] if answering else keys[0]
+
+
+def _ivr(conn: sqlite3.Connection, call: Call, ivr: dict[str, Any], target: Target, planner: Planner,
+         busy: Busy) -> Route:  # fmt: skip
+    """The IVR waits for the caller's next key; its action is where the call goes, else the final destination."""
+    repeats = max(1, int(ivr.get("repeats") or 1))
+    wait = _seconds(ivr.get("timeout"), 5) * repeats
+    fallback, used = _final(ivr), call.digits_used
+    if used < len(call.digits):
+        key, after = call.digits[used]
+        action = ivr.get(KEYS.get(key, "")) if key in KEYS else None
+        wait, used = after, used + 1
+        chosen = _action(action)
+        if chosen is None and key not in KEYS and ivr.get("ext_dialing"):
+            chosen = _extension(conn, call, key)
+        fallback = chosen or fallback
+    party = Party(number=str(ivr.get("number") or ivr["id"]), id=f"ivr:{ivr['id']}", name=ivr.get("name"),
+                  ua="telephony-ivr", codec="PCMA")  # fmt: skip
+    plan = msgspec.structs.replace(planner(call.id, party.number, "no_answer"), no_answer_seconds=wait)
+    return {"dst": msgspec.to_builtins(party), "context": "IVR", "fallback": msgspec.to_builtins(fallback),
+            "plan": msgspec.to_builtins(plan), "user_id": call.user_id, "digits_used": used}, None  # fmt: skip
+
+
+KEYS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+        "8": "eight", "9": "nine", "*": "star", "#": "hash"}  # fmt: skip
+"""A key of the phone pad and the IVR field naming its action."""
+
+
+def _action(action: Any) -> Target | None:
+    """An IVR key's action, `<final_dst_type letter>:<id>` (`Q:3`, `U:1000002`, `H`)."""
+    if not isinstance(action, str) or not action:
+        return None
+    letter, _, id_ = action.partition(":")
+    return Target(type=letter[:1].upper(), id=int(id_) if id_.isdigit() else None)
+
+
+def _extension(conn: sqlite3.Connection, call: Call, digits: str) -> Target | None:
+    """A caller dialling an extension from an IVR reaches that user."""
+    users = reads.having(conn, "user", call.customer_id, "ext", digits)
+    return Target(type="U", id=users[0]["id"]) if users else None
 
 
 def _voicemail(call: Call, user: Mapping[str, Any], planner: Planner) -> dict[str, Any]:

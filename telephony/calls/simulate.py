@@ -28,6 +28,7 @@ from .decisions import Inbound
 from .live import live_call
 
 Answer = Annotated[float, msgspec.Meta(ge=0, le=3600)] | Literal["busy", "reject", "never"]
+Key = Annotated[str, msgspec.Meta(pattern=r"^([0-9*#]|[0-9]{2,6})$", description="a key, or an extension")]
 
 
 class InboundCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -35,6 +36,14 @@ class InboundCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     to: E164
     answer: dict[Annotated[str, msgspec.Meta(max_length=32)], Answer] = msgspec.field(default_factory=dict)
     hangup_after: Annotated[float, msgspec.Meta(ge=0, le=43_200)] | None = None
+    digits: list[Key | KeyPress] = msgspec.field(default_factory=list)
+
+
+class KeyPress(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A key (or an extension) pressed in an IVR, `after` seconds into its prompt."""
+
+    key: Key
+    after: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 1.0
 
 
 async def inbound_call(request: web.Request) -> web.Response:
@@ -47,7 +56,8 @@ async def inbound_call(request: web.Request) -> web.Response:
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
     caller = await parties.outside(reader, customer_id, parties.e164(body.from_))
     choices = {key.lstrip("+"): value for key, value in body.answer.items()}
-    inbound = Inbound(customer_id, caller, dialled, routing.target_of(ddi), choices, body.hangup_after)
+    digits = tuple((d, 1.0) if isinstance(d, str) else (d.key, d.after) for d in body.digits)
+    inbound = Inbound(customer_id, caller, dialled, routing.target_of(ddi), choices, body.hangup_after, digits)
     call = await calls.place_inbound(inbound, meta_of(request, source="simulator"))
     return json_response({"data": live_call(call, calls.clock.time())}, status=201)
 

@@ -104,3 +104,98 @@ async def test_unknown_numbers_and_bad_targets_are_refused(client, root):
                                  "answer": {"1": "maybe"}}, headers=CONTROL)  # fmt: skip
     await error_of(response, 400)
     assert login
+
+
+async def group(client, creds, **body) -> int:
+    response = await client.post("/v1.2/voipstudio/ringgroups", json=body, headers=creds.headers())
+    assert response.status == 201, await response.text()
+    return (await response.json())["data"]["id"]
+
+
+async def test_a_ring_group_rings_all_and_the_first_to_answer_takes_the_call(client, root):
+    first = await create_user(client, HOME, "rg1@example.com", ext="231")
+    second = await create_user(client, HOME, "rg2@example.com", ext="232")
+    await provision_listed(client)
+    group_id = await group(client, root, name="Sales", users=[first, second], strategy=1, ring_time=20,
+                           ddis=[NUMBER.lstrip("+")])  # fmt: skip
+    call = (await ring(client, answer={str(first): 9, str(second): 3}, hangup_after=30))["data"]
+    assert (call["context"], call["dst_id"]) == ("RINGGROUP", str(second))
+    await advance(client, 3)
+    assert (await get(client, root, f"/calls/{call['id']}"))["data"]["state"] == "CONNECTED"
+    await advance(client, 30)
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call["id"])))["data"]
+    assert (cdr["context"], cdr["type"], cdr["dst_id"], cdr["user_id"]) == ("RINGGROUP", "I", str(second), second)
+    assert group_id
+
+
+async def provision_listed(client) -> None:
+    """The number with no target of its own: the ring group or IVR that lists it takes its calls."""
+    response = await client.post(f"/_telephony/customers/{HOME}/ddis", json={"e164": NUMBER}, headers=CONTROL)
+    assert response.status == 201, await response.text()
+
+
+async def test_a_hunting_ring_group_rings_its_members_in_turn_then_its_final_destination(client, root):
+    first = await create_user(client, HOME, "h1@example.com", ext="241")
+    second = await create_user(client, HOME, "h2@example.com", ext="242")
+    await provision_listed(client)
+    await group(client, root, name="Hunt", users=[first, second], strategy=2, ring_time=10,
+                final_dst_type=2, final_dst_id=first, ddis=[NUMBER])  # fmt: skip
+    call_id = (await ring(client, answer={str(first): "never", str(second): "never"}, hangup_after=35))["data"]["id"]
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["dst_id"] == str(first)
+    await advance(client, 10)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["dst_id"] == str(second)
+    await advance(client, 10)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["context"] == "VOICEMAIL"
+    await advance(client, 20)
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert cdr["disposition"] == "VM"
+    assert [d["dst"]["id"] for t, d in await call_events(client, call_id) if t == "call.routed"] == [
+        str(first), str(second), f"voicemail:{first}"]  # fmt: skip
+
+
+async def test_a_busy_user_hunts_through_follow_me_to_its_second_target(client, root):
+    user_id = await create_user(client, HOME, "fm@example.com", ext="250", fm=True, fm_strategy="H",
+                                fm_targets=["447700900801", "447700900802"], fm_ring_time="12")  # fmt: skip
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): "busy", "447700900801": "never", "447700900802": 5},
+                          hangup_after=60))["data"]["id"]  # fmt: skip
+    await advance(client, 1)  # the user's client answers busy: follow-me
+    live = (await get(client, root, f"/calls/{call_id}"))["data"]
+    assert (live["context"], live["dst"]) == ("FOLLOW_ME", "+447700900801")
+    await advance(client, 12)  # the first target rings out: the second rings
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["dst"] == "+447700900802"
+    await advance(client, 5)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
+    await advance(client, 60)
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert (cdr["context"], cdr["dst"], cdr["type"]) == ("FOLLOW_ME", "+447700900802", "I")
+
+
+async def test_an_ivr_sends_the_caller_by_the_key_pressed_or_to_its_final_destination(client, root):
+    agent = await create_user(client, HOME, "ivr@example.com", ext="260")
+    await provision_listed(client)
+    response = await client.post("/v1.2/voipstudio/ivrs", json={"name": "Menu", "two": f"U:{agent}", "timeout": 4,
+                                 "repeats": 2, "ddis": [NUMBER]}, headers=root.headers())  # fmt: skip
+    assert response.status == 201, await response.text()
+    call_id = (await ring(client, digits=[{"key": "2", "after": 3}], answer={str(agent): 2},
+                          hangup_after=40))["data"]["id"]  # fmt: skip
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["context"] == "IVR"
+    await advance(client, 3)  # the caller presses 2: the agent rings
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["dst_id"] == str(agent)
+    await advance(client, 2)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
+    silent = (await ring(client, hangup_after=20))["data"]["id"]
+    await advance(client, 8)  # no key: timeout 4 s twice, then the IVR's final destination (hang up)
+    await get(client, root, f"/calls/{silent}", status=404)
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(silent)))["data"]
+    assert (cdr["context"], cdr["type"]) == ("IVR", "M")
+
+
+async def test_a_user_without_call_waiting_on_a_call_is_skipped(client, root):
+    user_id = await create_user(client, HOME, "cw@example.com", ext="270", cw=False, final_dst_type="H")
+    await provision(client, target_type="U", target_id=user_id)
+    first = (await ring(client, answer={str(user_id): 1}, hangup_after=100))["data"]["id"]
+    await advance(client, 1)
+    second = (await ring(client, answer={str(user_id): 1}))["data"]
+    assert second["state"] == "HANGUP"  # busy: straight to the final destination, hang-up
+    assert (await get(client, root, f"/calls/{first}"))["data"]["state"] == "CONNECTED"

@@ -91,6 +91,8 @@ class Target(msgspec.Struct, frozen=True, kw_only=True):
 
     type: str
     id: int | None = None
+    step: int = 0
+    """How far a hunt has gone through a ring group's members or a user's follow-me targets."""
 
 
 class Call(msgspec.Struct, frozen=True, kw_only=True):
@@ -114,6 +116,9 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     """Where the call goes when its destination does not answer (inbound routing); None: it ends."""
     dialled: str | None = None
     choices: dict[str, Any] = msgspec.field(default_factory=dict)
+    digits: tuple[tuple[str, float], ...] = ()
+    """Keys a simulated caller presses in IVRs, in order, each after its delay in seconds."""
+    digits_used: int = 0
     """Simulated answers of named users or numbers on inbound calls (seconds, busy, reject, never)."""
     gives_up_at: float | None = None
     """When the caller of a simulated inbound call hangs up, whatever happens by then."""
@@ -208,13 +213,14 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
 
 
 PLACED_FIELDS = ("customer_id", "user_id", "kind", "first", "clid", "context", "destination", "parent_id",
-                 "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at")  # fmt: skip
+                 "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at", "digits")  # fmt: skip
 """The fields of `call.placed` the call keeps as they are."""
 
 
 def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
     at = data["at"]
     placed = {key: data[key] for key in PLACED_FIELDS if key in data}
+    placed["digits"] = tuple((str(key), float(after)) for key, after in data.get("digits", ()))
     placed.update(
         src=msgspec.convert(data["src"], Party),
         dst=msgspec.convert(data["dst"], Party),
@@ -232,6 +238,7 @@ def _routed(data: Mapping[str, Any]) -> dict[str, Any]:
     """The call's destination is now another target: it is reached afresh."""
     fallback = data.get("fallback")
     return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id"),
+            "digits_used": data.get("digits_used", 0),
             "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
             "fallback": msgspec.convert(fallback, Target) if fallback else None,
             "reaching": "dst", "reached_at": data["at"], "ringing": None, "dst_answered_at": None}  # fmt: skip

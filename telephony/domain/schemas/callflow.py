@@ -146,7 +146,8 @@ class PickupGroupCreate(Body):
 
 
 class _IvrKeys(msgspec.Struct, kw_only=True):
-    """What each key does, and the sounds of keys one to nine (the spec lists no zero_sounds)."""
+    """What each key does, and the sounds of keys one to nine (the spec lists no zero_sounds). An action
+    names a destination as `<final_dst_type letter>:<id>`: `U:1000002`, `V:1000002`, `R:3`, `I:2`, `H`."""
 
     zero: str | None = None
     one: str | None = None
@@ -188,6 +189,8 @@ class Ivr(Resource, _IvrKeys):
     final_dst_type: int | None = None
     sounds: str | None = None
     post_sounds: Sounds | None = None
+    ddis: list[str] | None = None
+    """The numbers whose calls the IVR answers (as ring groups list theirs)."""
 
 
 class IvrCreate(Body, _IvrKeys):
