@@ -25,7 +25,7 @@ from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
 from .documents.references import Table
-from .domain.calls import ENDED, PLACED
+from .domain.calls import ENDED, PLACED, ROUTED
 from .eventlog.upcasting import Upcasters
 from .keys import ACCOUNTS, CALLS, CLOCK, EVENT_LOG, MEMORY, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
@@ -43,7 +43,7 @@ def projections() -> list[Projection]:
     documents = [DocumentTable("user", feeds={**USER_FEEDS, **FEEDS["user"]})] + [
         DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FEEDS.get(r.kind)) for r in RESOURCES
     ]
-    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ENDED))
+    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ROUTED, ENDED))
     return [*account_projections(), *documents, Blobs(), sequences]
 
 

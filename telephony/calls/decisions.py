@@ -20,10 +20,10 @@ from ..accounts import customer_exists
 from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Event, Party, Plan, Target
-from ..domain.errors import Unknown
+from ..domain.errors import Invalid, Unknown
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
-from . import routing
+from . import history, routing
 
 FIRST_CALL_ID = 1
 Planner = Callable[[int, str | None, str | None], Plan]
@@ -139,9 +139,43 @@ def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: N
 def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: routing.Busy,
             at: float) -> list[Event]:  # fmt: skip
     hop = routing.hop(conn, call, target, planner, busy)
-    if hop.routed is not None:
-        return rules.route(call, at, hop.routed)
-    return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
+    if hop.routed is None:
+        return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
+    routed = dict(hop.routed)
+    if (record := _missed(conn, call, at)) is not None:
+        routed.update(missed={"customer_id": call.customer_id, "body": record}, claims={"cdr": [record["id"]]})
+    return rules.route(call, at, routed)
+
+
+def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] | None:
+    """The missed-call record of the user the call leaves unanswered, when it logs missed calls."""
+    user_id = call.dst.user_id
+    if user_id is None or call.dst_answered_at is not None or call.context == "VOICEMAIL":
+        return None
+    user = reads.documents(conn, "user", [user_id], call.customer_id).get(user_id)
+    if user is None or not user.get("log_missed_calls", True):
+        return None
+    rang = rules.evolve(call, rules.ENDED, {"id": call.id, "at": at, "cause": rules.CAUSES["no_answer"],
+                                            "disposition": "NO_ANSWER"})  # fmt: skip
+    return history.cdr(msgspec.structs.replace(rang, placed_at=call.reached_at, user_id=user_id), next_id(conn, "cdr"))
+
+
+def press(call_id: int, keys: str, planner: Planner, busy: routing.Busy, now: Now) -> Decision[Call]:
+    """A caller in an IVR presses keys (or dials an extension): the call goes where they send it."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+        call, at = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id))), now()
+        if call.state is None:
+            raise Unknown(f"Call {call_id} not found")
+        ivr = routing.ivr_of(conn, call) if call.live else None
+        if ivr is None:
+            raise Invalid.field("digits", f"Call {call_id} is not in an IVR.")
+        target = routing.key_target(conn, call, ivr, keys)
+        if target is None:
+            raise Invalid.field("digits", f"The key {keys} does nothing in this IVR.")
+        return _recorded(conn, call, _routed(conn, call, target, planner, busy, at))
+
+    return Decision(decide)
 
 
 def control(call_id: int, customer_id: int, command: Command, now: Now, *, transfer: Transfer | None = None,

@@ -135,6 +135,12 @@ class Calls:
         self.simulator.follow(decision.result.id)
         return decision.result
 
+    async def press(self, call_id: int, keys: str, meta: Metadata) -> Call:
+        decision = decisions.press(call_id, keys, self.plan, self.simulator.busy, self.clock.time)
+        await self.event_log.transact(decision, meta)
+        self.simulator.follow(call_id)
+        return decision.result
+
     async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata,
                       transfer: decisions.Transfer | None = None) -> tuple[Call, Call | None]:  # fmt: skip
         """Run a command (and a transfer) on a live call: the call after it, and a transfer's child."""

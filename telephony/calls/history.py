@@ -33,6 +33,7 @@ def _seconds(start: float | None, end: float | None) -> int:
 
 
 def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
+    """A call's record; an inbound call's `dst` is the number dialled, `dst_id` whom it reached."""
     src, dst = call.src, call.dst
     answered = call.connected_at is not None
     kind = CDR_TYPES.get(call.destination, "O")
@@ -42,12 +43,19 @@ def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
         "id": cdr_id, "duration": _seconds(call.placed_at, call.ended_at), "live_id": call.id,
         "parent_live_id": call.parent_id, "user_id": call.user_id, "sip_endpoint_id": None, "server_id": 1,
         "type": kind, "calldate": wire_time(call.placed_at), "clid": call.clid, "src_id": src.id, "dst_id": dst.id,
-        "src": src.number, "dst": dst.number, "src_name": src.name, "dst_name": dst.name, "src_ua": src.ua,
-        "dst_ua": dst.ua, "src_codec": src.codec, "dst_codec": dst.codec,
+        "src": src.number, "dst": call.dialled or dst.number, "src_name": src.name, "dst_name": dst.name,
+        "src_ua": src.ua, "dst_ua": dst.ua, "src_codec": src.codec, "dst_codec": dst.codec,
         "billsec": _seconds(call.connected_at, call.ended_at), "disposition": call.disposition,
         "destination": call.destination, "context": call.context, "rate": 0.0, "charge": 0.0, "t_cause": call.cause,
         "info": None, "call_id": None,
     }  # fmt: skip
+
+
+def missed(event: RecordedEvent) -> Iterable[Change]:
+    """A user who let an inbound call ring out (and logs missed calls) gets a missed-call record of it."""
+    record = event.data.get("missed")
+    if record is not None:
+        yield put(record["body"]["id"], record["customer_id"], record["body"])
 
 
 def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
@@ -156,7 +164,7 @@ def new_messages(event: RecordedEvent) -> Iterable[Change]:
 
 
 FEEDS = {
-    "cdr": {rules.ENDED: cdrs},
+    "cdr": {rules.ENDED: cdrs, rules.ROUTED: missed},
     "monitor": {rules.ENDED: monitors},
     "msdr": {rules.ENDED: msdrs},
     "mediasession": {rules.ENDED: media_sessions},

@@ -187,13 +187,8 @@ def _ivr(conn: sqlite3.Connection, call: Call, ivr: dict[str, Any], target: Targ
     wait = _seconds(ivr.get("timeout"), 5) * repeats
     fallback, used = _final(ivr), call.digits_used
     if used < len(call.digits):
-        key, after = call.digits[used]
-        action = ivr.get(KEYS.get(key, "")) if key in KEYS else None
-        wait, used = after, used + 1
-        chosen = _action(action)
-        if chosen is None and key not in KEYS and ivr.get("ext_dialing"):
-            chosen = _extension(conn, call, key)
-        fallback = chosen or fallback
+        key, wait = call.digits[used]
+        fallback, used = key_target(conn, call, ivr, key) or fallback, used + 1
     party = Party(number=str(ivr.get("number") or ivr["id"]), id=f"ivr:{ivr['id']}", name=ivr.get("name"),
                   ua="telephony-ivr", codec="PCMA")  # fmt: skip
     plan = msgspec.structs.replace(planner(call.id, party.number, "no_answer"), no_answer_seconds=wait)
@@ -204,6 +199,22 @@ def _ivr(conn: sqlite3.Connection, call: Call, ivr: dict[str, Any], target: Targ
 KEYS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
         "8": "eight", "9": "nine", "*": "star", "#": "hash"}  # fmt: skip
 """A key of the phone pad and the IVR field naming its action."""
+
+
+def key_target(conn: sqlite3.Connection, call: Call, ivr: Mapping[str, Any], key: str) -> Target | None:
+    """Where a key pressed in an IVR sends the call: its action, or the extension dialled (with
+    `ext_dialing`); None when the key does nothing."""
+    if key in KEYS:
+        return _action(ivr.get(KEYS[key]))
+    return _extension(conn, call, key) if ivr.get("ext_dialing") else None
+
+
+def ivr_of(conn: sqlite3.Connection, call: Call) -> dict[str, Any] | None:
+    """The IVR a live call is in, if it is in one."""
+    if call.context != "IVR" or not (call.dst.id or "").startswith("ivr:"):
+        return None
+    ivr_id = int((call.dst.id or "").partition(":")[2])
+    return reads.documents(conn, "ivr", [ivr_id], call.customer_id).get(ivr_id)
 
 
 def _action(action: Any) -> Target | None:

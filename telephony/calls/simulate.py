@@ -62,7 +62,20 @@ async def inbound_call(request: web.Request) -> web.Response:
     return json_response({"data": live_call(call, calls.clock.time())}, status=201)
 
 
+class Dtmf(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    digits: Key
+
+
+async def dtmf(request: web.Request) -> web.Response:
+    """The caller of a call live in an IVR presses a key (or dials an extension) now."""
+    body = await read_json(request, Dtmf)
+    calls = request.app[CALLS]
+    call = await calls.press(int(request.match_info["id"]), body.digits, meta_of(request, source="simulator"))
+    return json_response({"data": live_call(call, calls.clock.time())})
+
+
 ROUTES = [
     control_route("POST", "/simulate/inbound-call", inbound_call,
                   control_shape(LiveCall, status=201, body=InboundCall, errors=(400, 404))),
+    control_route("POST", r"/calls/{id:\d{1,18}}/dtmf", dtmf, control_shape(LiveCall, body=Dtmf, errors=(400, 404))),
 ]  # fmt: skip

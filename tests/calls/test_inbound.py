@@ -48,8 +48,9 @@ async def test_an_unanswered_user_sends_the_caller_to_voicemail(client, root):
     live = (await get(client, root, f"/calls/{call_id}"))["data"]
     assert (live["state"], live["context"], live["dst_id"]) == ("CONNECTED", "VOICEMAIL", f"voicemail:{user_id}")
     await advance(client, 25)  # the caller speaks for the drawn talk time, or hangs up 40 s after calling
-    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
-    assert (cdr["disposition"], cdr["context"], cdr["type"]) == ("VM", "VOICEMAIL", "I")
+    missed, cdr = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert (missed["type"], missed["dst_id"], missed["user_id"], missed["duration"]) == ("M", str(user_id), user_id, 15)
+    assert (cdr["disposition"], cdr["context"], cdr["type"], cdr["dst"]) == ("VM", "VOICEMAIL", "I", NUMBER)
     (message,) = (await get(client, root, "/voicemessages"))["data"]
     assert (message["live_id"], message["is_new"], message["folder"]) == (call_id, True, 0)
     assert 0 < message["duration"] == cdr["billsec"] <= 25
@@ -147,8 +148,8 @@ async def test_a_hunting_ring_group_rings_its_members_in_turn_then_its_final_des
     await advance(client, 10)
     assert (await get(client, root, f"/calls/{call_id}"))["data"]["context"] == "VOICEMAIL"
     await advance(client, 20)
-    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
-    assert cdr["disposition"] == "VM"
+    *missed, cdr = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert cdr["disposition"] == "VM" and [m["dst_id"] for m in missed] == [str(first), str(second)]
     assert [d["dst"]["id"] for t, d in await call_events(client, call_id) if t == "call.routed"] == [
         str(first), str(second), f"voicemail:{first}"]  # fmt: skip
 
@@ -167,15 +168,19 @@ async def test_a_busy_user_hunts_through_follow_me_to_its_second_target(client, 
     await advance(client, 5)
     assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
     await advance(client, 60)
-    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
-    assert (cdr["context"], cdr["dst"], cdr["type"]) == ("FOLLOW_ME", "+447700900802", "I")
+    missed, cdr = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert (missed["type"], missed["dst_id"]) == ("M", str(user_id))  # the busy user logs the call it missed
+    assert (cdr["context"], cdr["dst"], cdr["type"]) == ("FOLLOW_ME", NUMBER, "I") and cdr["billsec"] > 0
 
 
 async def test_an_ivr_sends_the_caller_by_the_key_pressed_or_to_its_final_destination(client, root):
     agent = await create_user(client, HOME, "ivr@example.com", ext="260")
     await provision_listed(client)
-    response = await client.post("/v1.2/voipstudio/ivrs", json={"name": "Menu", "two": f"U:{agent}", "timeout": 4,
-                                 "repeats": 2, "ddis": [NUMBER]}, headers=root.headers())  # fmt: skip
+    response = await client.post(
+        "/v1.2/voipstudio/ivrs",
+        json={"name": "Menu", "two": f"U:{agent}", "timeout": 4, "repeats": 2, "ddis": [NUMBER]},
+        headers=root.headers(),
+    )
     assert response.status == 201, await response.text()
     call_id = (await ring(client, digits=[{"key": "2", "after": 3}], answer={str(agent): 2},
                           hangup_after=40))["data"]["id"]  # fmt: skip
@@ -199,3 +204,41 @@ async def test_a_user_without_call_waiting_on_a_call_is_skipped(client, root):
     second = (await ring(client, answer={str(user_id): 1}))["data"]
     assert second["state"] == "HANGUP"  # busy: straight to the final destination, hang-up
     assert (await get(client, root, f"/calls/{first}"))["data"]["state"] == "CONNECTED"
+
+
+async def test_calls_to_a_call_tracking_number_are_listed_as_tracked(client, root):
+    user_id = await create_user(client, HOME, "track@example.com")
+    await provision(client, target_type="U", target_id=user_id)
+    response = await client.post(
+        "/v1.2/voipstudio/calltracking/campaigns", json={"name": "Spring"}, headers=root.headers()
+    )
+    campaign = (await response.json())["data"]["id"]
+    response = await client.patch(
+        "/v1.2/voipstudio/calltracking/ddis", json=[{"e164": NUMBER, "campaign_id": campaign}], headers=root.headers()
+    )
+    assert response.status == 200, await response.text()
+    call_id = (await ring(client, answer={str(user_id): 2}, hangup_after=10))["data"]["id"]
+    await advance(client, 10)
+    for path in ("/cdrs/calltracking", "/calltracking/cdrs"):
+        tracked = (await get(client, root, path))["data"]
+        assert [(c["live_id"], c["dst"]) for c in tracked] == [(call_id, NUMBER)]
+
+
+async def test_keys_pressed_through_the_dtmf_endpoint_route_a_call_in_an_ivr(client, root):
+    agent = await create_user(client, HOME, "keys@example.com", ext="280")
+    await provision_listed(client)
+    response = await client.post(
+        "/v1.2/voipstudio/ivrs",
+        json={"name": "Desk", "five": f"U:{agent}", "timeout": 30, "ext_dialing": True, "ddis": [NUMBER]},
+        headers=root.headers(),
+    )
+    assert response.status == 201, await response.text()
+    call_id = (await ring(client, answer={str(agent): 2}, hangup_after=60))["data"]["id"]
+    response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "7"}, headers=CONTROL)
+    assert (await error_of(response, 400))["errors"][0]["field"] == "digits"  # 7 does nothing here
+    response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "280"}, headers=CONTROL)
+    assert response.status == 200, await response.text()
+    assert (await response.json())["data"]["dst_id"] == str(agent)  # the extension dialled
+    response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "5"}, headers=CONTROL)
+    assert (await error_of(response, 400))["message"].endswith("is not in an IVR.")
+    await error_of(await client.post("/_telephony/calls/999/dtmf", json={"digits": "5"}, headers=CONTROL), 404)
