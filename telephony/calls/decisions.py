@@ -138,7 +138,7 @@ def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: N
 
 def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: routing.Busy,
             at: float) -> list[Event]:  # fmt: skip
-    hop = routing.hop(conn, call, target, planner, busy)
+    hop = routing.hop(conn, call, target, planner, busy, at)
     if hop.routed is None:
         return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
     routed = dict(hop.routed)

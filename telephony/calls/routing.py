@@ -8,9 +8,9 @@ rings its members all at once (the first to answer takes the call) or one after 
 its `ring_time`, then its final destination. An IVR takes the caller's next key (its action names
 the next destination, `<letter>:<id>`) or, without one, its final destination after `timeout` ×
 `repeats`. Voicemail answers at once and records the caller's message; hang-up ends the call.
+A queue rings its logged-in, free agents in turn until `max_wait_time`, then its final destination.
 Simulated answers named in the request (`choices`, by user id or number) win over the simulator's
-draw. Queues and conferences are not routed yet: a call reaching one ends with "no route
-destination".
+draw. Conferences are not routed yet: a call reaching one ends with "no route destination".
 """
 
 from __future__ import annotations
@@ -80,14 +80,14 @@ STRATEGIES = {1: "A", 2: "H", 3: "M"}
 """Ring group `strategy` codes (the `ringgroup_strategy` dictionary) as follow-me letters."""
 
 
-def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: Busy,
+def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: Busy, at: float,
         hops: int = 0) -> Hop:  # fmt: skip
     """Where the call goes for `target`, following skipped destinations on to the next."""
     if target is None or hops > 16:
         return Hop(ending=NO_ROUTE)
     if target.type == "H":
         return Hop(ending=rules.CAUSES["answer"])
-    kinds = {"U": "user", "V": "user", "F": "user", "R": "ringgroup", "I": "ivr"}
+    kinds = {"U": "user", "V": "user", "F": "user", "R": "ringgroup", "I": "ivr", "Q": "queue"}
     """The destinations routed so far, by letter, and the kind of record each names."""
     if target.type not in kinds or target.id is None:
         return Hop(ending=NO_ROUTE)
@@ -96,9 +96,9 @@ def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Pl
         return Hop(ending=NO_ROUTE)
     if target.type == "V":
         return Hop(routed=_voicemail(call, found, planner))
-    next_hop = {"U": _user, "F": _follow_me, "R": _ring_group, "I": _ivr}[target.type]
-    routed, skipped_to = next_hop(conn, call, found, target, planner, busy)
-    return Hop(routed=routed) if routed is not None else hop(conn, call, skipped_to, planner, busy, hops + 1)
+    next_hop = {"U": _user, "F": _follow_me, "R": _ring_group, "I": _ivr, "Q": _queue}[target.type]
+    routed, skipped_to = next_hop(conn, call, found, target, planner, busy, at)
+    return Hop(routed=routed) if routed is not None else hop(conn, call, skipped_to, planner, busy, at, hops + 1)
 
 
 Route = tuple[dict[str, Any] | None, Target | None]
@@ -127,7 +127,7 @@ def _ringing(call: Call, party: Party, planner: Planner, ring_time: float, conte
 
 
 def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
-          busy: Busy) -> Route:  # fmt: skip
+          busy: Busy, at: float) -> Route:  # fmt: skip
     after = Target(type="F", id=user["id"]) if user.get("fm") and user.get("fm_targets") else _final(user, user["id"])
     party = _ringable(conn, call, user, busy)
     if party is None:
@@ -137,7 +137,7 @@ def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Ta
 
 
 def _follow_me(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
-               busy: Busy) -> Route:  # fmt: skip
+               busy: Busy, at: float) -> Route:  # fmt: skip
     """The user's follow-me numbers: all at once (A) or one after another (H, M), each for `fm_ring_time`."""
     numbers = [str(n) for n in user.get("fm_targets") or []]
     if target.step >= len(numbers) or (user.get("fm_strategy") == "A" and target.step > 0):
@@ -152,7 +152,7 @@ def _follow_me(conn: sqlite3.Connection, call: Call, user: dict[str, Any], targe
 
 
 def _ring_group(conn: sqlite3.Connection, call: Call, group: dict[str, Any], target: Target, planner: Planner,
-                busy: Busy) -> Route:  # fmt: skip
+                busy: Busy, at: float) -> Route:  # fmt: skip
     """Ring all members at once (the first to answer takes the call) or hunt through them."""
     members = [u for u in reads.documents(conn, "user", list(group.get("users") or []), call.customer_id).values()]
     ringable = [(u, p) for u in members if (p := _ringable(conn, call, u, busy)) is not None]
@@ -173,6 +173,36 @@ def _ring_group(conn: sqlite3.Connection, call: Call, group: dict[str, Any], tar
     return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [str(user["id"])]), None
 
 
+def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: Target, planner: Planner,
+           busy: Busy, at: float) -> Route:  # fmt: skip
+    """A queue: the caller waits (context `QUEUE`) while its logged-in, free agents are rung one after
+    another for `ring_time`, the queue checked again every `retry` seconds while none is, until
+    `max_wait_time`; then the queue's final destination. With no agent logged in and `join_empty`
+    off, the caller goes straight to the final destination."""
+    since = target.since if target.since is not None else at
+    final = _final(queue)
+    members = [m for m in queue.get("users") or [] if isinstance(m, dict) and m.get("status", True)]
+    if target.since is None and not members and queue.get("join_empty") is False:
+        return None, final
+    waited, most = at - since, float(queue.get("max_wait_time") or 300)
+    if waited >= most:
+        return None, final
+    users = reads.documents(conn, "user", [m["id"] for m in members], call.customer_id)
+    agents = [(u, p) for m in members if (u := users.get(m["id"])) and (p := _ringable(conn, call, u, busy))]
+    following = Target(type="Q", id=queue["id"], step=target.step + 1, since=since)
+    left = most - waited
+    if not agents:
+        party = Party(number=str(queue.get("number") or queue["id"]), id=f"queue:{queue['id']}",
+                      name=queue.get("name"), ua="telephony-queue", codec="PCMA")  # fmt: skip
+        wait = min(float(queue.get("retry") or 5), left)
+        plan = msgspec.structs.replace(planner(call.id, party.number, "no_answer"), no_answer_seconds=wait)
+        return {"dst": msgspec.to_builtins(party), "context": "QUEUE", "fallback": msgspec.to_builtins(following),
+                "plan": msgspec.to_builtins(plan), "user_id": call.user_id}, None  # fmt: skip
+    user, party = agents[target.step % len(agents)]
+    ring_time = min(_seconds(queue.get("ring_time"), 15), left)
+    return _ringing(call, party, planner, ring_time, "QUEUE", following, [str(user["id"])]), None
+
+
 def _first_answering(call: Call, keys: list[str]) -> str:
     """Of destinations rung together, the one whose simulated answer comes first (else the first)."""
     answering = [(float(call.choices[k.lstrip("+")]), n, k) for n, k in enumerate(keys)
@@ -181,7 +211,7 @@ def _first_answering(call: Call, keys: list[str]) -> str:
 
 
 def _ivr(conn: sqlite3.Connection, call: Call, ivr: dict[str, Any], target: Target, planner: Planner,
-         busy: Busy) -> Route:  # fmt: skip
+         busy: Busy, at: float) -> Route:  # fmt: skip
     """The IVR waits for the caller's next key; its action is where the call goes, else the final destination."""
     repeats = max(1, int(ivr.get("repeats") or 1))
     wait = _seconds(ivr.get("timeout"), 5) * repeats

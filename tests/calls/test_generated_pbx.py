@@ -36,7 +36,7 @@ async def configure(client, root, rng: random.Random) -> list[str]:
         assert response.status == 201
     headers = root.headers()
     for n, number in enumerate(numbers):
-        kind = rng.choice(["user", "voicemail", "hangup", "group", "ivr", "none"])
+        kind = rng.choice(["user", "voicemail", "hangup", "group", "ivr", "queue", "none"])
         if kind in ("user", "voicemail", "hangup"):
             target = {"target_type": kind, "target_id": rng.choice(users)}
             response = await client.patch(f"/_telephony/ddis/{number}", json=target, headers=CONTROL)
@@ -53,6 +53,13 @@ async def configure(client, root, rng: random.Random) -> list[str]:
             if body["final_dst_type"] == 2:
                 body["final_dst_id"] = rng.choice(users)
             response = await client.post("/v1.2/voipstudio/ringgroups", json=body, headers=headers)
+            assert response.status == 201, await response.text()
+        elif kind == "queue":
+            members = [{"id": u, "status": rng.random() < 0.6} for u in rng.sample(users, rng.randrange(0, 3))]
+            body = {"name": f"Q{n}", "users": members, "ring_time": rng.choice([5, 10]), "retry": rng.choice([2, 5]),
+                    "max_wait_time": rng.choice([10, 40]), "join_empty": rng.random() < 0.7, "ddis": [number],
+                    "final_dst_type": 7}  # fmt: skip
+            response = await client.post("/v1.2/voipstudio/queues", json=body, headers=headers)
             assert response.status == 201, await response.text()
         elif kind == "ivr":
             body = {"name": f"I{n}", "timeout": rng.choice([3, 5]), "repeats": rng.choice([1, 2]), "ddis": [number],

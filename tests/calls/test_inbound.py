@@ -242,3 +242,43 @@ async def test_keys_pressed_through_the_dtmf_endpoint_route_a_call_in_an_ivr(cli
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "5"}, headers=CONTROL)
     assert (await error_of(response, 400))["message"].endswith("is not in an IVR.")
     await error_of(await client.post("/_telephony/calls/999/dtmf", json={"digits": "5"}, headers=CONTROL), 404)
+
+
+async def queue(client, creds, **body) -> int:
+    response = await client.post("/v1.2/voipstudio/queues", json=body, headers=creds.headers())
+    assert response.status == 201, await response.text()
+    return (await response.json())["data"]["id"]
+
+
+async def test_an_ivr_key_sends_the_caller_to_a_queue_that_waits_for_an_agent_then_gives_up(client, root):
+    agent = await create_user(client, HOME, "agent@example.com", ext="290")
+    await provision_listed(client)
+    queue_id = await queue(client, root, name="Support", users=[{"id": agent, "status": False}], ring_time=10,
+                           retry=5, max_wait_time=30, final_dst_type=2, final_dst_id=agent)  # fmt: skip
+    response = await client.post("/v1.2/voipstudio/ivrs", json={"name": "Menu", "two": f"Q:{queue_id}", "timeout": 5,
+                                 "ddis": [NUMBER]}, headers=root.headers())  # fmt: skip
+    assert response.status == 201, await response.text()
+    call_id = (await ring(client, digits=[{"key": "2", "after": 2}], answer={str(agent): 1},
+                          hangup_after=50))["data"]["id"]  # fmt: skip
+    await advance(client, 2)  # key 2: the queue, whose only agent is logged out: the caller waits
+    live = (await get(client, root, f"/calls/{call_id}"))["data"]
+    assert (live["context"], live["queue_state"], live["state"]) == ("QUEUE", "waiting", "RINGING")
+    await advance(client, 30)  # max_wait_time: on to the queue's final destination, the agent's voicemail
+    live = (await get(client, root, f"/calls/{call_id}"))["data"]
+    assert (live["context"], live["dst_id"]) == ("VOICEMAIL", f"voicemail:{agent}")
+    contexts = [d["context"] for t, d in await call_events(client, call_id) if t == "call.routed"]
+    assert contexts[0] == "IVR" and contexts[-1] == "VOICEMAIL" and set(contexts[1:-1]) == {"QUEUE"}
+
+
+async def test_a_logged_in_free_agent_answers_a_queued_call(client, root):
+    agent = await create_user(client, HOME, "agent2@example.com", ext="291")
+    await provision_listed(client)
+    await queue(client, root, name="Sales", users=[{"id": agent, "status": True}], ring_time=10, ddis=[NUMBER])
+    call = (await ring(client, answer={str(agent): 3}, hangup_after=20))["data"]
+    assert (call["context"], call["queue_state"], call["dst_id"]) == ("QUEUE", "ringing", str(agent))
+    await advance(client, 3)
+    live = (await get(client, root, f"/calls/{call['id']}"))["data"]
+    assert (live["state"], live["queue_state"]) == ("CONNECTED", "connected")
+    await advance(client, 20)
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call["id"])))["data"]
+    assert (cdr["context"], cdr["type"], cdr["dst_id"]) == ("QUEUE", "I", str(agent))

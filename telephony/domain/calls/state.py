@@ -93,6 +93,8 @@ class Target(msgspec.Struct, frozen=True, kw_only=True):
     id: int | None = None
     step: int = 0
     """How far a hunt has gone through a ring group's members or a user's follow-me targets."""
+    since: float | None = None
+    """When the call joined the queue it waits in."""
 
 
 class Call(msgspec.Struct, frozen=True, kw_only=True):

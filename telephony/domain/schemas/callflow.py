@@ -61,6 +61,8 @@ class Queue(Resource):
     wrap_up_panel_timeout: int | None = None
     wrap_up_time: int | None = None
     users: list[int | QueueMember] | None = None
+    ddis: list[str] | None = None
+    """The numbers whose calls wait in the queue (as ring groups list theirs)."""
 
 
 class QueueCreate(Body):
