@@ -16,10 +16,11 @@ from aiohttp import web
 
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
-from ..api.errors import NotFound
+from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..documents import reads
+from ..domain.calls import stream_of
 from ..domain.schemas import LiveCall
 from ..domain.types import E164
 from ..keys import CALLS, READER
@@ -63,14 +64,19 @@ async def inbound_call(request: web.Request) -> web.Response:
 
 
 class Dtmf(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    digits: Key
+    digits: Key | None = None
+    """Required; checked once the call is known, so an unknown call is a 404 whatever the body."""
 
 
 async def dtmf(request: web.Request) -> web.Response:
     """The caller of a call live in an IVR presses a key (or dials an extension) now."""
+    calls, call_id = request.app[CALLS], int(request.match_info["id"])
     body = await read_json(request, Dtmf)
-    calls = request.app[CALLS]
-    call = await calls.press(int(request.match_info["id"]), body.digits, meta_of(request, source="simulator"))
+    if call_id not in calls.live.calls and not await calls.event_log.read_stream(stream_of(call_id)):
+        raise NotFound(f"Call {call_id} not found")
+    if body.digits is None:
+        raise BadRequest.field("digits", "This field is required")
+    call = await calls.press(call_id, body.digits, meta_of(request, source="simulator"))
     return json_response({"data": live_call(call, calls.clock.time())})
 
 

@@ -236,6 +236,8 @@ async def test_keys_pressed_through_the_dtmf_endpoint_route_a_call_in_an_ivr(cli
     call_id = (await ring(client, answer={str(agent): 2}, hangup_after=60))["data"]["id"]
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "7"}, headers=CONTROL)
     assert (await error_of(response, 400))["errors"][0]["field"] == "digits"  # 7 does nothing here
+    response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={}, headers=CONTROL)
+    assert (await error_of(response, 400))["errors"][0]["field"] == "digits"
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "280"}, headers=CONTROL)
     assert response.status == 200, await response.text()
     assert (await response.json())["data"]["dst_id"] == str(agent)  # the extension dialled
