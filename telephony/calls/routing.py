@@ -3,7 +3,8 @@
 A number (DDI) names its target (`target_type`, `target_id`), or a ring group or IVR lists it in its
 `ddis`. A user rings its first registered client for its `ring_time`, then its follow-me targets
 when `fm` is on, then its final destination (`final_dst_type`/`final_dst_id`); a user on
-do-not-disturb, busy (`cw` off and on a call) or with no registered client is skipped. A ring group
+do-not-disturb, busy (`cw` off and on a call) or with no registered client is skipped (one with no
+client rings its network-unavailable number `nun` first, when set, for `nun_ring_time`). A ring group
 rings its members all at once (the first to answer takes the call) or one after another (hunt), for
 its `ring_time`, then its final destination. An IVR takes the caller's next key (its action names
 the next destination, `<letter>:<id>`) or, without one, its final destination after `timeout` ×
@@ -130,6 +131,10 @@ def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Ta
           busy: Busy, at: float) -> Route:  # fmt: skip
     after = Target(type="F", id=user["id"]) if user.get("fm") and user.get("fm_targets") else _final(user, user["id"])
     party = _ringable(conn, call, user, busy)
+    if party is None and user.get("nun") and not _Clients(conn).of(user["id"]) and not user.get("dnd"):
+        nun = Party(number=_number(str(user["nun"])), ua=NETWORK_UA, codec=NETWORK_CODEC, name=display_name(user))
+        return _ringing(call, nun, planner, float(user.get("nun_ring_time") or 20), "PSTN_CALL", after,
+                        [nun.number or ""]), None  # fmt: skip
     if party is None:
         return None, after
     ring_time = _seconds(user.get("ring_time"), 20)
@@ -144,8 +149,7 @@ def _follow_me(conn: sqlite3.Connection, call: Call, user: dict[str, Any], targe
         return None, _final({"final_dst_type": user.get("fm_final_dst_type") or "H",
                              "final_dst_id": user.get("fm_final_dst_id")}, user["id"])  # fmt: skip
     number = numbers[target.step] if user.get("fm_strategy") != "A" else _first_answering(call, numbers)
-    party = Party(number=number if len(number) <= 6 else "+" + number.lstrip("+"), ua=NETWORK_UA,
-                  codec=NETWORK_CODEC, name=display_name(user))  # fmt: skip
+    party = Party(number=_number(number), ua=NETWORK_UA, codec=NETWORK_CODEC, name=display_name(user))
     following = Target(type="F", id=user["id"], step=target.step + 1)
     return _ringing(call, party, planner, _seconds(user.get("fm_ring_time"), 20), "FOLLOW_ME", following,
                     [number]), None  # fmt: skip
@@ -201,6 +205,11 @@ def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: 
     user, party = agents[target.step % len(agents)]
     ring_time = min(_seconds(queue.get("ring_time"), 15), left)
     return _ringing(call, party, planner, ring_time, "QUEUE", following, [str(user["id"])]), None
+
+
+def _number(number: str) -> str:
+    """An extension as it is; any other number in E.164 with its `+`."""
+    return number if len(number.lstrip("+")) <= 6 else "+" + number.lstrip("+")
 
 
 def _first_answering(call: Call, keys: list[str]) -> str:

@@ -284,3 +284,13 @@ async def test_a_logged_in_free_agent_answers_a_queued_call(client, root):
     await advance(client, 20)
     (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call["id"])))["data"]
     assert (cdr["context"], cdr["type"], cdr["dst_id"]) == ("QUEUE", "I", str(agent))
+
+
+async def test_a_user_with_no_client_rings_its_network_unavailable_number(client, root):
+    user_id = await create_user(client, HOME, "nun@example.com", nb_sip_locations=0, nun="447700900999",
+                                nun_ring_time=8, final_dst_type="H")  # fmt: skip
+    await provision(client, target_type="U", target_id=user_id)
+    call = (await ring(client, answer={"447700900999": "never"}))["data"]
+    assert (call["dst"], call["state"]) == ("+447700900999", "RINGING")
+    await advance(client, 8)  # unanswered: the user's final destination hangs up
+    await get(client, root, f"/calls/{call['id']}", status=404)
