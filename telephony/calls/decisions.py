@@ -129,6 +129,9 @@ def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: N
                   "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
         call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
+        ruled = routing.rule_ending(conn, inbound.customer_id, inbound.src.number or "", inbound.dialled, at)
+        if ruled is not None:
+            return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *rules.end(call, at, ruled, None)])
         target = inbound.target or routing.listed_target(conn, inbound.customer_id, inbound.dialled)
         routed = _routed(conn, call, target, planner, busy, at)
         return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *routed])

@@ -57,6 +57,38 @@ def _target(code: Any, id_: Any) -> Target | None:
     return Target(type=str(letter), id=id_ if isinstance(id_, int) else None)
 
 
+RULE_ENDINGS = {"block": "call rejected", "hangup": rules.CAUSES["answer"]}
+"""What an inbound routing rule's action does to the call when it ends it."""
+
+
+def rule_ending(conn: sqlite3.Connection, customer_id: int, caller: str, dialled: str, at: float) -> str | None:
+    """The cause an inbound routing rule ends the call with: the first rule (by `pos`, then id) that
+    matches the caller (`source`: numbers or user ids; empty, any), the number dialled
+    (`destination`; empty, any) and the time of day (`time_interval` [from, to] in minutes of the
+    UTC day; empty, any) decides; `allow` lets the call on, `block` rejects it, `hangup` ends it."""
+    inbound = [r for r in reads.every_document(conn, "routingrule", customer_id) if r.get("direction") == 1]
+    minute = int(at // 60 % 1440)
+    for rule in sorted(inbound, key=lambda r: (r.get("pos") is None, r.get("pos") or 0, r["id"])):
+        if _among(rule.get("source"), caller) and _among(rule.get("destination"), dialled) and _within(
+                rule.get("time_interval"), minute):  # fmt: skip
+            return RULE_ENDINGS.get(str(rule.get("action")))
+    return None
+
+
+def _among(listed: Any, number: str) -> bool:
+    if not listed:
+        return True
+    items = listed if isinstance(listed, list) else [listed]
+    return number.lstrip("+") in {str(item).lstrip("+") for item in items}
+
+
+def _within(interval: Any, minute: int) -> bool:
+    if not isinstance(interval, list) or len(interval) != 2:
+        return True
+    start, end = interval
+    return start <= minute <= end if start <= end else (minute >= start or minute <= end)
+
+
 def listed_target(conn: sqlite3.Connection, customer_id: int, number: str) -> Target | None:
     """The ring group or IVR that lists `number` in its `ddis`, the spec's way of giving it a target."""
     for kind, letter in (("ringgroup", "R"), ("ivr", "I"), ("queue", "Q"), ("conference", "C")):

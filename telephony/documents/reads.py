@@ -124,6 +124,12 @@ def holding(conn: sqlite3.Connection, kind: str, customer_id: int, among: Mappin
     return [msgspec.json.decode(row[0]) for row in conn.execute(sql, params)]
 
 
+def every_document(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[dict]:
+    """Every document of `kind` of a customer, by id (small configuration tables)."""
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? ORDER BY id'
+    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id,))]
+
+
 def having(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` equals `value`, by id."""
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'

@@ -294,3 +294,20 @@ async def test_a_user_with_no_client_rings_its_network_unavailable_number(client
     assert (call["dst"], call["state"]) == ("+447700900999", "RINGING")
     await advance(client, 8)  # unanswered: the user's final destination hangs up
     await get(client, root, f"/calls/{call['id']}", status=404)
+
+
+async def test_inbound_routing_rules_block_or_allow_callers_in_pos_order(client, root):
+    user_id = await create_user(client, HOME, "rules@example.com")
+    await provision(client, target_type="U", target_id=user_id)
+    headers = root.headers()
+    for body in ({"action": "block", "direction": 1, "pos": 2, "source": []},
+                 {"action": "allow", "direction": 1, "pos": 1, "source": ["447700900555"]},
+                 {"action": "block", "direction": 2, "pos": 0}):  # fmt: skip
+        response = await client.post("/v1.2/voipstudio/routingrules", json=body, headers=headers)
+        assert response.status == 201, await response.text()
+    allowed = (await ring(client, answer={str(user_id): 1}, hangup_after=5))["data"]
+    assert allowed["state"] == "RINGING"  # the allow rule (pos 1) comes before the block for everyone
+    blocked = (await ring(client, **{"from": "447700900666"}))["data"]
+    assert blocked["state"] == "HANGUP"
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(blocked["id"])))["data"]
+    assert (cdr["t_cause"], cdr["type"], cdr["disposition"]) == ("call rejected", "M", "BUSY")
