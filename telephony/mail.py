@@ -7,6 +7,10 @@ outbox: a message is `mail.sent` (transport `outbox`) at once. With one, the req
 `mail.sent`, or `mail.failed` with a `reason` (the error's class name) when the server does not take
 it. Delivery is at least once: a crash between the hand-over and its record sends it again, with
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
+
+A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
+`{filename, media_type, size, mp3_seconds}`): the log keeps the description, never the bytes, and
+the SMTP delivery renders them as it sends.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import aiosmtplib
 from .clock import Clock, wire_time
 from .config import Mail
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
+from .media import mp3
 from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 
@@ -38,10 +43,22 @@ class Mailer:
 
     async def send(self, to: str, subject: str, body: str, meta: Metadata) -> None:
         """Put a message in the outbox, or queue it for the SMTP server."""
+        await self._log.append([self.message(to, subject, body)], meta)
+
+    def message(self, to: str, subject: str, body: str, attachments: list[dict] | None = None) -> NewEvent:
+        """The event that puts a message in the outbox or queues it (for a reactor to record itself)."""
         smtp = bool(self._settings.host)
-        data = {"to": to, "subject": subject, "body_sealed": self._sealer.seal(body),
-                "transport": "smtp" if smtp else "outbox", "created_at": wire_time(self._clock.now())}  # fmt: skip
-        await self._log.append([NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)], meta)
+        sealed, created = self._sealer.seal(body), wire_time(self._clock.now())
+        data: dict[str, object] = {"to": to, "subject": subject, "body_sealed": sealed,
+                                   "transport": "smtp" if smtp else "outbox", "created_at": created}  # fmt: skip
+        if attachments:
+            data["attachments"] = attachments
+        return NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)
+
+
+def recording(filename: str, seconds: float) -> dict:
+    """The description of an MP3 recording attached to a message."""
+    return {"filename": filename, "media_type": "audio/mpeg", "size": mp3.size_for(seconds), "mp3_seconds": seconds}
 
 
 class SmtpDelivery(Reactor):
@@ -58,19 +75,25 @@ class SmtpDelivery(Reactor):
     async def react(self, event: RecordedEvent) -> Reaction:
         d = event.data
         message_id = f"<mail-{event.position}-{event.hash[:16]}@telephony>"  # the same however often it is sent
-        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), message_id)
+        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), message_id,
+                                      d.get("attachments", []))  # fmt: skip
         data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}
         if failure is not None:
             data["reason"] = failure
         return [NewEvent(stream=STREAM, type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)]
 
-    async def _deliver(self, to: str, subject: str, body: str, message_id: str) -> str | None:
+    async def _deliver(self, to: str, subject: str, body: str, message_id: str, attachments: list[dict]
+                       ) -> str | None:  # fmt: skip
         """Hands the message to the SMTP server; on failure, the error's class name (never its text,
         which may echo credentials or addresses)."""
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = self._settings.sender, to, subject
         message["Message-ID"] = message_id
         message.set_content(body)
+        for attached in attachments:
+            maintype, _, subtype = attached["media_type"].partition("/")
+            message.add_attachment(mp3.silence(attached["mp3_seconds"]), maintype=maintype, subtype=subtype,
+                                   filename=attached["filename"])  # fmt: skip
         try:
             await aiosmtplib.send(
                 message, hostname=self._settings.host, port=self._settings.port,

@@ -20,6 +20,7 @@ from .calls import simulate, sms
 from .calls.engine import Calls, CallSimulator, PerMinute, planner
 from .calls.history import FEEDS
 from .calls.live import LiveCalls
+from .calls.voicemail import VoicemailMail
 from .collections.cache import PageCache
 from .config import Settings
 from .documents import DocumentTable
@@ -27,7 +28,7 @@ from .documents.blobs import Blobs
 from .documents.references import Table
 from .domain.calls import ENDED, PLACED, ROUTED
 from .eventlog.upcasting import Upcasters
-from .keys import ACCOUNTS, CALLS, CLOCK, EVENT_LOG, MEMORY, SCHEDULER, SETTINGS
+from .keys import ACCOUNTS, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
@@ -72,7 +73,7 @@ def reactors(app: web.Application) -> list[Reactor]:
     """The reactors that follow the log while the app runs."""
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
     smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK])] if settings.mail.host else []
-    return [calls_engine(app).simulator, *smtp]
+    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), *smtp]
 
 
 def calls_engine(app: web.Application) -> Calls:

@@ -132,7 +132,8 @@ async def outbox(request: web.Request) -> web.Response:
     to = request.query.get("to")
     rows = await read.mail_of(accounts.reader, to)
     return collection([{"id": r[0], "to": r[1], "subject": r[2], "body": accounts.unseal(r[3]), "transport": r[4],
-                        "created_at": r[5], "status": r[6]} for r in rows])  # fmt: skip
+                        "created_at": r[5], "status": r[6], "attachments": msgspec.json.decode(r[7])}
+                       for r in rows])  # fmt: skip
 
 
 class Customer(msgspec.Struct, kw_only=True):

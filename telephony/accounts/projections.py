@@ -207,7 +207,7 @@ class Outbox(Projection):
     """Every message, with its status: `queued` for the SMTP server, then `sent` or `failed`."""
 
     name = "outbox"
-    version = 3  # 2: a status column; 3: mail queued for SMTP, its delivery recorded apart
+    version = 4  # 2: a status column; 3: mail queued for SMTP, its delivery recorded apart; 4: attachments
     tables = ("outbox",)
     handles = frozenset({ev.MAIL_QUEUED, ev.MAIL_SENT, ev.MAIL_FAILED})
 
@@ -215,7 +215,7 @@ class Outbox(Projection):
         conn.execute(
             "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, recipient TEXT NOT NULL, "
             "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL, "
-            "status TEXT NOT NULL)"
+            "status TEXT NOT NULL, attachments TEXT NOT NULL DEFAULT '[]')"
         )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
@@ -224,8 +224,10 @@ class Outbox(Projection):
         if "queued" in d:  # the delivery of a queued message
             conn.execute("UPDATE outbox SET status = ? WHERE id = ?", (status, d["queued"]))
             return
-        row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status)
-        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        attachments = msgspec.json.encode(d.get("attachments", [])).decode()
+        row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status,
+               attachments)  # fmt: skip
+        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
 
 
 # --- reads: inside the writer's transaction (decisions) ---------------------------------------------
@@ -369,9 +371,10 @@ async def api_keys_of(reader: Reader, user_id: int) -> list[tuple[str, str, str,
 
 
 async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
-    """(id, to, subject, sealed body, transport, created at, status) of the mail sent, oldest first."""
+    """(id, to, subject, sealed body, transport, created at, status, attachments JSON) of the mail sent,
+    oldest first."""
     where, args = (" WHERE recipient = ?", (to,)) if to else ("", ())
-    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status FROM outbox"
+    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status, attachments FROM outbox"
     return list(await reader.execute_fetchall(sql + where + " ORDER BY id", args))
 
 
