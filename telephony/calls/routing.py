@@ -11,7 +11,7 @@ the next destination, `<letter>:<id>`) or, without one, its final destination af
 `repeats`. Voicemail answers at once and records the caller's message; hang-up ends the call.
 A queue rings its logged-in, free agents in turn until `max_wait_time`, then its final destination.
 Simulated answers named in the request (`choices`, by user id or number) win over the simulator's
-draw. Conferences are not routed yet: a call reaching one ends with "no route destination".
+draw. A conference room answers at once, after the caller keys its PIN when it has one.
 """
 
 from __future__ import annotations
@@ -107,6 +107,8 @@ class _Clients:
         return list(clients_of(self._conn, user_id).registrations.values())
 
 
+REJECTED = Target(type="X")
+"""Not a destination: the caller is turned away (a wrong conference PIN)."""
 Busy = Callable[[Call, int], bool]
 """Whether a user (not counting this call) is on a call now."""
 STRATEGIES = {1: "A", 2: "H", 3: "M"}
@@ -120,7 +122,9 @@ def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Pl
         return Hop(ending=NO_ROUTE)
     if target.type == "H":
         return Hop(ending=rules.CAUSES["answer"])
-    kinds = {"U": "user", "V": "user", "F": "user", "R": "ringgroup", "I": "ivr", "Q": "queue"}
+    if target == REJECTED:
+        return Hop(ending=rules.CAUSES["reject"])
+    kinds = {"U": "user", "V": "user", "F": "user", "R": "ringgroup", "I": "ivr", "Q": "queue", "C": "conference"}
     """The destinations routed so far, by letter, and the kind of record each names."""
     if target.type not in kinds or target.id is None:
         return Hop(ending=NO_ROUTE)
@@ -129,7 +133,7 @@ def hop(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Pl
         return Hop(ending=NO_ROUTE)
     if target.type == "V":
         return Hop(routed=_voicemail(call, found, planner))
-    next_hop = {"U": _user, "F": _follow_me, "R": _ring_group, "I": _ivr, "Q": _queue}[target.type]
+    next_hop = {"U": _user, "F": _follow_me, "R": _ring_group, "I": _ivr, "Q": _queue, "C": _conference}[target.type]
     routed, skipped_to = next_hop(conn, call, found, target, planner, busy, at)
     return Hop(routed=routed) if routed is not None else hop(conn, call, skipped_to, planner, busy, at, hops + 1)
 
@@ -237,6 +241,25 @@ def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: 
     user, party = agents[target.step % len(agents)]
     ring_time = min(_seconds(queue.get("ring_time"), 15), left)
     return _ringing(call, party, planner, ring_time, "QUEUE", following, [str(user["id"])]), None
+
+
+def _conference(conn: sqlite3.Connection, call: Call, room: dict[str, Any], target: Target, planner: Planner,
+                busy: Busy, at: float) -> Route:  # fmt: skip
+    """A conference room answers at once (context `CONFERENCE`); with a PIN (`pin_pstn`, else `pin`),
+    the caller's next keys must be it, or the call is rejected. Callers in one room talk together
+    until each leaves (its talk time, or when it hangs up)."""
+    pin = room.get("pin_pstn") or room.get("pin")
+    used = call.digits_used
+    if pin:
+        if used >= len(call.digits) or call.digits[used][0] != str(pin):
+            return None, REJECTED
+        used += 1
+    number = str(room.get("confno_pstn") or room.get("confno") or room["id"])
+    party = Party(number=number, id=f"conference:{room['id']}", name=room.get("name"), ua="telephony-conference",
+                  codec="PCMA")  # fmt: skip
+    plan = msgspec.structs.replace(planner(call.id, party.number, "answer"), ring_seconds=0.0)
+    return {"dst": msgspec.to_builtins(party), "context": "CONFERENCE", "fallback": None,
+            "plan": msgspec.to_builtins(plan), "user_id": call.user_id, "digits_used": used}, None  # fmt: skip
 
 
 def _number(number: str) -> str:

@@ -36,7 +36,7 @@ async def configure(client, root, rng: random.Random) -> list[str]:
         assert response.status == 201
     headers = root.headers()
     for n, number in enumerate(numbers):
-        kind = rng.choice(["user", "voicemail", "hangup", "group", "ivr", "queue", "none"])
+        kind = rng.choice(["user", "voicemail", "hangup", "group", "ivr", "queue", "conference", "none"])
         if kind in ("user", "voicemail", "hangup"):
             target = {"target_type": kind, "target_id": rng.choice(users)}
             response = await client.patch(f"/_telephony/ddis/{number}", json=target, headers=CONTROL)
@@ -60,6 +60,10 @@ async def configure(client, root, rng: random.Random) -> list[str]:
                     "max_wait_time": rng.choice([10, 40]), "join_empty": rng.random() < 0.7, "ddis": [number],
                     "final_dst_type": 7}  # fmt: skip
             response = await client.post("/v1.2/voipstudio/queues", json=body, headers=headers)
+            assert response.status == 201, await response.text()
+        elif kind == "conference":
+            body = {"name": f"C{n}", "ddis": [number], **({"pin": "2"} if rng.random() < 0.5 else {})}
+            response = await client.post("/v1.2/voipstudio/conferences", json=body, headers=headers)
             assert response.status == 201, await response.text()
         elif kind == "ivr":
             body = {"name": f"I{n}", "timeout": rng.choice([3, 5]), "repeats": rng.choice([1, 2]), "ddis": [number],

@@ -311,3 +311,22 @@ async def test_inbound_routing_rules_block_or_allow_callers_in_pos_order(client,
     assert blocked["state"] == "HANGUP"
     (cdr,) = (await get(client, root, "/cdrs" + by_live_id(blocked["id"])))["data"]
     assert (cdr["t_cause"], cdr["type"], cdr["disposition"]) == ("call rejected", "M", "BUSY")
+
+
+async def test_callers_of_a_conference_number_meet_in_its_room_after_its_pin(client, root):
+    await provision_listed(client)
+    response = await client.post("/v1.2/voipstudio/conferences", json={"name": "Board", "pin": "4321",
+                                 "ddis": [NUMBER]}, headers=root.headers())  # fmt: skip
+    assert response.status == 201, await response.text()
+    room = (await response.json())["data"]["id"]
+    first = (await ring(client, digits=["4321"], hangup_after=30))["data"]
+    second = (await ring(client, **{"from": "447700900556"}, digits=["4321"], hangup_after=20))["data"]
+    wrong = (await ring(client, **{"from": "447700900557"}, digits=["1111"]))["data"]
+    assert wrong["state"] == "HANGUP"
+    await advance(client, 1)
+    live = (await get(client, root, "/calls"))["data"]
+    assert {(c["id"], c["state"], c["context"], c["dst_id"]) for c in live} == {
+        (first["id"], "CONNECTED", "CONFERENCE", f"conference:{room}"),
+        (second["id"], "CONNECTED", "CONFERENCE", f"conference:{room}")}  # fmt: skip
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(wrong["id"])))["data"]
+    assert cdr["t_cause"] == "call rejected"

@@ -108,6 +108,8 @@ class Conference(Resource):
     name: str | None = None
     pin: str | None = None
     pin_pstn: str | None = None
+    ddis: list[str] | None = None
+    """The numbers whose callers join the room (as ring groups list theirs)."""
 
 
 class ConferenceCreate(Body):
