@@ -97,6 +97,10 @@ def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
         if placing.tts is not None:
             placed["tts"] = placing.tts
         events = rules.place(call_id, at, placed, accepted=True)
+        callers = [str(placing.user_id or ""), placing.src.number or ""]
+        ruled = routing.rule_ending(conn, placing.customer_id, routing.OUTBOUND, callers, placing.dst.number or "", at)
+        if ruled is not None:  # an outbound rule stops the call before it rings anyone
+            events = [events[0], *rules.end(rules.fold(call_id, events[:1]), at, ruled, None)]
         return _recorded(conn, Call(id=call_id), events)
 
     return Decision(decide)
@@ -129,7 +133,8 @@ def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: N
                   "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
         call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
-        ruled = routing.rule_ending(conn, inbound.customer_id, inbound.src.number or "", inbound.dialled, at)
+        ruled = routing.rule_ending(conn, inbound.customer_id, routing.INBOUND, [inbound.src.number or ""],
+                                    inbound.dialled, at)  # fmt: skip
         if ruled is not None:
             return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *rules.end(call, at, ruled, None)])
         target = inbound.target or routing.listed_target(conn, inbound.customer_id, inbound.dialled)

@@ -61,25 +61,30 @@ RULE_ENDINGS = {"block": "call rejected", "hangup": rules.CAUSES["answer"]}
 """What an inbound routing rule's action does to the call when it ends it."""
 
 
-def rule_ending(conn: sqlite3.Connection, customer_id: int, caller: str, dialled: str, at: float) -> str | None:
-    """The cause an inbound routing rule ends the call with: the first rule (by `pos`, then id) that
-    matches the caller (`source`: numbers or user ids; empty, any), the number dialled
-    (`destination`; empty, any) and the time of day (`time_interval` [from, to] in minutes of the
-    UTC day; empty, any) decides; `allow` lets the call on, `block` rejects it, `hangup` ends it."""
-    inbound = [r for r in reads.every_document(conn, "routingrule", customer_id) if r.get("direction") == 1]
+INBOUND, OUTBOUND = 1, 2
+"""Routing rule `direction` codes (the `routing_direction` dictionary)."""
+
+
+def rule_ending(conn: sqlite3.Connection, customer_id: int, direction: int, callers: list[str], dialled: str,
+                at: float) -> str | None:  # fmt: skip
+    """The cause a routing rule of `direction` ends the call with: the first rule (by `pos`, then id)
+    that matches the caller (`source`: numbers or user ids, any of `callers`; empty, any), the number
+    dialled (`destination`; empty, any) and the time of day (`time_interval` [from, to] in minutes
+    of the UTC day; empty, any) decides; `allow` lets the call on, `block` rejects it, `hangup` ends it."""
+    ruling = [r for r in reads.every_document(conn, "routingrule", customer_id) if r.get("direction") == direction]
     minute = int(at // 60 % 1440)
-    for rule in sorted(inbound, key=lambda r: (r.get("pos") is None, r.get("pos") or 0, r["id"])):
-        if _among(rule.get("source"), caller) and _among(rule.get("destination"), dialled) and _within(
+    for rule in sorted(ruling, key=lambda r: (r.get("pos") is None, r.get("pos") or 0, r["id"])):
+        if _among(rule.get("source"), callers) and _among(rule.get("destination"), [dialled]) and _within(
                 rule.get("time_interval"), minute):  # fmt: skip
             return RULE_ENDINGS.get(str(rule.get("action")))
     return None
 
 
-def _among(listed: Any, number: str) -> bool:
+def _among(listed: Any, names: list[str]) -> bool:
     if not listed:
         return True
-    items = listed if isinstance(listed, list) else [listed]
-    return number.lstrip("+") in {str(item).lstrip("+") for item in items}
+    items = {str(item).lstrip("+") for item in (listed if isinstance(listed, list) else [listed])}
+    return any(name.lstrip("+") in items for name in names if name)
 
 
 def _within(interval: Any, minute: int) -> bool:

@@ -93,3 +93,14 @@ async def test_bad_bodies_are_400_naming_the_field(client, root):
         assert field is None or problem["field"] == field
     login_again = await login(client, "v1.1", "admin@example.com", "change-me-now")
     assert (await get(client, login_again, "/calls"))["total"] == 0
+
+
+async def test_an_outbound_routing_rule_blocks_numbers_before_anyone_rings(client, root):
+    response = await client.post(url("v1.2", "/routingrules"), json={"action": "block", "direction": 2,
+                                 "destination": [ANSWERS.lstrip("+") + "9"]}, headers=root.headers())  # fmt: skip
+    assert response.status == 201, await response.text()
+    blocked = (await place(client, root, to=ANSWERS + "9"))["data"]
+    assert blocked["state"] == "HANGUP"
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(blocked["id"])))["data"]
+    assert (cdr["t_cause"], cdr["disposition"], cdr["billsec"]) == ("call rejected", "BUSY", 0)
+    assert (await place(client, root, to=ANSWERS + "8"))["data"]["state"] == "RINGING"
