@@ -105,7 +105,7 @@ async def outside(reader: Reader, customer_id: int, number: str) -> Party:
     return Party(number=number, id=f"contact:{contact['id']}", name=name, ua=NETWORK_UA, codec=NETWORK_CODEC)
 
 
-def records(user: dict[str, Any], direction: str, context: str) -> bool:
+def records(user: Mapping[str, Any], direction: str, context: str) -> bool:
     """Whether the user's `monitor` setting records a call of this direction (A all, I in, O out)."""
     if not user.get("rec_allowed", True) or (context == "USER_LOCAL" and user.get("rec_never_internal")):
         return False

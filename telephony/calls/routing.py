@@ -28,7 +28,7 @@ from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Party, Plan, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
-from .parties import NETWORK_CODEC, NETWORK_UA, display_name, user_party
+from .parties import NETWORK_CODEC, NETWORK_UA, display_name, records, user_party
 
 NO_ROUTE = "no route destination"
 Planner = Callable[[int, str | None, str | None], Plan]
@@ -112,6 +112,8 @@ class _Clients:
         return list(clients_of(self._conn, user_id).registrations.values())
 
 
+QUEUE_RECORDS = (1, 2)
+"""Queue `monitor` codes (the `queue_monitor` dictionary) that record inbound calls: all, inbound."""
 REJECTED = Target(type="X")
 """Not a destination: the caller is turned away (a wrong conference PIN)."""
 Busy = Callable[[Call, int], bool]
@@ -161,11 +163,15 @@ def _ringable(conn: sqlite3.Connection, call: Call, user: Mapping[str, Any], bus
 
 
 def _ringing(call: Call, party: Party, planner: Planner, ring_time: float, context: str, fallback: Target,
-             keys: list[str]) -> dict[str, Any]:  # fmt: skip
+             keys: list[str], user: Mapping[str, Any] | None = None, record: bool = False
+             ) -> dict[str, Any]:  # fmt: skip
+    """A destination to ring; the call is recorded from its answer when the queue's or the user's
+    `monitor` setting says so for inbound calls."""
     plan = _chosen(planner(call.id, party.number, None), call.choices, keys)
     return {"dst": msgspec.to_builtins(party), "context": context, "fallback": msgspec.to_builtins(fallback),
             "plan": msgspec.to_builtins(msgspec.structs.replace(plan, no_answer_seconds=ring_time)),
-            "user_id": party.user_id if party.user_id is not None else call.user_id}  # fmt: skip
+            "user_id": party.user_id if party.user_id is not None else call.user_id,
+            "record": record or (user is not None and records(user, "in", context))}  # fmt: skip
 
 
 def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
@@ -179,7 +185,8 @@ def _user(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Ta
     if party is None:
         return None, after
     ring_time = _seconds(user.get("ring_time"), 20)
-    return _ringing(call, party, planner, ring_time, "PSTN_CALL", after, [str(user["id"]), party.number or ""]), None
+    keys = [str(user["id"]), party.number or ""]
+    return _ringing(call, party, planner, ring_time, "PSTN_CALL", after, keys, user), None
 
 
 def _follow_me(conn: sqlite3.Connection, call: Call, user: dict[str, Any], target: Target, planner: Planner,
@@ -210,12 +217,12 @@ def _ring_group(conn: sqlite3.Connection, call: Call, group: dict[str, Any], tar
         first = _first_answering(call, list(keys))
         user, party = keys[first]
         following = Target(type="R", id=group["id"], step=1)
-        return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [first]), None
+        return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [first], user), None
     if target.step >= len(ringable):
         return None, final
     user, party = ringable[target.step]
     following = Target(type="R", id=group["id"], step=target.step + 1)
-    return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [str(user["id"])]), None
+    return _ringing(call, party, planner, ring_time, "RINGGROUP", following, [str(user["id"])], user), None
 
 
 def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: Target, planner: Planner,
@@ -245,7 +252,8 @@ def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: 
                 "plan": msgspec.to_builtins(plan), "user_id": call.user_id}, None  # fmt: skip
     user, party = agents[target.step % len(agents)]
     ring_time = min(_seconds(queue.get("ring_time"), 15), left)
-    return _ringing(call, party, planner, ring_time, "QUEUE", following, [str(user["id"])]), None
+    recorded = queue.get("monitor") in QUEUE_RECORDS
+    return _ringing(call, party, planner, ring_time, "QUEUE", following, [str(user["id"])], user, recorded), None
 
 
 def _conference(conn: sqlite3.Connection, call: Call, room: dict[str, Any], target: Target, planner: Planner,

@@ -330,3 +330,13 @@ async def test_callers_of_a_conference_number_meet_in_its_room_after_its_pin(cli
         (second["id"], "CONNECTED", "CONFERENCE", f"conference:{room}")}  # fmt: skip
     (cdr,) = (await get(client, root, "/cdrs" + by_live_id(wrong["id"])))["data"]
     assert cdr["t_cause"] == "call rejected"
+
+
+async def test_a_user_who_records_inbound_calls_gets_a_monitor_of_an_answered_one(client, root):
+    user_id = await create_user(client, HOME, "recin@example.com", monitor="I")
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): 2}, hangup_after=12))["data"]["id"]
+    await advance(client, 12)
+    (monitor,) = (await get(client, root, "/monitors" + by_live_id(call_id)))["data"]
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
+    assert monitor["duration"] == cdr["billsec"] > 0 and monitor["type"] == "I"

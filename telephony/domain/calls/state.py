@@ -240,7 +240,7 @@ def _routed(data: Mapping[str, Any]) -> dict[str, Any]:
     """The call's destination is now another target: it is reached afresh."""
     fallback = data.get("fallback")
     return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id"),
-            "digits_used": data.get("digits_used", 0),
+            "record": data.get("record", False), "digits_used": data.get("digits_used", 0),
             "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
             "fallback": msgspec.convert(fallback, Target) if fallback else None,
             "reaching": "dst", "reached_at": data["at"], "ringing": None, "dst_answered_at": None}  # fmt: skip
