@@ -205,7 +205,9 @@ async def test_the_outbox_lists_mail_newest_last_and_narrows_to_a_recipient(clie
         await client.post(url("v1.1", "/confirmation"), json={"email": email})
     mails = await outbox(client)
     assert [m["to"] for m in mails] == [root_email, "other@example.com", root_email]
-    assert all(set(m) == {"id", "to", "subject", "body", "transport", "created_at", "status"} for m in mails)
+    assert all(
+        set(m) == {"id", "to", "subject", "body", "transport", "created_at", "status", "attachments"} for m in mails
+    )
     assert {m["status"] for m in mails} == {"sent"}
     assert [m["id"] for m in mails] == sorted(m["id"] for m in mails)
     assert [m["to"] for m in await outbox(client, "other@example.com")] == ["other@example.com"]
