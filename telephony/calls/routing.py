@@ -227,7 +227,7 @@ def _ring_group(conn: sqlite3.Connection, call: Call, group: dict[str, Any], tar
 
 def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: Target, planner: Planner,
            busy: Busy, at: float) -> Route:  # fmt: skip
-    """A queue: the caller waits (context `QUEUE`) while its logged-in, free agents are rung one after
+    """A queue: the caller waits (context `QUEUE`) while its logged-in agents not on a call are rung one after
     another for `ring_time`, the queue checked again every `retry` seconds while none is, until
     `max_wait_time`; then the queue's final destination. With no agent logged in and `join_empty`
     off, the caller goes straight to the final destination."""
@@ -240,7 +240,8 @@ def _queue(conn: sqlite3.Connection, call: Call, queue: dict[str, Any], target: 
     if waited >= most:
         return None, final
     users = reads.documents(conn, "user", [m["id"] for m in members], call.customer_id)
-    agents = [(u, p) for m in members if (u := users.get(m["id"])) and (p := _ringable(conn, call, u, busy))]
+    agents = [(u, p) for m in members if (u := users.get(m["id"])) and not busy(call, u["id"])
+              and (p := _ringable(conn, call, u, busy))]  # fmt: skip
     following = Target(type="Q", id=queue["id"], step=target.step + 1, since=since)
     left = most - waited
     if not agents:

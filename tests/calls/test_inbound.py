@@ -340,3 +340,20 @@ async def test_a_user_who_records_inbound_calls_gets_a_monitor_of_an_answered_on
     (monitor,) = (await get(client, root, "/monitors" + by_live_id(call_id)))["data"]
     (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call_id)))["data"]
     assert monitor["duration"] == cdr["billsec"] > 0 and monitor["type"] == "I"
+
+
+async def test_a_queue_rings_only_agents_who_are_not_on_a_call(client, root):
+    agent = await create_user(client, HOME, "onacall@example.com", ext="295")
+    await provision_listed(client)
+    await queue(client, root, name="Busy", users=[{"id": agent, "status": True}], ring_time=10, retry=5,
+                max_wait_time=60, ddis=[NUMBER])  # fmt: skip
+    first = (await ring(client, answer={str(agent): 1}, hangup_after=30))["data"]["id"]
+    await advance(client, 1)
+    assert (await get(client, root, f"/calls/{first}"))["data"]["state"] == "CONNECTED"
+    second = (await ring(client, **{"from": "447700900558"}, answer={str(agent): 1}, hangup_after=50))["data"]
+    assert second["queue_state"] == "waiting"  # the only agent is talking to the first caller
+    await advance(client, 60)  # once the first call ends, at the queue's next look the agent rings and answers
+    events = await call_events(client, second["id"])
+    first_ended = (await call_events(client, first))[-1][1]["at"]
+    (answered,) = [d for t, d in events if t == "call.answered" and d["leg"] == "dst"]
+    assert answered["at"] > first_ended  # the agent took the second caller only after the first
