@@ -239,7 +239,7 @@ def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event]) -> tupl
 
 def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) -> dict[str, Any]:
     final = rules.evolve(call, rules.ENDED, data)
-    legs = [leg for leg in ("src", "dst") if final.answered_at(leg) is not None]
+    legs = [leg for leg in rules.LEGS if final.answered_at(leg) is not None]
     records: dict[str, Any] = {"cdr": next_id(conn, "cdr")}
     if final.recording_started_at is not None:
         records["monitor"] = next_id(conn, "monitor")

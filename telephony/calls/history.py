@@ -69,11 +69,6 @@ def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def sip_call_id(call_id: int, leg: str) -> str:
-    """The SIP Call-ID of one leg of a call: what media records and traces name it by."""
-    return f"{call_id}-{leg}@telephony"
-
-
 def _leg(call: Call, leg: str) -> tuple[Any, Any, int]:
     party, remote = call.party(leg), call.party(rules.other(leg))
     return party, remote, _seconds(call.answered_at(leg), call.ended_at)
@@ -82,7 +77,7 @@ def _leg(call: Call, leg: str) -> tuple[Any, Any, int]:
 def msdr(call: Call, leg: str, msdr_id: int, session_id: int) -> dict[str, Any]:
     party, remote, duration = _leg(call, leg)
     return {
-        "id": msdr_id, "call_id": sip_call_id(call.id, leg), "created_at": wire_time(call.answered_at(leg) or 0),
+        "id": msdr_id, "call_id": rules.sip_call_id(call.id, leg), "created_at": wire_time(call.answered_at(leg) or 0),
         "dst": remote.number, "dst_id": remote.id, "dst_ua": remote.ua, "duration": duration,
         "media_session_id": session_id, "src": party.number, "src_id": party.id, "src_ua": party.ua,
         "t_cause": call.cause, "type": "audio", "user_id": call.user_id,
@@ -92,8 +87,9 @@ def msdr(call: Call, leg: str, msdr_id: int, session_id: int) -> dict[str, Any]:
 def media_session(call: Call, leg: str, session_id: int) -> dict[str, Any]:
     party, remote, duration = _leg(call, leg)
     return {
-        "id": session_id, "call_id": sip_call_id(call.id, leg), "created_at": wire_time(call.answered_at(leg) or 0),
-        "dst_id": remote.id, "dst_ua": remote.ua, "duration": duration, "src_id": party.id, "src_ua": party.ua,
+        "id": session_id, "call_id": rules.sip_call_id(call.id, leg),
+        "created_at": wire_time(call.answered_at(leg) or 0), "dst_id": remote.id, "dst_ua": remote.ua,
+        "duration": duration, "src_id": party.id, "src_ua": party.ua,
         "status": "HANGUP", "type": "audio", "updated_at": wire_time(call.ended_at or 0), "user": call.user_id,
     }  # fmt: skip
 

@@ -34,7 +34,7 @@ Render = Callable[[dict], Rendition]
 
 
 SIP_CALL_ID = re.compile(r"^(?P<call>\d{1,18})-(?P<leg>src|dst)@telephony$")
-"""A media record's `call_id`: the SIP Call-ID of one leg of a call (`calls.history.sip_call_id`)."""
+"""A media record's `call_id`: the SIP Call-ID of one leg of a call (`domain.calls.sip_call_id`)."""
 
 
 class CdrNote(msgspec.Struct, kw_only=True):

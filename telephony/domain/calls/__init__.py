@@ -23,6 +23,7 @@ from .simulation import Step, draw_plan, next_step, take
 from .state import (
     CALL_TYPES,
     ENDED,
+    LEGS,
     LIVE,
     PLACED,
     ROUTED,
@@ -36,6 +37,7 @@ from .state import (
     evolve,
     fold,
     other,
+    sip_call_id,
     stream_of,
 )
 
@@ -43,6 +45,7 @@ __all__ = [
     "CALL_TYPES",
     "CAUSES",
     "ENDED",
+    "LEGS",
     "LIVE",
     "MONITOR_COMMANDS",
     "PLACED",
@@ -64,6 +67,7 @@ __all__ = [
     "evolve",
     "fold",
     "other",
+    "sip_call_id",
     "hang_up",
     "hold",
     "label",

@@ -30,6 +30,7 @@ from .state import (
     TALKING,
     TRANSFERRED,
     TRANSITIONS,
+    WAS_ACCEPTED,
     Call,
     Party,
     Plan,
@@ -86,7 +87,7 @@ def place(call_id: int, at: float, placed: Mapping[str, Any], *, accepted: bool)
     data = {"id": call_id, "at": at, **placed}
     events: list[Event] = [(PLACED, data)]
     if accepted:
-        events.append(("call.accepted", {"id": call_id, "at": at}))
+        events.append((WAS_ACCEPTED, {"id": call_id, "at": at}))
     return events + reach(evolve(Call(id=call_id), PLACED, data), data["first"], at)
 
 

@@ -24,7 +24,7 @@ TALKING = frozenset({CONNECTED, ON_HOLD})
 LEGS = ("src", "dst")
 
 PLACED = "call.placed"
-ACCEPTED_ = "call.accepted"
+WAS_ACCEPTED = "call.accepted"
 ROUTED = "call.routed"
 RANG = "call.ringing"
 ANSWERED = "call.answered"
@@ -42,7 +42,7 @@ SAME = "same"
 
 TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
     PLACED: {None: INITIAL},
-    ACCEPTED_: {INITIAL: ACCEPTED},
+    WAS_ACCEPTED: {INITIAL: ACCEPTED},
     ROUTED: {INITIAL: SAME, ACCEPTED: SAME, RINGING: SAME},
     RANG: {INITIAL: RINGING, ACCEPTED: RINGING, RINGING: RINGING},
     ANSWERED: {INITIAL: CONNECTED, ACCEPTED: CONNECTED, RINGING: CONNECTED},
@@ -163,12 +163,13 @@ def other(leg: str) -> str:
     return "dst" if leg == "src" else "src"
 
 
+def sip_call_id(call_id: int, leg: str) -> str:
+    """The SIP Call-ID of one leg of a call: what live calls, media records and traces name it by."""
+    return f"{call_id}-{leg}@telephony"
+
+
 def stream_of(call_id: int) -> str:
     return f"call-{call_id}"
-
-
-def allowed(call: Call, type_: str) -> bool:
-    return call.state in TRANSITIONS.get(type_, {})
 
 
 def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
