@@ -1,15 +1,15 @@
 # Sourced by scripts/serve, scripts/test and scripts/telephony: make .venv and install the project when it is
-# missing, put .venv/bin first on PATH and change to the repository root.
+# missing (pinned by scripts/constraints.txt), put .venv/bin first on PATH and change to the repository root.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
-STAMP="$VENV/.installed-$(sha256sum "$ROOT/pyproject.toml" | cut -c1-16)"
+STAMP="$VENV/.installed-$(cat "$ROOT/pyproject.toml" "$ROOT/scripts/constraints.txt" | sha256sum | cut -c1-16)"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 if [ ! -f "$STAMP" ]; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[dev]"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c "$ROOT/scripts/constraints.txt" --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c "$ROOT/scripts/constraints.txt" -e "$ROOT[dev]"
   rm -f "$VENV"/.installed-*
   touch "$STAMP"
 fi
