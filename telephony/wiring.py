@@ -18,6 +18,7 @@ from .api.routing import Route, listing
 from .calls import handlers as calls_handlers
 from .calls import simulate, sms
 from .calls.engine import Calls, CallSimulator, PerMinute, planner
+from .calls.floor import LiveFloor, QueueRecords
 from .calls.history import FEEDS
 from .calls.live import LiveCalls
 from .calls.voicemail import VoicemailMail
@@ -56,7 +57,7 @@ def references() -> Table:
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
     return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
-            LiveCalls()]  # fmt: skip
+            LiveCalls(), QueueRecords()]  # fmt: skip
 
 
 def fed_kinds() -> dict[str, set[str]]:
@@ -80,7 +81,8 @@ def calls_engine(app: web.Application) -> Calls:
     """The call engine of the app, made once."""
     if CALLS not in app:
         settings, clock, live = app[SETTINGS], app[CLOCK], app[MEMORY][LiveCalls]
-        simulator = CallSimulator(live, app[EVENT_LOG], app[SCHEDULER], clock, planner(settings.simulator))
+        floor = LiveFloor(live, app[MEMORY][QueueRecords], settings.simulator.seed)
+        simulator = CallSimulator(live, floor, app[EVENT_LOG], app[SCHEDULER], clock, planner(settings.simulator))
         per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
         registrations = app[MEMORY][Registrations]
         app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock, per_minute, registrations)

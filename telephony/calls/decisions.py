@@ -19,15 +19,14 @@ import msgspec
 from ..accounts import customer_exists
 from ..documents import reads
 from ..domain import calls as rules
-from ..domain.calls import Call, Event, Party, Plan, Target
+from ..domain.calls import Call, Event, Party, Target
 from ..domain.errors import Invalid, Unknown
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
-from . import history, routing
+from . import history, routing, rulings
+from .destinations import Floor, Planner, Routing
 
 FIRST_CALL_ID = 1
-Planner = Callable[[int, str | None, str | None], Plan]
-"""(call id, destination number, forced outcome) -> the simulator's plan for the call."""
 Command = Callable[[Call, float], list[Event]]
 """The events of a command on a call at a clock time."""
 Now = Callable[[], float]
@@ -52,6 +51,8 @@ class Placing:
     web: bool = False
     tts: str | None = None
     """What a lead call's destination hears before the user's client rings."""
+    target: Target | None = None
+    """The user an extension names: it is reached through the user's rules (DND, follow-me, voicemail)."""
 
 
 def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
@@ -63,14 +64,38 @@ def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
 
 @dataclass(frozen=True)
 class Transfer:
-    """Where a blind transfer takes the call's remote side: a party, its known outcome, its context."""
+    """Where a blind transfer takes the call's remote side: a party, its known outcome, its context,
+    and the user an extension names."""
 
     to: Party
     outcome: str | None
     context: str
+    target: Target | None = None
 
 
-def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
+REACHED = ("dst", "plan", "context", "fallback", "queue_id", "queued_at", "digits_used")
+"""What a routed destination sets on a call placed to it."""
+
+
+def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None, planner: Planner, floor: Floor,
+             at: float, direct: bool) -> None:  # fmt: skip
+    """Route a call being placed to `to` (a user by extension, a rule's redirect): its destination is
+    the hop's. When the hop leads nowhere (a user on DND whose final destination hangs up), the
+    destination refuses the call: busy, unless it already fails otherwise."""
+    call = rules.evolve(Call(id=placed["id"]), rules.PLACED, placed)
+    hop = routing.hop(Routing(conn, call, planner, floor, at, direct), to)
+    if hop.routed is None:
+        outcome = placed["plan"].get("outcome")
+        placed["plan"] = {**placed["plan"], "outcome": "busy" if outcome in ("answer", "no_answer") else outcome}
+        return
+    placed.update({key: hop.routed[key] for key in REACHED if key in hop.routed})
+    placed["record"] = placed.get("record") or hop.routed.get("record", False)
+
+
+def place(placing: Placing, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+    """A call placed through the API: outbound routing rules first (they may end or redirect it),
+    then its destination, through the user's rules when it is a user's extension."""
+
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         at = now()
         call_id = next_id(conn, "call", FIRST_CALL_ID)
@@ -80,6 +105,8 @@ def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
             claims["webcall"] = [webcall_id]
         plan = planner(call_id, placing.dst.number, placing.outcome)
         placed = {
+            "id": call_id,
+            "at": at,
             "customer_id": placing.customer_id,
             "user_id": placing.user_id,
             "kind": placing.kind,
@@ -96,12 +123,17 @@ def place(placing: Placing, planner: Planner, now: Now) -> Decision[Call]:
         }
         if placing.tts is not None:
             placed["tts"] = placing.tts
-        events = rules.place(call_id, at, placed, accepted=True)
         callers = [str(placing.user_id or ""), placing.src.number or ""]
-        ruled = routing.rule_ending(conn, placing.customer_id, routing.OUTBOUND, callers, placing.dst.number or "", at)
-        if ruled is not None:  # an outbound rule stops the call before it rings anyone
-            events = [events[0], *rules.end(rules.fold(call_id, events[:1]), at, ruled, None)]
-        return _recorded(conn, Call(id=call_id), events)
+        dialled = placing.dst.number or ""
+        ruled = rulings.ruling(conn, placing.customer_id, rulings.OUTBOUND, callers, dialled, at)
+        if ruled is not None and ruled.ending is not None:  # the rule stops the call before it rings anyone
+            events = rules.place(call_id, at, placed, accepted=True)[:1]
+            events += rules.end(rules.fold(call_id, events), at, ruled.ending, None)
+            return _recorded(conn, Call(id=call_id), events)
+        to = ruled.target if ruled is not None else placing.target
+        if to is not None or ruled is not None:
+            _reached(conn, placed, to, planner, floor, at, direct=ruled is None)
+        return _recorded(conn, Call(id=call_id), rules.place(call_id, at, placed, accepted=True))
 
     return Decision(decide)
 
@@ -119,8 +151,9 @@ class Inbound:
     digits: tuple[tuple[str, float], ...] = ()
 
 
-def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: Now) -> Decision[Call]:
-    """The caller reaches the platform, which routes the call to the number's target at once."""
+def place_inbound(inbound: Inbound, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+    """The caller reaches the platform: inbound routing rules first (they may end or redirect the
+    call), then the number's target, at once."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         at, call_id = now(), next_id(conn, "call", FIRST_CALL_ID)
@@ -133,26 +166,50 @@ def place_inbound(inbound: Inbound, planner: Planner, busy: routing.Busy, now: N
                   "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
         call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
-        ruled = routing.rule_ending(conn, inbound.customer_id, routing.INBOUND, [inbound.src.number or ""],
-                                    inbound.dialled, at)  # fmt: skip
-        if ruled is not None:
-            return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *rules.end(call, at, ruled, None)])
-        target = inbound.target or routing.listed_target(conn, inbound.customer_id, inbound.dialled)
-        routed = _routed(conn, call, target, planner, busy, at)
+        ruled = rulings.ruling(conn, inbound.customer_id, rulings.INBOUND, [inbound.src.number or ""],
+                               inbound.dialled, at)  # fmt: skip
+        if ruled is not None and ruled.ending is not None:
+            return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *rules.end(call, at, ruled.ending, None)])
+        to = ruled.target if ruled is not None else inbound.target
+        routed = _routed(conn, call, to, planner, floor, at, direct=ruled is None)
         return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *routed])
 
     return Decision(decide)
 
 
-def _routed(conn: sqlite3.Connection, call: Call, target: Target | None, planner: Planner, busy: routing.Busy,
-            at: float) -> list[Event]:  # fmt: skip
-    hop = routing.hop(conn, call, target, planner, busy, at)
+def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, planner: Planner, floor: Floor, at: float,
+            direct: bool = False) -> list[Event]:  # fmt: skip
+    """The call (not answered yet) goes to `to` in the same leg, or ends when it leads nowhere. An
+    outbound call stays its caller's, and keeps the caller's recording."""
+    hop = routing.hop(Routing(conn, call, planner, floor, at, direct), to)
     if hop.routed is None:
         return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
     routed = dict(hop.routed)
+    if call.destination != "in":
+        routed.pop("user_id", None)
+        routed["record"] = routed.get("record") or call.record
     if (record := _missed(conn, call, at)) is not None:
         routed.update(missed={"customer_id": call.customer_id, "body": record}, claims={"cdr": [record["id"]]})
     return rules.route(call, at, routed)
+
+
+def _go_on(conn: sqlite3.Connection, call: Call, to: Target | None, planner: Planner, floor: Floor, at: float
+           ) -> tuple[list[NewEvent], Call]:  # fmt: skip
+    """The call goes on to `to`: in the same leg while nobody answered it; from an answered leg (an IVR
+    that took a key) in a new call whose `parent_id` is this one, which the answer is then."""
+    if call.state not in rules.TALKING:
+        return _recorded(conn, call, _routed(conn, call, to, planner, floor, at))
+    child_id = next_id(conn, "call", FIRST_CALL_ID)
+    _, placed = rules.forward(call, at, child_id, None)
+    child = rules.evolve(Call(id=child_id), *placed)
+    hop = routing.hop(Routing(conn, child, planner, floor, at), to)
+    if hop.routed is None:
+        return _recorded(conn, call, rules.end(call, at, hop.ending or routing.NO_ROUTE, "dst"))
+    own, placed = rules.forward(call, at, child_id, hop.routed["dst"].get("number"))
+    placed[1]["claims"] = {"call": [child_id]}
+    ended, _ = _recorded(conn, call, own)
+    started, child = _recorded(conn, Call(id=child_id), [placed, *_routed(conn, child, to, planner, floor, at)])
+    return ended + started, child
 
 
 def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] | None:
@@ -165,11 +222,13 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
         return None
     rang = rules.evolve(call, rules.ENDED, {"id": call.id, "at": at, "cause": rules.CAUSES["no_answer"],
                                             "disposition": "NO_ANSWER"})  # fmt: skip
-    return history.cdr(msgspec.structs.replace(rang, placed_at=call.reached_at, user_id=user_id), next_id(conn, "cdr"))
+    rang = msgspec.structs.replace(rang, placed_at=call.reached_at, user_id=user_id, connected_at=None)
+    return {**history.cdr(rang, next_id(conn, "cdr")), "type": "M"}
 
 
-def press(call_id: int, keys: str, planner: Planner, busy: routing.Busy, now: Now) -> Decision[Call]:
-    """A caller in an IVR presses keys (or dials an extension): the call goes where they send it."""
+def press(call_id: int, keys: str, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+    """A caller in an IVR presses keys (or dials an extension): the caller goes where they send it (in
+    a new call once the IVR answered)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         call, at = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id))), now()
@@ -178,19 +237,20 @@ def press(call_id: int, keys: str, planner: Planner, busy: routing.Busy, now: No
         ivr = routing.ivr_of(conn, call) if call.live else None
         if ivr is None:
             raise Invalid.field("digits", f"Call {call_id} is not in an IVR.")
-        target = routing.key_target(conn, call, ivr, keys)
-        if target is None:
+        to = routing.key_target(conn, call, ivr, keys)
+        if to is None:
             raise Invalid.field("digits", f"The key {keys} does nothing in this IVR.")
-        return _recorded(conn, call, _routed(conn, call, target, planner, busy, at))
+        return _go_on(conn, call, to, planner, floor, at)
 
     return Decision(decide)
 
 
 def control(call_id: int, customer_id: int, command: Command, now: Now, *, transfer: Transfer | None = None,
-            planner: Planner | None = None) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
+            planner: Planner | None = None, floor: Floor | None = None
+            ) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
     """Run a command on a customer's live call (404 for anyone else's, 400 for an ended one), then
     the blind transfer if one is asked, all in one transaction: the call after it, and the child
-    call a transfer placed."""
+    call a transfer placed (to a user's extension, through the user's rules)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
         call, at = call_of(conn, call_id, customer_id), now()
@@ -201,16 +261,19 @@ def control(call_id: int, customer_id: int, command: Command, now: Now, *, trans
         child_id = next_id(conn, "call", FIRST_CALL_ID)
         plan = planner(child_id, transfer.to.number, transfer.outcome)
         own, child_events = rules.transfer(after, at, transfer.to, child_id, plan, transfer.context)
-        child_events[0][1]["claims"] = {"call": [child_id]}
+        placed = {**child_events[0][1], "claims": {"call": [child_id]}}
+        if transfer.target is not None and floor is not None:
+            _reached(conn, placed, transfer.target, planner, floor, at, direct=True)
         more, after = _recorded(conn, after, own)
-        placed, child = _recorded(conn, Call(id=child_id), child_events)
-        return events + more + placed, (after, child)
+        started, child = _recorded(conn, Call(id=child_id), rules.place(child_id, at, placed, accepted=False))
+        return events + more + started, (after, child)
 
     return Decision(decide)
 
 
-def step(call_id: int, now: Now, planner: Planner, busy: routing.Busy) -> Decision[Call | None]:
-    """The simulator's next step of a call, when it is due (nothing when the call moved on)."""
+def step(call_id: int, now: Now, planner: Planner, floor: Floor) -> Decision[Call | None]:
+    """The simulator's next step of a call, when it is due (nothing when the call moved on). The
+    answer is the call after it: a new call when the step moved the caller on from an answered leg."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
         at = now()
@@ -219,7 +282,7 @@ def step(call_id: int, now: Now, planner: Planner, busy: routing.Busy) -> Decisi
         if due is None or due.due > at + 1e-6 or not customer_exists(conn, call.customer_id):
             return [], call  # moved on, not yet due, or its customer closed: the call is gone with it
         if due.action == "route":
-            return _recorded(conn, call, _routed(conn, call, call.fallback, planner, busy, at))
+            return _go_on(conn, call, call.fallback, planner, floor, at)
         return _recorded(conn, call, rules.take(call, due, at))
 
     return Decision(decide)
@@ -245,10 +308,11 @@ def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) ->
         records["monitor"] = next_id(conn, "monitor")
     first_msdr, first_session = next_id(conn, "msdr"), next_id(conn, "mediasession")
     records["msdr"] = {leg: first_msdr + n for n, leg in enumerate(legs)}
-    if final.context == "VOICEMAIL" and final.connected_at is not None and final.user_id is not None:
+    owner = final.dst.user_id
+    if final.context == "VOICEMAIL" and final.connected_at is not None and owner is not None:
         records["voicemessage"] = next_id(conn, "voicemessage")
-        user = reads.documents(conn, "user", [final.user_id], final.customer_id).get(final.user_id) or {}
-        records["vm_new"] = {"user_id": final.user_id, "count": int(user.get("vm_new") or 0) + 1}
+        user = reads.documents(conn, "user", [owner], final.customer_id).get(owner) or {}
+        records["vm_new"] = {"user_id": owner, "count": int(user.get("vm_new") or 0) + 1}
     records["mediasession"] = {leg: first_session + n for n, leg in enumerate(legs)}
     claims = {kind: ([ids] if isinstance(ids, int) else list(ids.values()))
               for kind, ids in records.items() if kind != "vm_new"}  # fmt: skip

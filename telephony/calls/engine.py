@@ -24,6 +24,7 @@ from ..eventlog import EventLog, Metadata, RecordedEvent
 from ..reactors.reactor import Reaction, Reactor
 from ..reactors.scheduler import Job, Scheduler
 from . import decisions
+from .destinations import Floor, Planner
 from .live import LiveCalls
 from .parties import Registrations
 
@@ -35,9 +36,10 @@ class CallSimulator(Reactor):
     name = "call-simulator"
     handles = rules.CALL_TYPES
 
-    def __init__(self, live: LiveCalls, event_log: EventLog, scheduler: Scheduler, clock: Clock,
-                 planner: decisions.Planner) -> None:  # fmt: skip
+    def __init__(self, live: LiveCalls, floor: Floor, event_log: EventLog, scheduler: Scheduler, clock: Clock,
+                 planner: Planner) -> None:  # fmt: skip
         self._live = live
+        self.floor = floor
         self._planner = planner
         self._log = event_log
         self._scheduler = scheduler
@@ -58,10 +60,6 @@ class CallSimulator(Reactor):
         elif self._scheduler.due(key) != step.due:
             self._scheduler.at(step.due, key, self._job(call_id))
 
-    def busy(self, call: Call, user_id: int) -> bool:
-        """Whether a user is on another live call than this one."""
-        return any(other.id != call.id for other in self._live.of_customer(call.customer_id, user_id))
-
     def _timers(self) -> Iterator[tuple[float, str, Job]]:
         for call in self._live.calls.values():
             if (step := rules.next_step(call)) is not None:
@@ -69,15 +67,18 @@ class CallSimulator(Reactor):
 
     def _job(self, call_id: int) -> Job:
         async def take_step() -> None:
+            step = decisions.step(call_id, self._clock.time, self._planner, self.floor)
             try:
-                await self._log.transact(decisions.step(call_id, self._clock.time, self._planner, self.busy), SIMULATOR)
+                await self._log.transact(step, SIMULATOR)
             finally:
                 self.follow(call_id)  # the next step, or this one again when it could not be recorded
+            if step.result is not None and step.result.id != call_id:
+                self.follow(step.result.id)  # the new call an answered leg moved its caller to
 
         return take_step
 
 
-def planner(settings: Simulator) -> decisions.Planner:
+def planner(settings: Simulator) -> Planner:
     """The simulator's plan of a call, drawn from the settings (an outcome forced when one is known)."""
 
     def plan(call_id: int, number: str | None, outcome: str | None) -> Plan:
@@ -124,28 +125,30 @@ class Calls:
         return planner(self.settings)(call_id, number, outcome)
 
     async def place(self, placing: decisions.Placing, meta: Metadata) -> Call:
-        decision = decisions.place(placing, self.plan, self.clock.time)
+        decision = decisions.place(placing, self.plan, self.simulator.floor, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result
 
     async def place_inbound(self, inbound: decisions.Inbound, meta: Metadata) -> Call:
-        decision = decisions.place_inbound(inbound, self.plan, self.simulator.busy, self.clock.time)
+        decision = decisions.place_inbound(inbound, self.plan, self.simulator.floor, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result
 
     async def press(self, call_id: int, keys: str, meta: Metadata) -> Call:
-        decision = decisions.press(call_id, keys, self.plan, self.simulator.busy, self.clock.time)
+        """The caller's keys: the answer is the call it goes on in (a new one once an IVR answered)."""
+        decision = decisions.press(call_id, keys, self.plan, self.simulator.floor, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(call_id)
+        self.simulator.follow(decision.result.id)
         return decision.result
 
     async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata,
                       transfer: decisions.Transfer | None = None) -> tuple[Call, Call | None]:  # fmt: skip
         """Run a command (and a transfer) on a live call: the call after it, and a transfer's child."""
         decision = decisions.control(call_id, customer_id, command, self.clock.time, transfer=transfer,
-                                     planner=self.plan)  # fmt: skip
+                                     planner=self.plan, floor=self.simulator.floor)  # fmt: skip
         await self.event_log.transact(decision, meta)
         after, child = decision.result
         self.simulator.follow(call_id)

@@ -113,6 +113,16 @@ async def list_user_calls(request: web.Request) -> web.Response:
     return _page(request, request.app[CALLS].live.of_customer(who.customer_id, user_id))
 
 
+async def list_queue_calls(request: web.Request) -> web.Response:
+    """The callers in a queue, in the order they joined: waiting (`queue_state` `waiting`), ringing an
+    agent (`ringing`) or talking to one (`connected`)."""
+    who = authorize(request, "calls", write=False)
+    queue_id = _call_id(request)
+    if await reads.body(request.app[READER], "queue", queue_id, who.customer_id) is None:
+        raise NotFound(f"queues {queue_id} not found")
+    return _page(request, request.app[CALLS].live.of_queue(who.customer_id, queue_id))
+
+
 def _live(request: web.Request, customer_id: int) -> Call:
     call = request.app[CALLS].live.get(_call_id(request), customer_id)
     if call is None:
@@ -142,9 +152,10 @@ async def place_call(request: web.Request) -> web.Response:
     user = await _originator(request, who.customer_id, who.user_id, body.from_)
     src = parties.user_party(user, registrations, required=True)
     clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
-    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, registrations)
-    placing = Placing(who.customer_id, user["id"], "click", "src", src, dst, clid, context, "out",
-                      record=parties.records(user, "out", context), outcome=outcome)  # fmt: skip
+    to = await parties.destination(reader, who.customer_id, body.to, registrations)
+    placing = Placing(who.customer_id, user["id"], "click", "src", src, to.party, clid, to.context, "out",
+                      record=parties.records(user, "out", to.context), outcome=to.outcome,
+                      target=to.target)  # fmt: skip
     return await _placed(request, placing)
 
 
@@ -156,9 +167,10 @@ async def place_leadcall(request: web.Request) -> web.Response:
     user = await parties.user_of(reader, who.user_id, who.customer_id)
     src = parties.user_party(user, registrations, required=True)
     clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
-    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, registrations)
-    placing = Placing(who.customer_id, user["id"], "lead", "dst", src, dst, clid, context, "out",
-                      record=parties.records(user, "out", context), outcome=outcome, tts=body.tts)  # fmt: skip
+    to = await parties.destination(reader, who.customer_id, body.to, registrations)
+    placing = Placing(who.customer_id, user["id"], "lead", "dst", src, to.party, clid, to.context, "out",
+                      record=parties.records(user, "out", to.context), outcome=to.outcome, tts=body.tts,
+                      target=to.target)  # fmt: skip
     return await _placed(request, placing)
 
 
@@ -174,9 +186,9 @@ async def place_webcall(request: web.Request) -> web.Response:
     calls, reader = request.app[CALLS], request.app[READER]
     calls.webcalls.take(who.customer_id)
     src = await parties.outside(reader, who.customer_id, parties.e164(body.from_))
-    dst, outcome, context = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
-    placing = Placing(who.customer_id, who.user_id, "web", "src", src, dst, src.number, context, "webcall",
-                      outcome=outcome, web=True)  # fmt: skip
+    to = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
+    placing = Placing(who.customer_id, who.user_id, "web", "src", src, to.party, src.number, to.context, "webcall",
+                      outcome=to.outcome, web=True, target=to.target)  # fmt: skip
     call = await calls.place(placing, meta_of(request))
     record = await reads.body(reader, "webcall", call.webcall_id, who.customer_id)
     return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
@@ -222,8 +234,8 @@ async def patch_call(request: web.Request) -> web.Response:
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]
-        to, outcome, context = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
-        transfer = Transfer(to, outcome, context)
+        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        transfer = Transfer(to.party, to.outcome, to.context, to.target)
     call, child = await calls.control(call_id, who.customer_id, command, meta_of(request), transfer)
     shown = child or call
     return single(request, live_call(shown, calls.clock.time()), f"/calls/{shown.id}")
@@ -281,4 +293,5 @@ ROUTES = [
     Route("POST", "/webcalls", place_webcall, shape=_placing(PlaceWebcall, Webcall)),
     Route("POST", "/leadcalls", place_leadcall, shape=_placing(PlaceLeadcall, LiveCall)),
     Route("GET", r"/users/{id:\d+}/calls", list_user_calls, shape=LIVE_CALLS),
+    Route("GET", r"/queues/{id:\d+}/calls", list_queue_calls, shape=LIVE_CALLS, origin="telephony"),
 ]  # fmt: skip

@@ -1,8 +1,9 @@
 """Live calls: an in-memory projection of call events, and the LiveCall the API shows of each.
 
 A call is live from `call.placed` until `call.ended`; then it is gone from here (its history is in
-the CDR, recording and media records). Calls are kept by id, by customer and by a customer's user,
-in id order, so a list of them costs a copy of references and no scan of every live call.
+the CDR, recording and media records). Calls are kept by id, by customer, by each user taking part
+and by the queue a caller waits in, so a list of them costs a copy of references and no scan of
+every live call.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ MONITOR_STATES = {"off": 0, "on": 1, "paused": 2}
 
 
 class LiveCalls(MemoryProjection):
-    """Live calls by id and by customer; a closed customer's calls are gone with it."""
+    """Live calls by id, by customer, by each user taking part and by the queue a caller is in; a
+    closed customer's calls are gone with it."""
 
     name = "live_calls"
     handles = rules.CALL_TYPES | {CUSTOMER_DELETED}
@@ -32,30 +34,29 @@ class LiveCalls(MemoryProjection):
     def reset(self) -> None:
         self.calls: dict[int, Call] = {}
         self._by_customer: dict[int, dict[int, Call]] = {}
-        self._by_user: dict[tuple[int, int | None], dict[int, Call]] = {}
+        self._by_user: dict[Key, dict[int, Call]] = {}
+        self._by_queue: dict[Key, dict[int, Call]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
         if event.type == CUSTOMER_DELETED:
             customer_id = event.data["id"]
             for call_id in self._by_customer.pop(customer_id, {}):
                 del self.calls[call_id]
-            for user in [user for user in self._by_user if user[0] == customer_id]:
-                del self._by_user[user]
+            for index in (self._by_user, self._by_queue):
+                for key in [key for key in index if key[0] == customer_id]:
+                    del index[key]
             return
         call_id = event.data["id"]
-        before = self.calls.get(call_id, Call(id=call_id)) if event.type != rules.PLACED else Call(id=call_id)
-        call = rules.evolve(before, event.type, event.data)
+        before = self.calls.get(call_id) if event.type != rules.PLACED else None
+        call = rules.evolve(before or Call(id=call_id), event.type, event.data)
         of_customer = self._by_customer.setdefault(call.customer_id, {})
-        user = (call.customer_id, call.user_id)
-        of_user = self._by_user.setdefault(user, {})
         if call.live:
-            self.calls[call_id] = of_customer[call_id] = of_user[call_id] = call
+            self.calls[call_id] = of_customer[call_id] = call
         else:
             self.calls.pop(call_id, None)
             of_customer.pop(call_id, None)
-            of_user.pop(call_id, None)
-            if not of_user:
-                del self._by_user[user]
+        _reindex(self._by_user, call_id, _users(before), _users(call) if call.live else set(), call)
+        _reindex(self._by_queue, call_id, _queue(before), _queue(call) if call.live else set(), call)
 
     def state(self) -> Any:
         return dict(self.calls)
@@ -64,8 +65,44 @@ class LiveCalls(MemoryProjection):
         return self._by_customer.get(customer_id, {}).get(call_id)
 
     def of_customer(self, customer_id: int, user_id: int | None = None) -> list[Call]:
-        calls = self._by_customer.get(customer_id) if user_id is None else self._by_user.get((customer_id, user_id))
-        return list(calls.values()) if calls else []
+        """A customer's live calls, or those a user of it takes part in, in id order."""
+        if user_id is None:
+            calls = self._by_customer.get(customer_id)
+            return list(calls.values()) if calls else []
+        taking_part = self._by_user.get((customer_id, user_id))
+        return sorted(taking_part.values(), key=lambda c: c.id) if taking_part else []
+
+    def of_queue(self, customer_id: int, queue_id: int) -> list[Call]:
+        """The callers in a queue (waiting, ringing an agent or talking to one), in the order they joined."""
+        calls = self._by_queue.get((customer_id, queue_id))
+        return sorted(calls.values(), key=lambda c: (c.queued_at or 0.0, c.id)) if calls else []
+
+
+Key = tuple[int, Any]
+
+
+def _users(call: Call | None) -> set[Key]:
+    """The users a call is indexed under: its own (the caller of an outbound call, whom an inbound one
+    reached) and either side's."""
+    if call is None:
+        return set()
+    return {(call.customer_id, user) for user in (call.user_id, call.src.user_id, call.dst.user_id)}
+
+
+def _queue(call: Call | None) -> set[Key]:
+    return set() if call is None or call.queue_id is None else {(call.customer_id, call.queue_id)}
+
+
+def _reindex(index: dict[Any, dict[int, Call]], call_id: int, before: set[Key], after: set[Key], call: Call) -> None:
+    """Move a call from the index keys it had to the ones it has now (none once it ended)."""
+    for key in before - after:
+        entries = index.get(key)
+        if entries is not None:
+            entries.pop(call_id, None)
+            if not entries:
+                del index[key]
+    for key in after:
+        index.setdefault(key, {})[call_id] = call
 
 
 def live_call(call: Call, now: float) -> dict[str, Any]:

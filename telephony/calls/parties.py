@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
@@ -16,7 +17,7 @@ import msgspec
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
 from ..documents.reader import Reader
-from ..domain.calls import Party
+from ..domain.calls import Party, Target
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
 EXTENSION = re.compile(r"^[0-9]{2,6}$")
@@ -81,18 +82,27 @@ async def caller_id(reader: Reader, customer_id: int, requested: str | None, use
     return f'"{name}" <{number}>' if name and number else number
 
 
-async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations
-                      ) -> tuple[Party, str | None, str]:  # fmt: skip
+@dataclass(frozen=True)
+class Destination:
     """The party a call reaches, an outcome forced by what it is (an extension nobody has, a user with
-    no client), and the call's context."""
+    no client), the call's context, and the user an extension names (reached through its rules)."""
+
+    party: Party
+    outcome: str | None
+    context: str
+    target: Target | None = None
+
+
+async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations) -> Destination:
+    """Where a call to `to` goes: an outside number, or the extension of a user of the customer."""
     if not EXTENSION.match(to):
-        return await outside(reader, customer_id, e164(to)), None, "PSTN_CALL"
+        return Destination(await outside(reader, customer_id, e164(to)), None, "PSTN_CALL")
     found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)
     if not found:
-        return Party(number=to), "unallocated", "USER_LOCAL"
+        return Destination(Party(number=to), "unallocated", "USER_LOCAL")
     user = msgspec.json.decode(next(iter(found.values())))
     party = user_party(user, registrations, required=False)
-    return party, (None if party.contact else "unavailable"), "USER_LOCAL"
+    return Destination(party, None if party.contact else "unavailable", "USER_LOCAL", Target(type="U", id=user["id"]))
 
 
 async def outside(reader: Reader, customer_id: int, number: str) -> Party:

@@ -170,7 +170,7 @@ RESOURCE_DICTIONARIES: Mapping[str, Mapping[str, str]] = MappingProxyType({
                "final_dst_type": "target_type", "monitor": "queue_monitor"},
     "ringgroups": {"strategy": "ringgroup_strategy", "final_dst_type": "target_type"},
     "ivrs": {"language": "language", "final_dst_type": "target_type"},
-    "routingrules": {"direction": "routing_direction", "action": "routing_action"},
+    "routingrules": {"direction": "routing_direction", "action": "routing_action", "target_type": "target_type"},
     "users": {"two_factor_auth": "two_factor_auth", "final_dst_type": "final_dst_type",
               "fm_final_dst_type": "final_dst_type", "fm_strategy": "fm_strategy",
               "fm_cli": "caller_id_choice", "transfer_cli": "caller_id_choice", "monitor": "monitor",

@@ -13,7 +13,8 @@ set up in the parent call, so only its later messages show here).
   (the one that is not the user's), 200 OK answering `recvonly` / `sendrecv`, ACK.
 - `call.transferred`: REFER from the user's leg (Refer-To the new number), 202 Accepted, NOTIFY
   (sipfrag "SIP/2.0 100 Trying"), 200 OK. At the end that follows, that leg says BYE; the other leg
-  goes on in the child call, so it is not torn down here.
+  goes on in the child call, so it is not torn down here. A transfer this server makes itself
+  (`forwarded`: an IVR sending its caller on) sends no REFER: the `dst` leg says BYE.
 - `call.ended`: see `FAILURES` and `end`. A failure is the ringing leg's final response and ACK;
   another cause is a BYE from the side that ended it (`by`), then CANCEL, 200 OK, 487, ACK on a
   leg still ringing, then a BYE from this server to every leg still connected. Events after it, or
@@ -157,7 +158,10 @@ class _Call:
         self._respond(leg, at + STEP, invite, 200, "OK", body=dialog.sdp(False, _ANSWER[direction]))
         self._request(leg, at + 2 * STEP, "ACK", of=invite, answered=True)
 
-    def transferred(self, at: float, to: object) -> None:
+    def transferred(self, at: float, to: object, forwarded: bool) -> None:
+        if forwarded:  # this server moves the caller on itself: no REFER, its own leg goes
+            self.referrer = "dst"
+            return
         up = [leg for leg in (self.user, _other(self.user)) if self.legs[leg].phase == UP]
         if not up:
             return
@@ -239,7 +243,7 @@ def dialogue(events: Sequence[tuple[str, Mapping]]) -> list[SipMessage]:
         elif kind in ("call.held", "call.resumed"):
             call.hold(at, "sendonly" if kind == "call.held" else "sendrecv")
         elif kind == "call.transferred":
-            call.transferred(at, data.get("to"))
+            call.transferred(at, data.get("to"), data.get("forwarded") is True)
         elif kind == "call.ended":
             call.end(at, data.get("cause"), _leg(data.get("by")))
             break

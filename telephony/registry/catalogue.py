@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..domain import schemas as s
+from ..domain.dictionaries import TARGET_TYPE
+from ..domain.errors import Invalid
 from ..domain.references import Destination, Ref
 from ..media import mp3
+from . import numbers
 from .resource import CRUD, READ, Op, Resource
 
 
@@ -33,6 +36,26 @@ def _queue_members(current: dict[str, Any] | None, fields: dict[str, Any]) -> di
     return fields
 
 
+REDIRECTS = frozenset({"user", "voicemail", "ringgroup", "ivr", "queue", "conference"})
+"""Routing rule actions naming the kind of the destination they redirect to (the `target_type` name)."""
+
+
+def _rule_destination(current: dict[str, Any] | None, fields: dict[str, Any]) -> dict[str, Any]:
+    """A redirecting routing rule names its destination: an action naming a kind (`queue`) sets the
+    rule's `target_type` to it; `redirect` needs a `target_type`; both need a `target_id` (but hang-up)."""
+    merged = {**(current or {}), **fields}
+    action = merged.get("action")
+    if action in REDIRECTS:
+        fields["target_type"] = merged["target_type"] = TARGET_TYPE.to_code(action)
+    elif action != "redirect":
+        return fields
+    if merged.get("target_type") is None:
+        raise Invalid.field("target_type", "A redirect names the type of its destination.")
+    if merged.get("target_id") is None and TARGET_TYPE.to_name(merged["target_type"]) != "hangup":
+        raise Invalid.field("target_id", "A redirect names its destination.")
+    return fields
+
+
 def _many(field: str, kind: str, **kw: Any) -> Ref:
     return Ref(field, kind, many=True, **kw)
 
@@ -48,21 +71,22 @@ RESOURCES: tuple[Resource, ...] = (
     # Settings
     R("contacts", "contact", s.Contact, "settings", frozenset({L, C, G, U, DM, BP}), s.ContactCreate,
       delete_many_status=202, bulk_item=s.ContactBulkItem, indexed=("user_id",), refs=(Ref("user_id", "user"),)),
-    R("conferences", "conference", s.Conference, "settings", CRUD, s.ConferenceCreate, refs=(NUMBERS,)),
+    R("conferences", "conference", s.Conference, "settings", CRUD, s.ConferenceCreate, refs=(NUMBERS,),
+      effects=numbers.listed),
     R("ddis", "ddi", s.Ddi, "settings", frozenset({L, G, DI}), text_ids=True, id_pattern=r"\+?\d+", id_name="e164",
       indexed=("e164", "campaign_id"), refs=(Ref("campaign_id", "campaign"), Destination("target_type", "target_id"))),
     R("queues", "queue", s.Queue, "settings", frozenset({L, C, G}), s.QueueCreate, added_ops=frozenset({U, D}),
-      includes=("users",), fold=_queue_members,
+      includes=("users",), fold=_queue_members, effects=numbers.listed,
       refs=(_many("users", "user", member="id"), NUMBERS, _many("groups", "queuegroup"), Ref("ivr", "ivr"),
             Ref("post_call_ivr_id", "ivr"), FINAL)),
     R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users"),
-      refs=(USERS, NUMBERS, FINAL)),
+      refs=(USERS, NUMBERS, FINAL), effects=numbers.listed),
     R("pickupgroups", "pickupgroup", s.PickupGroup, "settings", READ, s.PickupGroupCreate,
       added_ops=frozenset({C, U, D}), refs=(USERS,)),
     R("routingrules", "routingrule", s.RoutingRule, "settings", frozenset({L, C, G, U}), s.RoutingRuleCreate,
-      added_ops=frozenset({D})),
+      added_ops=frozenset({D}), fold=_rule_destination, refs=(Destination("target_type", "target_id"),)),
     R("ivrs", "ivr", s.Ivr, "settings", frozenset({L, C, G}), s.IvrCreate, added_ops=frozenset({U, D}),
-      refs=(NUMBERS, FINAL)),
+      refs=(NUMBERS, FINAL), effects=numbers.listed),
     R("calltracking/campaigns", "campaign", s.CallTrackingCampaign, "settings", frozenset({L, C}),
       s.CallTrackingCampaignCreate, refs=(Ref("call_me_back_setting_id", "cmbsetting"),)),
     # Customer

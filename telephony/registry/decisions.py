@@ -58,6 +58,11 @@ def _checked(conn: sqlite3.Connection, resource: Resource, customer_id: int, doc
         references.check(conn, resource.refs, customer_id, merged, fields.keys(), resource.wire_names)
 
 
+def _effects(conn: sqlite3.Connection, resource: Resource, customer_id: int, before: dict[str, Any] | None,
+             after: dict[str, Any]) -> list[NewEvent]:  # fmt: skip
+    return resource.effects(conn, resource.kind, customer_id, before, after) if resource.effects else []
+
+
 def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str, id_: Any = None) -> Decision[dict]:
     """A new document of the sent fields (its id allocated unless given); the decision keeps it. A
     given id is a natural one (a number) whose record the caller found absent: it names one stream
@@ -74,7 +79,7 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
         data = {"id": new_id, "customer_id": customer_id, "body": document}
         event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
                          expected_version=expected)  # fmt: skip
-        return [event], document
+        return [event, *_effects(conn, resource, customer_id, None, document)], document
 
     return Decision(decide)
 
@@ -94,6 +99,7 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> De
             events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
                                    data={"id": id_, "changes": kept}))  # fmt: skip
             documents.append({**current[id_], **kept})
+            events += _effects(conn, resource, customer_id, current[id_], documents[-1])
         return events, documents
 
     return Decision(decide)

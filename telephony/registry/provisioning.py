@@ -20,7 +20,7 @@ from ..domain.errors import Invalid, Unknown
 from ..domain.schemas import Ddi
 from ..domain.types import E164
 from ..keys import CLOCK, EVENT_LOG, READER
-from . import decisions
+from . import decisions, numbers
 from .catalogue import BY_PATH
 
 DDIS = BY_PATH["ddis"]
@@ -37,7 +37,7 @@ class NewDdi(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     info: str | None = None
     target_type: str | int | None = None
     """Where calls to the number go: U user, V voicemail, H hang up (or the `target_type` code or name);
-    ring groups, queues, IVRs and conferences take numbers through their own `ddis`."""
+    ring groups, queues, IVRs and conferences take numbers through their own `ddis` (or named here)."""
     target_id: int | None = None
 
 
@@ -71,22 +71,28 @@ async def provision_ddi(request: web.Request) -> web.Response:
             raise Unknown(f"Customer {customer_id} not found")
         if reads.exists(conn, DDIS.kind, number):
             raise Invalid.field("e164", "This number is already provisioned")
-        return create(conn)
+        created = list(create(conn))
+        return created + numbers.pointed(conn, customer_id, number, fields["target_type"], body.target_id)
 
     await request.app[EVENT_LOG].transact(decide, meta_of(request))
     return json_response({"data": create.result}, status=201)
 
 
 async def target_ddi(request: web.Request) -> web.Response:
-    """Set where calls to a number go (the operator's part: users, voicemail, hang-up)."""
+    """Set where calls to a number go (the operator's part: users, voicemail, hang-up; a ring group,
+    IVR, queue or conference it names lists it, and any other that did drops it)."""
     number = "+" + request.match_info["e164"].lstrip("+")
     body = await read_json(request, DdiTarget)
     owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
     if owner is None:
         raise NotFound(f"ddis {number} not found")
-    change = decisions.update(DDIS, owner[0], {number: {"target_type": _target_code(body.target_type),
-                                                        "target_id": body.target_id}})  # fmt: skip
-    await request.app[EVENT_LOG].transact(change, meta_of(request))
+    code = _target_code(body.target_type)
+    change = decisions.update(DDIS, owner[0], {number: {"target_type": code, "target_id": body.target_id}})
+
+    def decide(conn):
+        return [*change(conn), *numbers.pointed(conn, owner[0], number, code, body.target_id)]
+
+    await request.app[EVENT_LOG].transact(decide, meta_of(request))
     return json_response({"data": change.result[0]})
 
 

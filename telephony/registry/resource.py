@@ -8,6 +8,7 @@ explicit `null` is told apart from an absent field; a required field may not be 
 from __future__ import annotations
 
 import enum
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +19,7 @@ import msgspec
 from ..collections import Kind, properties
 from ..domain.references import Reference
 from ..domain.types import dictionary_fields
+from ..eventlog import NewEvent
 
 
 class Op(enum.Enum):
@@ -40,6 +42,9 @@ Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 """A change as it applies to the stored document (None when creating), run inside the transaction."""
+Effects = Callable[[sqlite3.Connection, str, int, dict[str, Any] | None, dict[str, Any]], list[NewEvent]]
+"""The events a change brings on other records: (conn, kind, customer id, document before (None when
+creating), document after), run inside the transaction."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class Resource:
     refs: the fields naming other records (`domain/references.py`), checked on every write and
         unlinked when those records go.
     fold: a change as it applies to the stored document (queue members keep their login state).
+    effects: the events a change brings on other records (a number listed by one destination leaves another).
     parent: set on nested views: the record the path names, which the caller must be able to see.
     """
 
@@ -104,6 +110,7 @@ class Resource:
     scope: Scope | None = None
     refs: tuple[Reference, ...] = ()
     fold: Fold | None = None
+    effects: Effects | None = None
     parent: Parent | None = None
 
     @property

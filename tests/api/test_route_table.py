@@ -92,7 +92,9 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
     contacts = BY_PATH["contacts"]
     mine, theirs = await make(api, contacts, home), await make(api, contacts, other)
     my_cdr, their_cdr = [await seed(api, BY_PATH["cdrs"], c.customer_id, info="a note") for c in (home, other)]
+    my_queue, their_queue = [await make(api, BY_PATH["queues"], c) for c in (home, other)]
     return {
+        "queues": {"own": my_queue["id"], "foreign": their_queue["id"]},
         "users": {"own": home.user_id, "foreign": other.user_id},
         "contacts": {"own": mine["id"], "foreign": theirs["id"]},
         "cdrs": {"own": my_cdr["id"], "foreign": their_cdr["id"]},

@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from telephony.domain.calls import Call, evolve
 from telephony.keys import EVENT_LOG
 from tests.accounts.helpers import CONTROL, Creds, url
 
@@ -44,3 +45,34 @@ def by_live_id(call_id: int) -> str:
 async def call_events(client: TestClient, call_id: int) -> list[tuple[str, dict]]:
     events = await client.app[EVENT_LOG].read_stream(f"call-{call_id}")
     return [(e.type, e.data) for e in events]
+
+
+async def legs(client: TestClient, call_id: int) -> list[int]:
+    """The calls a caller went through from `call_id` on: each answered leg's child (an IVR sending the
+    caller on, a transfer)."""
+    ids = [call_id]
+    while True:
+        child = next((d["child_id"] for t, d in await call_events(client, ids[-1]) if t == "call.transferred"), None)
+        if child is None:
+            return ids
+        ids.append(child)
+
+
+async def states(client: TestClient, call_id: int) -> list[str]:
+    """The states a call went through, in order (each change once)."""
+    call, seen = Call(id=call_id), []
+    for type_, data in await call_events(client, call_id):
+        call = evolve(call, type_, data)
+        if not seen or seen[-1] != call.state:
+            seen.append(call.state)
+    return seen
+
+
+async def cdrs_of(client: TestClient, creds: Creds, call_id: int) -> list[dict]:
+    """The CDRs a call left (a missed user's first), by `live_id`."""
+    return (await get(client, creds, "/cdrs" + by_live_id(call_id)))["data"]
+
+
+def routed(cdr: dict) -> tuple:
+    """What a CDR says of where its call went: type, context, src_id, dst_id, parent_live_id."""
+    return cdr["type"], cdr["context"], cdr["src_id"], cdr["dst_id"], cdr["parent_live_id"]

@@ -1,5 +1,6 @@
 """Random PBX configurations and random inbound calls (a seeded generator): the engine never fails a
-request, never leaves a call live for ever, and leaves one CDR per call plus one per missed user."""
+request, never leaves a call live for ever, and leaves one CDR per call (each leg of a caller, an
+IVR's included) plus one per missed user."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ async def configure(client, root, rng: random.Random) -> list[str]:
                 fm_strategy=rng.choice("AHM"),
                 fm_ring_time=str(rng.choice([5, 15])),
                 fm_targets=[f"44770090{rng.randrange(10000):04d}" for _ in range(rng.randrange(1, 3))],
+                fm_init_ring_time=rng.choice([0, 3]),
+                fm_only_direct=rng.random() < 0.5,
             )
         users.append(await create_user(client, HOME, f"gen{n}@example.com", **fields))
     numbers = [f"+4420712{n:05d}" for n in range(8)]
@@ -58,7 +61,8 @@ async def configure(client, root, rng: random.Random) -> list[str]:
             members = [{"id": u, "status": rng.random() < 0.6} for u in rng.sample(users, rng.randrange(0, 3))]
             body = {"name": f"Q{n}", "users": members, "ring_time": rng.choice([5, 10]), "retry": rng.choice([2, 5]),
                     "max_wait_time": rng.choice([10, 40]), "join_empty": rng.random() < 0.7, "ddis": [number],
-                    "final_dst_type": 7}  # fmt: skip
+                    "final_dst_type": 7, "ring_strategy": rng.randrange(1, 7), "wrap_up_time": rng.choice([0, 5]),
+                    "max_callers": rng.choice([0, 1, 3]), "skip_busy": rng.random() < 0.5}  # fmt: skip
             response = await client.post("/v1.2/voipstudio/queues", json=body, headers=headers)
             assert response.status == 201, await response.text()
         elif kind == "conference":
@@ -71,6 +75,13 @@ async def configure(client, root, rng: random.Random) -> list[str]:
                     "four": f"V:{rng.choice(users)}"}  # fmt: skip
             response = await client.post("/v1.2/voipstudio/ivrs", json=body, headers=headers)
             assert response.status == 201, await response.text()
+    for pos in range(rng.randrange(0, 3)):
+        action = rng.choice(["allow", "block", "hangup", "user", "voicemail"])
+        body = {"action": action, "direction": 1, "pos": pos, "source": [f"44770091{rng.randrange(10):04d}"]}
+        if action in ("user", "voicemail"):
+            body["target_id"] = rng.choice(users)
+        response = await client.post("/v1.2/voipstudio/routingrules", json=body, headers=headers)
+        assert response.status == 201, await response.text()
     return numbers
 
 
@@ -99,10 +110,15 @@ async def test_random_configurations_and_calls_end_with_one_cdr_per_call_and_mis
     response = await client.get("/v1.2/voipstudio/cdrs?limit=5000", headers=root.headers())
     cdrs = Counter(c["live_id"] for c in (await response.json())["data"])
     log = client.app[EVENT_LOG]
-    for call_id in placed:
+    every = [e.data["id"] for e in await log.read(types=["call.placed"])]
+    assert set(placed) <= set(every)  # and the legs IVRs moved their callers on to
+    for call_id in every:
         events = await log.read_stream(f"call-{call_id}")
         assert events[-1].type == "call.ended"
         missed = sum(1 for e in events if e.type == "call.routed" and e.data.get("missed"))
         assert cdrs[call_id] == 1 + missed, [(e.type, e.data.get("cause")) for e in events]
+    assert sum(cdrs.values()) == len(every) + sum(
+        1 for e in await log.read(types=["call.routed"]) if e.data.get("missed")
+    )  # no CDR of anything else
     response = await client.post("/_telephony/verify", headers=CONTROL)
     assert (await response.json())["data"]["problem"] is None

@@ -449,7 +449,7 @@ async def test_ring_groups_include_their_numbers_and_users(api, home, agents):
     rows = (await api.ok("GET", "/ringgroups", home, params={"include": "ddis,users", "limit": 5000}))["data"]
     shown = next(row for row in rows if row["id"] == group["id"])
     assert shown["users"] == [member(alice)]
-    assert shown["ddis"] == [number]
+    assert shown["ddis"] == [{**number, "target_type": 3, "target_id": group["id"]}]  # the number is the group's
     only_users = await api.ok("GET", f"/ringgroups/{group['id']}", home, params={"include": "users"})
     assert only_users["data"]["ddis"] == [number["e164"]] and only_users["data"]["users"] == [member(alice)]
 

@@ -179,17 +179,40 @@ def set_action(call: Call, at: float, action_url: str | None, action_text: str |
 
 def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan, context: str | None = None
              ) -> tuple[list[Event], list[Event]]:  # fmt: skip
-    """Blind transfer: the call ends ("transferred") and its remote side goes on, in a new call
-    `child_id` whose `parent_id` is this one, to `to`. Returns (this call's events, the child's)."""
+    """Blind transfer: the call ends ("transferred") and its remote side (the outside caller of an
+    inbound call, the called party of any other) goes on, in a new call `child_id` whose `parent_id`
+    is this one, to `to`. Returns (this call's events, the child's)."""
     _check(call, TRANSFERRED, "be transferred")
+    user, remote = (call.dst, call.src) if call.destination == "in" else (call.src, call.dst)
     own = [(TRANSFERRED, {"id": call.id, "at": at, "to": to.number, "child_id": child_id})]
     own += [(ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
                      "by": "src", "leg": None})]  # fmt: skip
     placed = {"customer_id": call.customer_id, "user_id": call.user_id, "kind": "transfer", "first": "dst",
-              "src": _builtins(call.dst), "dst": _builtins(to), "clid": call.clid, "context": context or call.context,
-              "destination": call.destination, "parent_id": call.id, "referred_by": call.src.number,
+              "src": _builtins(remote), "dst": _builtins(to), "clid": call.clid, "context": context or call.context,
+              "destination": call.destination, "parent_id": call.id, "referred_by": user.number,
               "record": call.record, "plan": _builtins(plan), "answered": ["src"]}  # fmt: skip
     return own, place(child_id, at, placed, accepted=False)
+
+
+FORWARDED_FIELDS = ("customer_id", "user_id", "clid", "context", "destination", "dialled", "choices", "gives_up_at",
+                    "digits_used")  # fmt: skip
+"""What a caller's new call keeps of the answered leg it leaves."""
+
+
+def forward(call: Call, at: float, child_id: int, to: str | None) -> tuple[list[Event], Event]:
+    """The platform moves the caller of an answered leg (an IVR that took a key) on, to `to`, in a
+    new call `child_id` whose `parent_id` is this one: this leg ends ("transferred", left by its
+    `dst`) and the caller's side goes on. Returns (this call's events, the child's `call.placed`),
+    which the routing then sends to its destination."""
+    _check(call, TRANSFERRED, "be forwarded")
+    own: list[Event] = [(TRANSFERRED, {"id": call.id, "at": at, "to": to, "child_id": child_id, "forwarded": True}),
+           (ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
+                    "by": "dst", "leg": None})]  # fmt: skip
+    placed: dict[str, Any] = {"id": child_id, "at": at, **{key: getattr(call, key) for key in FORWARDED_FIELDS},
+              "kind": "transfer", "first": "dst", "src": _builtins(call.src), "dst": {"number": to},
+              "parent_id": call.id, "referred_by": call.dst.number, "record": False, "plan": _builtins(call.plan),
+              "answered": ["src"], "digits": [list(d) for d in call.digits]}  # fmt: skip
+    return own, (PLACED, placed)
 
 
 def _builtins(value: Any) -> dict[str, Any]:

@@ -93,7 +93,10 @@ def _next(call: Call) -> Step | None:
         return None
     plan = call.plan
     if call.state in TALKING and call.connected_at is not None:
-        return Step(call.connected_at + plan.talk_seconds, "end", cause=CAUSES["answer"], by="dst")
+        talked = call.connected_at + plan.talk_seconds
+        if plan.onward and call.fallback is not None:
+            return Step(talked, "route", "dst")
+        return Step(talked, "end", cause=CAUSES["answer"], by="dst")
     leg = call.reaching
     if leg is None:
         return None

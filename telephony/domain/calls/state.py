@@ -84,6 +84,9 @@ class Plan(msgspec.Struct, frozen=True, kw_only=True):
     own_answer_seconds: float = 1.0
     no_answer_seconds: float = 30.0
     """How long the destination rings before it is given up (a user's `ring_time` on inbound calls)."""
+    onward: bool = False
+    """When the talk time is up the call goes on to its fallback instead of ending (an IVR that
+    answered and waits for a key)."""
 
 
 class Target(msgspec.Struct, frozen=True, kw_only=True):
@@ -125,6 +128,10 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     gives_up_at: float | None = None
     """When the caller of a simulated inbound call hangs up, whatever happens by then."""
     record: bool = False
+    queue_id: int | None = None
+    """The queue the caller waits in (or was taken from by an agent), while it is there."""
+    queued_at: float | None = None
+    """When the caller joined that queue: callers are served in this order."""
     placed_at: float = 0.0
     reaching: str | None = None
     reached_at: float = 0.0
@@ -181,7 +188,7 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
     if type_ == PLACED:
         change.update(_placed(data))
     elif type_ == ROUTED:
-        change.update(_routed(data))
+        change.update(_routed(call, data))
     elif type_ == RANG:
         change.update(ringing=data["leg"], reaching=data["leg"])
     elif type_ == ANSWERED:
@@ -216,7 +223,8 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
 
 
 PLACED_FIELDS = ("customer_id", "user_id", "kind", "first", "clid", "context", "destination", "parent_id",
-                 "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at", "digits")  # fmt: skip
+                 "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at", "digits",
+                 "digits_used", "queue_id", "queued_at")  # fmt: skip
 """The fields of `call.placed` the call keeps as they are."""
 
 
@@ -228,6 +236,7 @@ def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
         src=msgspec.convert(data["src"], Party),
         dst=msgspec.convert(data["dst"], Party),
         plan=msgspec.convert(data["plan"], Plan),
+        fallback=msgspec.convert(data["fallback"], Target) if data.get("fallback") else None,
         placed_at=at,
         reaching=data["first"],
         reached_at=at,
@@ -237,10 +246,12 @@ def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
     return placed
 
 
-def _routed(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The call's destination is now another target: it is reached afresh."""
+def _routed(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The call's destination is now another target: it is reached afresh. An inbound call belongs
+    to the user it reaches (`user_id`); an outbound one stays its caller's."""
     fallback = data.get("fallback")
-    return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id"),
+    return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id", call.user_id),
+            "queue_id": data.get("queue_id"), "queued_at": data.get("queued_at"),
             "record": data.get("record", False), "digits_used": data.get("digits_used", 0),
             "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
             "fallback": msgspec.convert(fallback, Target) if fallback else None,

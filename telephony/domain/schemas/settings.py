@@ -123,7 +123,8 @@ class ConferenceCreate(Body):
 
 class RoutingRule(Resource):
     """`source`, `destination` and `time_interval` are strings in the spec's table but arrays when
-    POSTed; the resource returns what was stored, so it accepts either."""
+    POSTed; the resource returns what was stored, so it accepts either. A redirect names where it
+    sends the call in `target_type`/`target_id` (as a number's target does), an addition."""
 
     id: int = 0
     action: str | None = None
@@ -134,6 +135,8 @@ class RoutingRule(Resource):
     pos: int | None = None
     source: str | list[RuleTarget] | None = None
     time_interval: str | list[int] | None = None
+    target_type: int | None = None
+    target_id: int | None = None
 
 
 class RoutingRuleCreate(Body):
@@ -147,6 +150,9 @@ class RoutingRuleCreate(Body):
     source: list[RuleTarget] | None = None
     destination: list[RuleTarget] | None = None
     time_interval: list[int] | None = None
+    target_type: Annotated[Code, coded("target_type")] | None = None
+    """Where a `redirect` sends the call (an action naming a kind, such as `queue`, implies it)."""
+    target_id: int | None = None
 
 
 class CallTrackingCampaign(Resource):
