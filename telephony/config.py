@@ -8,6 +8,7 @@ with a `ConfigError` naming the key.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -139,6 +140,42 @@ class Simulator(Section, frozen=True):
             raise ValueError("a minimum must not exceed its maximum")
 
 
+INCREMENT = r"^[1-9][0-9]{0,3}/[1-9][0-9]{0,3}$"
+
+
+class Tariff(Section, frozen=True):
+    """The price of calls to numbers starting with `prefix` (digits, with or without `+`): `per_minute`,
+    billed by `increment` ("first/next" seconds: 60/60 by the minute, 1/1 by the second), at least
+    `minimum_charge` for an answered call, plus `connection_fee`; an SMS part costs `sms`."""
+
+    prefix: str = ""
+    name: str = ""
+    per_minute: float = 0.0
+    increment: str = "60/60"
+    minimum_charge: float = 0.0
+    connection_fee: float = 0.0
+    sms: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(INCREMENT, self.increment):
+            raise ValueError(f"increment must be first/next seconds such as 60/60 or 1/1, not {self.increment!r}")
+        if not re.fullmatch(r"\+?[0-9]*", self.prefix):
+            raise ValueError(f"prefix must be digits, not {self.prefix!r}")
+        _within(self, dict.fromkeys(("per_minute", "minimum_charge", "connection_fee", "sms"), 1_000_000))
+
+
+class Billing(Section, frozen=True):
+    currency: str = "EUR"
+    enforce_balance: bool = False
+    internal_calls_free: bool = True
+    default: Tariff = msgspec.field(default_factory=lambda: Tariff(name="Other destinations"))
+    tariffs: list[Tariff] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Z]{3}", self.currency):
+            raise ValueError(f"currency must be an ISO 4217 code such as EUR, not {self.currency!r}")
+
+
 def _within(section: Section, bounds: dict[str, float]) -> None:
     """Each named value of `section` (when set) is 0 to its bound, so a call's record stays within a day."""
     for name, most in bounds.items():
@@ -161,6 +198,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     mail: Mail = msgspec.field(default_factory=Mail)
     eventlog: EventLogSettings = msgspec.field(default_factory=EventLogSettings)
     simulator: Simulator = msgspec.field(default_factory=Simulator)
+    billing: Billing = msgspec.field(default_factory=Billing)
 
     @property
     def data_dir(self) -> Path:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .accounts.service import Accounts
     from .api.context import Principal
     from .api.routing import Authenticate
+    from .billing import Billing
     from .calls.engine import Calls
     from .clock import Clock
     from .collections.cache import PageCache
@@ -40,6 +41,8 @@ OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
+BILLING: web.AppKey[Billing] = web.AppKey("billing")
+"""Tariffs, charges, credits and the monthly close of invoices."""
 """The call engine: live calls, the simulator, and what the calls handlers use."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
@@ -52,6 +55,7 @@ __all__ = [
     "ACCOUNTS",
     "API_VERSION",
     "AUTHENTICATE",
+    "BILLING",
     "CALLS",
     "CLOCK",
     "CONTROL_KEY_DIGEST",

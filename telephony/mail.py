@@ -9,8 +9,8 @@ it. Delivery is at least once: a crash between the hand-over and its record send
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 
 A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
-`{filename, media_type, size, mp3_seconds}`): the log keeps the description, never the bytes, and
-the SMTP delivery renders them as it sends.
+`{filename, media_type, size, mp3_seconds}`, a fax's PDF `{filename, media_type, size, fax}`): the
+log keeps the description, never the bytes, and the SMTP delivery renders them as it sends.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import aiosmtplib
 from .clock import Clock, wire_time
 from .config import Mail
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
-from .media import mp3
+from .media import mp3, pdf
 from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 
@@ -61,6 +61,16 @@ def recording(filename: str, seconds: float) -> dict:
     return {"filename": filename, "media_type": "audio/mpeg", "size": mp3.size_for(seconds), "mp3_seconds": seconds}
 
 
+def fax_document(fax: dict) -> dict:
+    """The description of a fax's PDF attached to a message (the fax record it is drawn from)."""
+    return {"filename": fax["filename"], "media_type": "application/pdf", "size": len(pdf.fax(fax)), "fax": fax}
+
+
+def _rendered(attached: dict) -> bytes:
+    """An attachment's bytes, drawn from its description."""
+    return pdf.fax(attached["fax"]) if "fax" in attached else mp3.silence(attached["mp3_seconds"])
+
+
 class SmtpDelivery(Reactor):
     """Hands each queued message to the SMTP server and records how that went."""
 
@@ -92,7 +102,7 @@ class SmtpDelivery(Reactor):
         message.set_content(body)
         for attached in attachments:
             maintype, _, subtype = attached["media_type"].partition("/")
-            message.add_attachment(mp3.silence(attached["mp3_seconds"]), maintype=maintype, subtype=subtype,
+            message.add_attachment(_rendered(attached), maintype=maintype, subtype=subtype,
                                    filename=attached["filename"])  # fmt: skip
         try:
             await aiosmtplib.send(

@@ -41,6 +41,7 @@ ERRORS = {
     403: "Authenticated, but not allowed",
     404: "Unknown id, or another customer's",
     405: "Method not allowed on this path",
+    402: "The balance cannot pay for it (with [billing] enforce_balance on)",
     409: "Conflicts with what was recorded before (a stream moved on, an id is taken)",
     412: "Precondition failed (for example: no VoIP client registered)",
     413: "The request body is larger than the server takes ([server] max_body_bytes, 16 MiB by default)",

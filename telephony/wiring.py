@@ -6,17 +6,21 @@ Each capability contributes its parts here, so `create_app`, the CLI (`routes`, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aiohttp import web
 
-from . import openapi
+from . import billing, history, openapi
 from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
 from .accounts.sessions import SessionIndex
 from .api import control
 from .api.routing import Route, listing
+from .billing import handlers as billing_handlers
 from .calls import handlers as calls_handlers
 from .calls import simulate, sms
+from .calls.decisions import Engine
 from .calls.engine import Calls, CallSimulator, PerMinute, planner
 from .calls.floor import LiveFloor, QueueRecords
 from .calls.history import FEEDS
@@ -26,10 +30,12 @@ from .collections.cache import PageCache
 from .config import Settings
 from .documents import DocumentTable
 from .documents.blobs import Blobs
+from .documents.projection import Feed
 from .documents.references import Table
 from .domain.calls import ENDED, PLACED, ROUTED
 from .eventlog.upcasting import Upcasters
-from .keys import ACCOUNTS, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, SCHEDULER, SETTINGS
+from .history import faxes
+from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
@@ -41,11 +47,26 @@ from .registry.catalogue import RESOURCES
 from .registry.routes import registry_routes
 
 
+def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Feed]]:
+    """Feeds of several capabilities, by document kind (a kind may be fed by several)."""
+    merged: dict[str, dict[str, Feed]] = {}
+    for table in tables:
+        for kind, feeds in table.items():
+            merged.setdefault(kind, {}).update(feeds)
+    return merged
+
+
+FED = _merged(FEEDS, billing.FEEDS, history.FEEDS)
+"""The document kinds fed by other events than their own, and their feeds."""
+
+
 def projections() -> list[Projection]:
-    documents = [DocumentTable("user", feeds={**USER_FEEDS, **FEEDS["user"]})] + [
-        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FEEDS.get(r.kind)) for r in RESOURCES
+    documents = [DocumentTable("user", feeds={**USER_FEEDS, **FED["user"]})] + [
+        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FED.get(r.kind)) for r in RESOURCES
     ]
-    sequences = Sequences(["customer", "user", *(r.kind for r in RESOURCES)], claiming=(PLACED, ROUTED, ENDED))
+    claiming = (PLACED, ROUTED, ENDED, *billing.CLAIMING)
+    allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
+    sequences = Sequences(["customer", "user", *allocated], claiming=claiming)
     return [*account_projections(), *documents, Blobs(), sequences]
 
 
@@ -82,11 +103,19 @@ def calls_engine(app: web.Application) -> Calls:
     if CALLS not in app:
         settings, clock, live = app[SETTINGS], app[CLOCK], app[MEMORY][LiveCalls]
         floor = LiveFloor(live, app[MEMORY][QueueRecords], settings.simulator.seed)
-        simulator = CallSimulator(live, floor, app[EVENT_LOG], app[SCHEDULER], clock, planner(settings.simulator))
+        engine = Engine(planner(settings.simulator), floor, ledger(app))
+        simulator = CallSimulator(live, engine, app[EVENT_LOG], app[SCHEDULER], clock)
         per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
         registrations = app[MEMORY][Registrations]
         app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock, per_minute, registrations)
     return app[CALLS]
+
+
+def ledger(app: web.Application) -> billing.Billing:
+    """The app's billing, made once (its monthly close is a timer on the app's scheduler)."""
+    if BILLING not in app:
+        app[BILLING] = billing.Billing(app[SETTINGS].billing, app[EVENT_LOG], app[SCHEDULER], app[CLOCK])
+    return app[BILLING]
 
 
 def upcasters() -> Upcasters:
@@ -99,12 +128,12 @@ def projection_set() -> Projections:
 
 def api_routes() -> list[Route]:
     return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *files.ROUTES, *registry_routes(), *statements.ROUTES,
-            *calltracking.ROUTES, *calls_handlers.ROUTES, *sms.ROUTES]  # fmt: skip
+            *calltracking.ROUTES, *calls_handlers.ROUTES, *sms.ROUTES, *billing_handlers.ROUTES]  # fmt: skip
 
 
 def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
-            *openapi.ROUTES]  # fmt: skip
+            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

@@ -14,6 +14,7 @@ from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
+from ..domain.billing import shown
 from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
@@ -41,10 +42,12 @@ async def me(request: web.Request) -> web.Response:
     accounts, who = request.app[ACCOUNTS], principal(request)
     user = await _user_or_404(request, who.user_id)
     sealed = await read.sealed_sip_password_of(accounts.reader, who.user_id)
+    held = await reads.body(accounts.reader, "balance", who.customer_id, who.customer_id)
+    account = _decode(held) if held else {"balance": 0, "currency_iso": request.app[SETTINGS].billing.currency}
     data = {
         "id": who.user_id, "email": user["email"], "first_name": user["first_name"],
-        "last_name": user["last_name"], "customer_id": who.customer_id, "balance": 0.0,
-        "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": "EUR",
+        "last_name": user["last_name"], "customer_id": who.customer_id, "balance": shown(account["balance"]),
+        "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": account["currency_iso"],
         "is_root": user["is_root"], "language": user.get("language") or "en",
         "sip_domain": f"{who.customer_id}.sip.telephony.local",
         "sip_password": accounts.unseal(sealed),

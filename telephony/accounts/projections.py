@@ -356,6 +356,12 @@ async def user_id_of(reader: Reader, email: str) -> int | None:
     return rows[0][0] if rows else None
 
 
+async def customer_name_of(reader: Reader, customer_id: int) -> str | None:
+    """A live customer's name; None for a deleted or unknown one."""
+    rows = await reader.execute_fetchall("SELECT name FROM customers WHERE id = ? AND deleted = 0", (customer_id,))
+    return rows[0][0] if rows else None
+
+
 async def sealed_sip_password_of(reader: Reader, user_id: int) -> str | None:
     rows = await reader.execute_fetchall("SELECT sip_password_sealed FROM credentials WHERE user_id = ?", (user_id,))
     return rows[0][0] if rows else None

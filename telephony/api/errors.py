@@ -5,6 +5,7 @@
      ├── Unauthorized      401  missing, unknown or expired token
      ├── Forbidden         403  authenticated but not allowed
      ├── NotFound          404  unknown id, or another customer's
+     ├── PaymentRequired   402  the balance cannot pay (when balances are enforced)
      ├── Conflict          409
      ├── PreconditionFailed 412
      └── TooManyRequests   429  with `Retry-After`
@@ -75,6 +76,10 @@ class Conflict(ApiError):
     status, default_message = 409, "Conflict"
 
 
+class PaymentRequired(ApiError):
+    status, default_message = 402, "Payment required"
+
+
 class PreconditionFailed(ApiError):
     status, default_message = 412, "Precondition failed"
 
@@ -98,6 +103,7 @@ STATUS_OF: dict[type[domain.DomainError], type[ApiError]] = {
     domain.Unknown: NotFound,
     domain.Clash: Conflict,
     domain.Unmet: PreconditionFailed,
+    domain.Unpaid: PaymentRequired,
     domain.TooFrequent: TooManyRequests,
 }
 

@@ -10,27 +10,49 @@ records are drawn from (`calls.history`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
 from ..accounts import customer_exists
 from ..documents import reads
 from ..domain import calls as rules
+from ..domain.billing import Leg
 from ..domain.calls import Call, Event, Party, Target
 from ..domain.errors import Invalid, Unknown
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import history, routing, rulings
 from .destinations import Floor, Planner, Routing
+from .parties import charged_legs
 
 FIRST_CALL_ID = 1
 Command = Callable[[Call, float], list[Event]]
 """The events of a command on a call at a clock time."""
 Now = Callable[[], float]
 """The clock, read inside the transaction: a call's events never go back in time."""
+
+
+class Pricing(Protocol):
+    """What calls cost (`billing`): asked inside the transaction."""
+
+    def price(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg], at: float
+              ) -> tuple[dict[str, Any], list[NewEvent]]: ...  # fmt: skip
+
+    def payable(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> None: ...
+
+    def paid_seconds(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What call decisions use beside the transaction: the simulator's planner, the floor, the prices."""
+
+    planner: Planner
+    floor: Floor
+    pricing: Pricing
 
 
 @dataclass(frozen=True)
@@ -77,13 +99,13 @@ REACHED = ("dst", "plan", "context", "fallback", "queue_id", "queued_at", "digit
 """What a routed destination sets on a call placed to it."""
 
 
-def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None, planner: Planner, floor: Floor,
-             at: float, direct: bool) -> None:  # fmt: skip
+def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None, engine: Engine, at: float,
+             direct: bool) -> None:  # fmt: skip
     """Route a call being placed to `to` (a user by extension, a rule's redirect): its destination is
     the hop's. When the hop leads nowhere (a user on DND whose final destination hangs up), the
     destination refuses the call: busy, unless it already fails otherwise."""
     call = rules.evolve(Call(id=placed["id"]), rules.PLACED, placed)
-    hop = routing.hop(Routing(conn, call, planner, floor, at, direct), to)
+    hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
     if hop.routed is None:
         outcome = placed["plan"].get("outcome")
         placed["plan"] = {**placed["plan"], "outcome": "busy" if outcome in ("answer", "no_answer") else outcome}
@@ -92,7 +114,7 @@ def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None
     placed["record"] = placed.get("record") or hop.routed.get("record", False)
 
 
-def place(placing: Placing, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
     """A call placed through the API: outbound routing rules first (they may end or redirect it),
     then its destination, through the user's rules when it is a user's extension."""
 
@@ -103,7 +125,7 @@ def place(placing: Placing, planner: Planner, floor: Floor, now: Now) -> Decisio
         webcall_id = next_id(conn, "webcall") if placing.web else None
         if webcall_id is not None:
             claims["webcall"] = [webcall_id]
-        plan = planner(call_id, placing.dst.number, placing.outcome)
+        plan = engine.planner(call_id, placing.dst.number, placing.outcome)
         placed = {
             "id": call_id,
             "at": at,
@@ -129,11 +151,13 @@ def place(placing: Placing, planner: Planner, floor: Floor, now: Now) -> Decisio
         if ruled is not None and ruled.ending is not None:  # the rule stops the call before it rings anyone
             events = rules.place(call_id, at, placed, accepted=True)[:1]
             events += rules.end(rules.fold(call_id, events), at, ruled.ending, None)
-            return _recorded(conn, Call(id=call_id), events)
+            return _recorded(conn, Call(id=call_id), events, engine)
         to = ruled.target if ruled is not None else placing.target
         if to is not None or ruled is not None:
-            _reached(conn, placed, to, planner, floor, at, direct=ruled is None)
-        return _recorded(conn, Call(id=call_id), rules.place(call_id, at, placed, accepted=True))
+            _reached(conn, placed, to, engine, at, direct=ruled is None)
+        engine.pricing.payable(conn, placing.customer_id, charged_legs(rules.evolve(Call(id=call_id), rules.PLACED,
+                                                                                    placed)))  # fmt: skip
+        return _recorded(conn, Call(id=call_id), rules.place(call_id, at, placed, accepted=True), engine)
 
     return Decision(decide)
 
@@ -151,7 +175,7 @@ class Inbound:
     digits: tuple[tuple[str, float], ...] = ()
 
 
-def place_inbound(inbound: Inbound, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+def place_inbound(inbound: Inbound, engine: Engine, now: Now) -> Decision[Call]:
     """The caller reaches the platform: inbound routing rules first (they may end or redirect the
     call), then the number's target, at once."""
 
@@ -161,7 +185,7 @@ def place_inbound(inbound: Inbound, planner: Planner, floor: Floor, now: Now) ->
         placed = {"id": call_id, "at": at, "customer_id": inbound.customer_id, "user_id": None, "kind": "inbound",
                   "first": "dst", "src": _builtins(inbound.src), "dst": {"number": inbound.dialled},
                   "clid": inbound.src.number, "context": "PSTN_CALL", "destination": "in", "record": False,
-                  "plan": _builtins(planner(call_id, inbound.dialled, None)), "dialled": inbound.dialled,
+                  "plan": _builtins(engine.planner(call_id, inbound.dialled, None)), "dialled": inbound.dialled,
                   "choices": inbound.choices, "gives_up_at": give_up, "answered": ["src"],
                   "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
@@ -169,19 +193,20 @@ def place_inbound(inbound: Inbound, planner: Planner, floor: Floor, now: Now) ->
         ruled = rulings.ruling(conn, inbound.customer_id, rulings.INBOUND, [inbound.src.number or ""],
                                inbound.dialled, at)  # fmt: skip
         if ruled is not None and ruled.ending is not None:
-            return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *rules.end(call, at, ruled.ending, None)])
+            ended = [(rules.PLACED, placed), *rules.end(call, at, ruled.ending, None)]
+            return _recorded(conn, Call(id=call_id), ended, engine)
         to = ruled.target if ruled is not None else inbound.target
-        routed = _routed(conn, call, to, planner, floor, at, direct=ruled is None)
-        return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *routed])
+        routed = _routed(conn, call, to, engine, at, direct=ruled is None)
+        return _recorded(conn, Call(id=call_id), [(rules.PLACED, placed), *routed], engine)
 
     return Decision(decide)
 
 
-def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, planner: Planner, floor: Floor, at: float,
+def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float,
             direct: bool = False) -> list[Event]:  # fmt: skip
     """The call (not answered yet) goes to `to` in the same leg, or ends when it leads nowhere. An
     outbound call stays its caller's, and keeps the caller's recording."""
-    hop = routing.hop(Routing(conn, call, planner, floor, at, direct), to)
+    hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
     if hop.routed is None:
         return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
     routed = dict(hop.routed)
@@ -193,22 +218,22 @@ def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, planner: Pl
     return rules.route(call, at, routed)
 
 
-def _go_on(conn: sqlite3.Connection, call: Call, to: Target | None, planner: Planner, floor: Floor, at: float
+def _go_on(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float
            ) -> tuple[list[NewEvent], Call]:  # fmt: skip
     """The call goes on to `to`: in the same leg while nobody answered it; from an answered leg (an IVR
     that took a key) in a new call whose `parent_id` is this one, which the answer is then."""
     if call.state not in rules.TALKING:
-        return _recorded(conn, call, _routed(conn, call, to, planner, floor, at))
+        return _recorded(conn, call, _routed(conn, call, to, engine, at), engine)
     child_id = next_id(conn, "call", FIRST_CALL_ID)
     _, placed = rules.forward(call, at, child_id, None)
     child = rules.evolve(Call(id=child_id), *placed)
-    hop = routing.hop(Routing(conn, child, planner, floor, at), to)
+    hop = routing.hop(Routing(conn, child, engine.planner, engine.floor, at), to)
     if hop.routed is None:
-        return _recorded(conn, call, rules.end(call, at, hop.ending or routing.NO_ROUTE, "dst"))
+        return _recorded(conn, call, rules.end(call, at, hop.ending or routing.NO_ROUTE, "dst"), engine)
     own, placed = rules.forward(call, at, child_id, hop.routed["dst"].get("number"))
     placed[1]["claims"] = {"call": [child_id]}
-    ended, _ = _recorded(conn, call, own)
-    started, child = _recorded(conn, Call(id=child_id), [placed, *_routed(conn, child, to, planner, floor, at)])
+    ended, _ = _recorded(conn, call, own, engine)
+    started, child = _recorded(conn, Call(id=child_id), [placed, *_routed(conn, child, to, engine, at)], engine)
     return ended + started, child
 
 
@@ -226,7 +251,7 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
     return {**history.cdr(rang, next_id(conn, "cdr")), "type": "M"}
 
 
-def press(call_id: int, keys: str, planner: Planner, floor: Floor, now: Now) -> Decision[Call]:
+def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
     """A caller in an IVR presses keys (or dials an extension): the caller goes where they send it (in
     a new call once the IVR answered)."""
 
@@ -240,14 +265,13 @@ def press(call_id: int, keys: str, planner: Planner, floor: Floor, now: Now) -> 
         to = routing.key_target(conn, call, ivr, keys)
         if to is None:
             raise Invalid.field("digits", f"The key {keys} does nothing in this IVR.")
-        return _go_on(conn, call, to, planner, floor, at)
+        return _go_on(conn, call, to, engine, at)
 
     return Decision(decide)
 
 
-def control(call_id: int, customer_id: int, command: Command, now: Now, *, transfer: Transfer | None = None,
-            planner: Planner | None = None, floor: Floor | None = None
-            ) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
+def control(call_id: int, customer_id: int, command: Command, now: Now, engine: Engine,
+            transfer: Transfer | None = None) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
     """Run a command on a customer's live call (404 for anyone else's, 400 for an ended one), then
     the blind transfer if one is asked, all in one transaction: the call after it, and the child
     call a transfer placed (to a user's extension, through the user's rules)."""
@@ -255,23 +279,23 @@ def control(call_id: int, customer_id: int, command: Command, now: Now, *, trans
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
         call, at = call_of(conn, call_id, customer_id), now()
         rules.change(call, "be changed")
-        events, after = _recorded(conn, call, command(call, at))
-        if transfer is None or planner is None:
+        events, after = _recorded(conn, call, command(call, at), engine)
+        if transfer is None:
             return events, (after, None)
         child_id = next_id(conn, "call", FIRST_CALL_ID)
-        plan = planner(child_id, transfer.to.number, transfer.outcome)
+        plan = engine.planner(child_id, transfer.to.number, transfer.outcome)
         own, child_events = rules.transfer(after, at, transfer.to, child_id, plan, transfer.context)
         placed = {**child_events[0][1], "claims": {"call": [child_id]}}
-        if transfer.target is not None and floor is not None:
-            _reached(conn, placed, transfer.target, planner, floor, at, direct=True)
-        more, after = _recorded(conn, after, own)
-        started, child = _recorded(conn, Call(id=child_id), rules.place(child_id, at, placed, accepted=False))
+        if transfer.target is not None:
+            _reached(conn, placed, transfer.target, engine, at, direct=True)
+        more, after = _recorded(conn, after, own, engine)
+        started, child = _recorded(conn, Call(id=child_id), rules.place(child_id, at, placed, accepted=False), engine)
         return events + more + started, (after, child)
 
     return Decision(decide)
 
 
-def step(call_id: int, now: Now, planner: Planner, floor: Floor) -> Decision[Call | None]:
+def step(call_id: int, now: Now, engine: Engine) -> Decision[Call | None]:
     """The simulator's next step of a call, when it is due (nothing when the call moved on). The
     answer is the call after it: a new call when the step moved the caller on from an answered leg."""
 
@@ -282,25 +306,45 @@ def step(call_id: int, now: Now, planner: Planner, floor: Floor) -> Decision[Cal
         if due is None or due.due > at + 1e-6 or not customer_exists(conn, call.customer_id):
             return [], call  # moved on, not yet due, or its customer closed: the call is gone with it
         if due.action == "route":
-            return _go_on(conn, call, call.fallback, planner, floor, at)
-        return _recorded(conn, call, rules.take(call, due, at))
+            return _go_on(conn, call, call.fallback, engine, at)
+        return _recorded(conn, call, rules.take(call, due, at), engine)
 
     return Decision(decide)
 
 
-def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event]) -> tuple[list[NewEvent], Call]:
-    """The events on the call's stream at the versions after the folded one, an ending with its
-    history's ids and final state; and the call after them."""
+def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event], engine: Engine
+              ) -> tuple[list[NewEvent], Call]:  # fmt: skip
+    """The events on the call's stream at the versions after the folded one: an answer that connects
+    the call with how long the balance pays for it, an ending with its history's ids, final state and
+    price (and the events charging the customer); and the call after them."""
     new = []
     for type_, data in events:
+        charges: list[NewEvent] = []
         if type_ == rules.ENDED:
-            data = _with_history(conn, call, data)
+            data, charges = _with_history(conn, call, data, engine)
+        elif type_ == rules.ANSWERED:
+            data = _paid(conn, call, data, engine)
         new.append(NewEvent(stream=rules.stream_of(call.id), type=type_, data=data, expected_version=call.version))
+        new.extend(charges)
         call = rules.evolve(call, type_, data)
     return new, call
 
 
-def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) -> dict[str, Any]:
+def _paid(conn: sqlite3.Connection, call: Call, data: dict[str, Any], engine: Engine) -> dict[str, Any]:
+    """An answer that connects a chargeable call says until when the balance pays for it (enforced)."""
+    connected = rules.evolve(call, rules.ANSWERED, data)
+    if connected.connected_at is None:
+        return data
+    paid = engine.pricing.paid_seconds(conn, call.customer_id, charged_legs(connected))
+    return data if paid is None else {**data, "paid_until": data["at"] + paid}
+
+
+HISTORY_KINDS = ("cdr", "monitor", "msdr", "mediasession", "voicemessage")
+"""The kinds of the records a call's ending leaves, whose ids it claims."""
+
+
+def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any], engine: Engine
+                  ) -> tuple[dict[str, Any], list[NewEvent]]:  # fmt: skip
     final = rules.evolve(call, rules.ENDED, data)
     legs = [leg for leg in rules.LEGS if final.answered_at(leg) is not None]
     records: dict[str, Any] = {"cdr": next_id(conn, "cdr")}
@@ -314,9 +358,11 @@ def _with_history(conn: sqlite3.Connection, call: Call, data: dict[str, Any]) ->
         user = reads.documents(conn, "user", [owner], final.customer_id).get(owner) or {}
         records["vm_new"] = {"user_id": owner, "count": int(user.get("vm_new") or 0) + 1}
     records["mediasession"] = {leg: first_session + n for n, leg in enumerate(legs)}
-    claims = {kind: ([ids] if isinstance(ids, int) else list(ids.values()))
-              for kind, ids in records.items() if kind != "vm_new"}  # fmt: skip
-    return {**data, "records": records, "claims": {k: v for k, v in claims.items() if v}, "final": _builtins(final)}
+    records["price"], charges = engine.pricing.price(conn, call.customer_id, charged_legs(final), data["at"])
+    claimed = {kind: [ids] if isinstance(ids, int) else list(ids.values())
+               for kind in HISTORY_KINDS if (ids := records.get(kind)) is not None}  # fmt: skip
+    data = {**data, "records": records, "claims": {k: v for k, v in claimed.items() if v}, "final": _builtins(final)}
+    return data, charges
 
 
 def _builtins(value: Any) -> Any:

@@ -24,7 +24,7 @@ from ..eventlog import EventLog, Metadata, RecordedEvent
 from ..reactors.reactor import Reaction, Reactor
 from ..reactors.scheduler import Job, Scheduler
 from . import decisions
-from .destinations import Floor, Planner
+from .destinations import Planner
 from .live import LiveCalls
 from .parties import Registrations
 
@@ -36,11 +36,10 @@ class CallSimulator(Reactor):
     name = "call-simulator"
     handles = rules.CALL_TYPES
 
-    def __init__(self, live: LiveCalls, floor: Floor, event_log: EventLog, scheduler: Scheduler, clock: Clock,
-                 planner: Planner) -> None:  # fmt: skip
+    def __init__(self, live: LiveCalls, engine: decisions.Engine, event_log: EventLog, scheduler: Scheduler,
+                 clock: Clock) -> None:  # fmt: skip
         self._live = live
-        self.floor = floor
-        self._planner = planner
+        self.engine = engine
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
@@ -67,7 +66,7 @@ class CallSimulator(Reactor):
 
     def _job(self, call_id: int) -> Job:
         async def take_step() -> None:
-            step = decisions.step(call_id, self._clock.time, self._planner, self.floor)
+            step = decisions.step(call_id, self._clock.time, self.engine)
             try:
                 await self._log.transact(step, SIMULATOR)
             finally:
@@ -121,24 +120,21 @@ class Calls:
     webcalls: PerMinute
     registrations: Registrations
 
-    def plan(self, call_id: int, number: str | None, outcome: str | None) -> Plan:
-        return planner(self.settings)(call_id, number, outcome)
-
     async def place(self, placing: decisions.Placing, meta: Metadata) -> Call:
-        decision = decisions.place(placing, self.plan, self.simulator.floor, self.clock.time)
+        decision = decisions.place(placing, self.simulator.engine, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result
 
     async def place_inbound(self, inbound: decisions.Inbound, meta: Metadata) -> Call:
-        decision = decisions.place_inbound(inbound, self.plan, self.simulator.floor, self.clock.time)
+        decision = decisions.place_inbound(inbound, self.simulator.engine, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(decision.result.id)
         return decision.result
 
     async def press(self, call_id: int, keys: str, meta: Metadata) -> Call:
         """The caller's keys: the answer is the call it goes on in (a new one once an IVR answered)."""
-        decision = decisions.press(call_id, keys, self.plan, self.simulator.floor, self.clock.time)
+        decision = decisions.press(call_id, keys, self.simulator.engine, self.clock.time)
         await self.event_log.transact(decision, meta)
         self.simulator.follow(call_id)
         self.simulator.follow(decision.result.id)
@@ -147,8 +143,7 @@ class Calls:
     async def control(self, call_id: int, customer_id: int, command: decisions.Command, meta: Metadata,
                       transfer: decisions.Transfer | None = None) -> tuple[Call, Call | None]:  # fmt: skip
         """Run a command (and a transfer) on a live call: the call after it, and a transfer's child."""
-        decision = decisions.control(call_id, customer_id, command, self.clock.time, transfer=transfer,
-                                     planner=self.plan, floor=self.simulator.floor)  # fmt: skip
+        decision = decisions.control(call_id, customer_id, command, self.clock.time, self.simulator.engine, transfer)
         await self.event_log.transact(decision, meta)
         after, child = decision.result
         self.simulator.follow(call_id)

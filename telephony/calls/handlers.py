@@ -276,7 +276,7 @@ async def call_trace(request: web.Request) -> web.StreamResponse:
 
 
 def _placing(body: type, answer: type | None = None) -> Shape:
-    return Shape(answer, status=201, body=body, errors=(400, 412), tag="calls")
+    return Shape(answer, status=201, body=body, errors=(400, 402, 412), tag="calls")
 
 
 CALL = r"/calls/{id:\d+}"

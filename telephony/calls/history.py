@@ -15,9 +15,11 @@ import msgspec
 from ..clock import wire_time
 from ..documents.projection import Change, patch, put
 from ..domain import calls as rules
+from ..domain.billing import shown
 from ..domain.calls import Call
 from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import RecordedEvent
+from ..history import conversation
 from ..media import mp3
 
 CDR_TYPES = {"in": "I", "out": "O", "webcall": "O", "callmeback": "O"}
@@ -98,8 +100,12 @@ def media_session(call: Call, leg: str, session_id: int) -> dict[str, Any]:
 
 
 def cdrs(event: RecordedEvent) -> Iterable[Change]:
+    """A call's record, with its price: the rate of the destination it was charged for, the whole charge."""
     call, records = _final(event)
-    yield put(records["cdr"], call.customer_id, cdr(call, records["cdr"]))
+    price = records.get("price") or {}
+    body = cdr(call, records["cdr"])
+    body.update(rate=shown(price.get("rate", 0)), charge=shown(price.get("charge", 0)))
+    yield put(records["cdr"], call.customer_id, body)
 
 
 def monitors(event: RecordedEvent) -> Iterable[Change]:
@@ -133,8 +139,14 @@ def webcalls(event: RecordedEvent) -> Iterable[Change]:
         return
     call = msgspec.convert(data["final"], Call)
     if call.kind == "web" and call.webcall_id is not None:
-        yield patch(call.webcall_id, {"from_duration": _seconds(call.src_answered_at, call.ended_at),
-                                      "to_duration": _seconds(call.dst_answered_at, call.ended_at)})  # fmt: skip
+        price = data["records"].get("price") or {}
+        legs = price.get("legs") or {}
+        yield patch(call.webcall_id, {
+            "from_duration": _seconds(call.src_answered_at, call.ended_at),
+            "to_duration": _seconds(call.dst_answered_at, call.ended_at),
+            **{f"{side}_{figure}": shown(legs.get(leg, {}).get(figure, 0))
+               for side, leg in (("from", "src"), ("to", "dst")) for figure in ("rate", "charge")},
+            "charge": shown(price.get("charge", 0))})  # fmt: skip
 
 
 def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
@@ -160,6 +172,12 @@ def new_messages(event: RecordedEvent) -> Iterable[Change]:
         yield patch(counted["user_id"], {"vm_new": counted["count"]})
 
 
+def conversations(event: RecordedEvent) -> Iterable[Change]:
+    """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`history`)."""
+    for _, data in (*missed(event), *(cdrs(event) if event.type == rules.ENDED else ())):
+        yield conversation("call", data["body"], data["customer_id"])
+
+
 FEEDS = {
     "cdr": {rules.ENDED: cdrs, rules.ROUTED: missed},
     "monitor": {rules.ENDED: monitors},
@@ -168,5 +186,6 @@ FEEDS = {
     "webcall": {rules.PLACED: webcalls, rules.ENDED: webcalls},
     "voicemessage": {rules.ENDED: voicemessages},
     "user": {rules.ENDED: new_messages},
+    "conversation": {rules.ENDED: conversations, rules.ROUTED: conversations},
 }
 """The history kinds' feeds: the call events each document table is made from, besides its own."""

@@ -17,7 +17,8 @@ import msgspec
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
 from ..documents.reader import Reader
-from ..domain.calls import Party, Target
+from ..domain.billing import Leg
+from ..domain.calls import Call, Party, Target
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
 EXTENSION = re.compile(r"^[0-9]{2,6}$")
@@ -121,3 +122,20 @@ def records(user: Mapping[str, Any], direction: str, context: str) -> bool:
         return False
     setting = user.get("monitor") or "N"
     return setting == "A" or (setting == "O" and direction == "out") or (setting == "I" and direction == "in")
+
+
+def charged_legs(call: Call) -> list[Leg]:
+    """The legs of a call the platform carries, answered until the call's end (or none yet): a web
+    call's two numbers from each one's answer, any other call's destination from the connection. A
+    destination reached through the carrier is an outside number; a user's client, voicemail, an IVR,
+    a queue or a conference is internal on a call of the customer's users, and free on an inbound one."""
+    legs = []
+    for name in ("src", "dst") if call.kind == "web" else ("dst",):
+        party = call.party(name)
+        start = call.answered_at(name) if call.kind == "web" else call.connected_at
+        seconds = 0.0 if call.ended_at is None or start is None else max(0.0, call.ended_at - start)
+        if party.ua == NETWORK_UA:
+            legs.append(Leg(name, party.number or "", seconds))
+        elif call.destination != "in":
+            legs.append(Leg(name, party.number or "", seconds, internal=True))
+    return legs

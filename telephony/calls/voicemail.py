@@ -32,7 +32,7 @@ class VoicemailMail(Reactor):
         if message_id is None:
             return None
         call = msgspec.convert(event.data["final"], Call)
-        found = await reads.body(self._reader, "user", call.user_id, call.customer_id)
+        found = await reads.body(self._reader, "user", call.dst.user_id, call.customer_id)  # whose voicemail
         user = msgspec.json.decode(found) if found else {}
         if not user.get("vm_to_email") or not user.get("vm_emails"):
             return None

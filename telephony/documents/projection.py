@@ -47,9 +47,9 @@ def remove(id_: Any) -> Change:
     return "deleted", {"id": id_}
 
 
-def clear(customer_id: int) -> Change:
-    """Every document of a customer goes."""
-    return "cleared", {"customer_id": customer_id}
+def clear(customer_id: int, **where: Any) -> Change:
+    """Every document of a customer goes (only those whose properties `where` have these values)."""
+    return "cleared", {"customer_id": customer_id, **({"where": where} if where else {})}
 
 
 def json_path(prop: str) -> str:
@@ -167,6 +167,15 @@ class DocumentTable(Projection):
         def cleared(conn: sqlite3.Connection, d: dict) -> None:
             self._held.flush(conn)
             customer_id = d["customer_id"] if "customer_id" in d else d["id"]
+            if where := d.get("where"):
+                matching = " AND ".join(f"{json_path(prop)} = ?" for prop in where)
+                conn.execute(
+                    f"DELETE FROM {table} WHERE customer_id = ? AND {matching}", (customer_id, *where.values())
+                )
+                conn.execute(f"INSERT OR REPLACE INTO {counts} SELECT ?, count(*) FROM {table} WHERE customer_id = ?",
+                             (customer_id, customer_id))  # fmt: skip
+                conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (customer_id,))
+                return
             conn.execute(f"DELETE FROM {table} WHERE customer_id = ?", (customer_id,))
             conn.execute(f"DELETE FROM {counts} WHERE customer_id = ?", (customer_id,))
 

@@ -5,6 +5,7 @@
      ├── Denied       the actor may not do this                     403
      ├── Unknown      nothing of that id exists for the actor       404
      ├── Clash        the change collides with what exists          409
+     ├── Unpaid       the balance cannot pay for it                 402
      ├── Unmet        a precondition outside the request is missing 412
      └── TooFrequent  too many attempts; try again later            429
 
@@ -43,6 +44,10 @@ class Unknown(DomainError):
 
 class Clash(DomainError):
     """The change collides with what exists: a stream moved on, a natural id is taken."""
+
+
+class Unpaid(DomainError):
+    """The customer's balance cannot pay for what is asked (a call, when balances are enforced)."""
 
 
 class Unmet(DomainError):

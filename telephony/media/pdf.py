@@ -1,27 +1,105 @@
-"""A minimal one-page PDF with lines of text (fax covers, invoices)."""
+"""PDF documents the API serves: faxes (one page per fax page) and invoices, drawn with fpdf2.
+
+fpdf2 is pure Python, kept up to date, and writes valid PDF (fonts, pages, tables) with no system
+library; PDF is too intricate to write by hand beyond a page of text. Every document is the same
+bytes for the same record: its dates are the record's, never the time of drawing.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+from fpdf import FPDF
+
+LETTER_MARGIN = 20
+MOST_PAGES = 500
+UNITS = {"call": "s", "sms": " parts"}
+"""How an invoice line's quantity is counted, by its kind."""
+SERVICES = {"call": "Calls", "sms": "SMS"}
 
 
-def document(lines: list[str]) -> bytes:
-    stream = "BT /F1 12 Tf 72 760 Td 16 TL " + " ".join(f"({_escape(line)}) '" for line in lines) + " ET"
-    objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        "/Resources << /Font << /F1 5 0 R >> >> >>",
-        f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream",
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out, offsets = "%PDF-1.4\n", []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out.encode("latin-1")))
-        out += f"{number} 0 obj\n{body}\nendobj\n"
-    xref = len(out.encode("latin-1"))
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n" + "".join(f"{o:010d} 00000 n \n" for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
-    return out.encode("latin-1", "replace")
+def _document(title: str, moment: dt.datetime) -> FPDF:
+    pdf = FPDF(format="A4", unit="mm")
+    pdf.set_creation_date(moment)
+    pdf.set_title(title)
+    pdf.set_producer("telephony")
+    pdf.set_creator("telephony")
+    pdf.set_margins(LETTER_MARGIN, LETTER_MARGIN)
+    pdf.set_auto_page_break(True, LETTER_MARGIN)
+    return pdf
+
+
+def _moment(text: str | None) -> dt.datetime:
+    """A wire time (`YYYY-MM-DD HH:MM:SS`, UTC) as the document's date; the epoch when it is none."""
+    try:
+        return dt.datetime.strptime(str(text), "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def _text(value: object) -> str:
+    """Text the core fonts can draw (Latin-1): other characters become `?`."""
+    return str(value if value is not None else "").encode("latin-1", "replace").decode("latin-1")
+
+
+def fax(record: dict) -> bytes:
+    """A received fax: `pages` pages (at least one), each headed with who sent it to whom, and when."""
+    try:
+        pages = max(1, min(int(record.get("pages") or 1), MOST_PAGES))
+    except (TypeError, ValueError):
+        pages = 1
+    title = f"Fax {record.get('id')}"
+    pdf = _document(title, _moment(record.get("created_at")))
+    for page in range(1, pages + 1):
+        _page(pdf, title, [f"From: {record.get('from') or ''}", f"To: {record.get('to') or ''}",
+                           f"Received: {record.get('created_at') or ''} UTC", f"Page {page} of {pages}"])  # fmt: skip
+    return bytes(pdf.output())
+
+
+def _page(pdf: FPDF, title: str, lines: Sequence[str]) -> None:
+    """A new page headed by `title` and a few lines of text."""
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 14)
+    pdf.cell(0, 10, _text(title), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 11)
+    for line in lines:
+        pdf.cell(0, 7, _text(line), new_x="LMARGIN", new_y="NEXT")
+
+
+@dataclass(frozen=True)
+class Invoice:
+    """What an invoice (or a receipt of a top-up) shows: who, which month, the lines and the total."""
+
+    title: str
+    number: int
+    customer: str
+    customer_id: int
+    period: str
+    issued: str
+    currency: str
+    lines: Sequence[dict]
+    total: float
+
+
+def invoice(doc: Invoice) -> bytes:
+    """A monthly invoice (a table of the month's calls and SMS per destination, and its total), or the
+    receipt of a top-up or an adjustment (its one line)."""
+    title = f"{doc.title} {doc.number}"
+    pdf = _document(title, _moment(doc.issued))
+    _page(pdf, title, [f"Customer: {doc.customer} (account {doc.customer_id})", f"Period: {doc.period}",
+                       f"Issued: {doc.issued} UTC", f"Currency: {doc.currency}"])  # fmt: skip
+    pdf.ln(4)
+    rows: list[Iterable[str]] = [("Service", "Destination", "Count", "Quantity", f"Amount ({doc.currency})")]
+    for item in doc.lines:
+        rows.append((SERVICES.get(item["kind"], item["kind"].capitalize()), item["destination"], str(item["count"]),
+                     f"{item['quantity']}{UNITS.get(item['kind'], '')}", f"{item['amount']:.4f}"))  # fmt: skip
+    rows.append(("", "Total", "", "", f"{doc.total:.4f}"))
+    pdf.set_font("Helvetica", "", 10)
+    with pdf.table(col_widths=(20, 60, 20, 30, 40), text_align=("LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT")) as table:
+        for row in rows:
+            cells = table.row()
+            for cell in row:
+                cells.cell(_text(cell))
+    return bytes(pdf.output())

@@ -121,6 +121,12 @@ RESOURCES: tuple[Resource, ...] = (
     R("callmeback/cdrs", "cmbcdr", s.CallMeBackCdr, "callmeback", frozenset({L})),
     R("callmeback/buttons", "cmbbutton", s.CallMeBackButton, "callmeback", frozenset({C, G, U, D}),
       s.CallMeBackButtonCreate),
+    # Billing and the unified history (real-platform.md: "Files and billing")
+    R("transactions", "transaction", s.Transaction, "customer", frozenset(), added_ops=READ, indexed=("period",)),
+    R("conversations", "conversation", s.Conversation, "history", frozenset(), added_ops=READ,
+      indexed=("created_at",), derived=True),
+    R("balances", "balance", s.Balance, "customer", frozenset(), one_per_customer=True),
+    R("tariffcards", "tariffcard", s.TariffCard, "customer", frozenset(), one_per_customer=True),
     # Reports
     R("reportschedules", "reportschedule", s.ReportSchedule, "reports", CRUD | {DI}, s.ReportScheduleCreate,
       validate=s.validate_report_schedule),

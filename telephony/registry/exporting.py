@@ -41,6 +41,8 @@ def export(conn: sqlite3.Connection) -> Iterator[bytes]:
     for sha, media_type, content in blobs.every(conn):
         yield _line("blobs", 0, {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(content).decode()})
     for resource in RESOURCES:
+        if resource.derived:
+            continue
         prefix = b'{"resource":' + _encode(resource.path) + b',"customer_id":'
         for customer_id, body in reads.every(conn, resource.kind):
             yield prefix + str(customer_id).encode() + b',"data":' + body.encode() + b"}"

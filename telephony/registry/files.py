@@ -48,9 +48,7 @@ def _whole(data: bytes) -> Rendition:
 
 
 def _fax_pdf(fax: dict) -> Rendition:
-    lines = [f"Fax {fax.get('id')}", f"From: {fax.get('from') or ''}", f"To: {fax.get('to') or ''}",
-             f"Pages: {fax.get('pages') or 0}", f"Received: {fax.get('created_at') or ''}"]  # fmt: skip
-    return _whole(pdf.document(lines))
+    return _whole(pdf.fax(fax))
 
 
 def _recording(record: dict) -> Rendition:

@@ -18,7 +18,7 @@ from ..documents import reads
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from ..domain.errors import Invalid, Unknown
 from ..domain.schemas import Ddi
-from ..domain.types import E164
+from ..domain.types import E164, Email
 from ..keys import CLOCK, EVENT_LOG, READER
 from . import decisions, numbers
 from .catalogue import BY_PATH
@@ -39,11 +39,20 @@ class NewDdi(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Where calls to the number go: U user, V voicemail, H hang up (or the `target_type` code or name);
     ring groups, queues, IVRs and conferences take numbers through their own `ddis` (or named here)."""
     target_id: int | None = None
+    fax_email: Email | None = None
+    sms_email: Email | None = None
 
 
-class DdiTarget(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    target_type: str | int | None = None
-    target_id: int | None = None
+class DdiChange(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What the operator changes on a number: where its calls go (both halves of the target, a missing
+    one null), whether it takes SMS and faxes, and where they are mailed; absent fields stay."""
+
+    target_type: str | int | None | msgspec.UnsetType = msgspec.UNSET
+    target_id: int | None | msgspec.UnsetType = msgspec.UNSET
+    sms_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    fax_enabled: bool | msgspec.UnsetType = msgspec.UNSET
+    fax_email: Email | None | msgspec.UnsetType = msgspec.UNSET
+    sms_email: Email | None | msgspec.UnsetType = msgspec.UNSET
 
 
 def _target_code(value: str | int | None) -> int | None:
@@ -79,18 +88,23 @@ async def provision_ddi(request: web.Request) -> web.Response:
 
 
 async def target_ddi(request: web.Request) -> web.Response:
-    """Set where calls to a number go (the operator's part: users, voicemail, hang-up; a ring group,
-    IVR, queue or conference it names lists it, and any other that did drops it)."""
+    """Change a number (the operator's part): where its calls go (users, voicemail, hang-up; a ring
+    group, IVR, queue or conference it names lists it, and any other that did drops it), its SMS and
+    fax settings."""
     number = "+" + request.match_info["e164"].lstrip("+")
-    body = await read_json(request, DdiTarget)
+    body = await read_json(request, DdiChange)
     owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
     if owner is None:
         raise NotFound(f"ddis {number} not found")
-    code = _target_code(body.target_type)
-    change = decisions.update(DDIS, owner[0], {number: {"target_type": code, "target_id": body.target_id}})
+    fields = {k: v for k, v in msgspec.structs.asdict(body).items() if v is not msgspec.UNSET}
+    targeted = "target_type" in fields or "target_id" in fields
+    if targeted:
+        fields.update(target_type=_target_code(fields.get("target_type")), target_id=fields.get("target_id"))
+    change = decisions.update(DDIS, owner[0], {number: fields})
 
     def decide(conn):
-        return [*change(conn), *numbers.pointed(conn, owner[0], number, code, body.target_id)]
+        moved = numbers.pointed(conn, owner[0], number, fields["target_type"], fields["target_id"]) if targeted else []
+        return [*change(conn), *moved]
 
     await request.app[EVENT_LOG].transact(decide, meta_of(request))
     return json_response({"data": change.result[0]})
@@ -100,5 +114,5 @@ ROUTES = [
     control_route("POST", r"/customers/{id:\d+}/ddis", provision_ddi,
                   control_shape(Ddi, status=201, body=NewDdi, errors=(400, 409))),
     control_route("PATCH", r"/ddis/{e164:\+?\d{7,15}}", target_ddi,
-                  control_shape(Ddi, body=DdiTarget, errors=(400, 404))),
+                  control_shape(Ddi, body=DdiChange, errors=(400, 404))),
 ]  # fmt: skip

@@ -83,6 +83,9 @@ class Resource:
         unlinked when those records go.
     fold: a change as it applies to the stored document (queue members keep their login state).
     effects: the events a change brings on other records (a number listed by one destination leaves another).
+    derived: a read model drawn from other records (conversations): never exported nor imported, since
+        the records it is drawn from make it again.
+    one_per_customer: a customer's one record (its balance), whose id is the customer's: no ids are allocated.
     parent: set on nested views: the record the path names, which the caller must be able to see.
     """
 
@@ -112,6 +115,9 @@ class Resource:
     fold: Fold | None = None
     effects: Effects | None = None
     parent: Parent | None = None
+    derived: bool = False
+    one_per_customer: bool = False
+    """The record's id is its customer's (a balance): no sequence hands its ids out."""
 
     @property
     def all_ops(self) -> frozenset[Op]:

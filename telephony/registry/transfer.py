@@ -45,7 +45,7 @@ MAX_REPORTED = 20
 Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 Epoch = Annotated[float, msgspec.Meta(ge=0, le=LATEST)]
 TOKEN_KINDS = {"apitokens": "apitoken", "apikeys": "apikey"}
-ID_KINDS = frozenset({"customer", "user", *(resource.kind for resource in RESOURCES if not resource.text_ids)})
+ID_KINDS = frozenset({"customer", "user", *(r.kind for r in RESOURCES if not r.text_ids and not r.one_per_customer)})
 UNOPENED = ("This secret is sealed under another data dir's key: give that key to the import "
             "(telephony import --seal-key <exporting data dir>/secret.key).")  # fmt: skip
 
@@ -165,6 +165,8 @@ def _decode_line(raw: bytes) -> Line:
 
 def _checked(line: Line, resealer: Resealer) -> Any:
     if line.resource in BY_PATH:
+        if BY_PATH[line.resource].derived:
+            raise BadRequest.field("resource", f"'{line.resource}' is drawn from other records, never imported")
         return document_fields(BY_PATH[line.resource], line.data)
     if line.resource == "customers":
         customer = decode_checked(line.data, CustomerRecord)

@@ -66,6 +66,8 @@ CONTROL_BODIES = {
     "/_telephony/customers/{id}/users": {"email": "nested@example.com", "password": "correct-horse-battery"},
     "/_telephony/customers/{id}/ddis": {"e164": "+447700911911"},
     "/_telephony/users/{id}/apikeys": {"name": "nested"},
+    "/_telephony/customers/{id}/credit": {"amount": 5},
+    "/_telephony/customers/{id}/tariffs": [{"prefix": "44", "per_minute": 0.01}],
 }
 
 
@@ -107,7 +109,7 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
 async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, home, parents, route, kind):
     parent = template(route.path).removeprefix("/_telephony").split("/")[1]
     path = path_of(route, id=str(parents[parent].get(kind, MISSING)), **{"from": "+447700900123", "to": "447700900456"})
-    body = CONTROL_BODIES.get(template(route.path)) if route.method == "POST" else None
+    body = CONTROL_BODIES.get(template(route.path)) if route.method in ("POST", "PUT") else None
     response = await api.client.request(route.method, path, headers={**home.headers, **CONTROL}, json=body)
     assert route.shape is not None
     expected = route.shape.status if kind == "own" else 404

@@ -32,9 +32,10 @@ from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
 from telephony.domain.references import DESTINATION_KINDS, Destination, Ref, Reference
 from telephony.domain.types import dictionary_fields
 from telephony.eventlog import NewEvent
+from telephony.history import conversation
 from telephony.keys import EVENT_LOG
 from telephony.projections.sequences import next_id
-from telephony.registry.catalogue import RESOURCES
+from telephony.registry.catalogue import BY_PATH, RESOURCES
 from telephony.registry.resource import Op, Resource
 from tests.conftest import CONTROL_KEY
 
@@ -397,7 +398,11 @@ async def seed(api: Api, resource: Resource, customer_id: int, **fields: Any) ->
 
 
 async def seed_many(api: Api, resource: Resource, customer_id: int, rows: list[dict[str, Any]]) -> list[dict]:
-    """`seed` for many records at once, in one transaction."""
+    """`seed` for many records at once, in one transaction. A derived resource (conversations) is made
+    the way the platform makes it: from records it is drawn from (faxes), its documents answered."""
+    if resource.derived:
+        faxes = await seed_many(api, BY_PATH["faxes"], customer_id, rows)
+        return [conversation("fax", fax, customer_id)[1]["body"] for fax in faxes]
     documents = [msgspec.to_builtins(msgspec.convert(fields, resource.model)) for fields in rows]
 
     def decide(conn):

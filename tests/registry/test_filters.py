@@ -245,7 +245,8 @@ async def apart(api) -> Caller:
 
 
 @pytest.mark.parametrize(("resource", "prop"), time_properties())
-async def test_in_a_bare_date_is_that_whole_day_on_every_time_property(api, apart, resource, prop):
+async def test_in_a_bare_date_is_that_whole_day_on_every_time_property(api, resource, prop):
+    apart = await api.new_customer(f"apart-{resource.kind}-{prop.replace('_', '-')}")  # records of its own only
     times = {"before": "2031-03-03 23:59:59", "first": "2031-03-04 00:00:00", "noon": "2031-03-04 12:00:00",
              "last": "2031-03-04 23:59:59", "after": "2031-03-05 00:00:00", "exact": "2031-03-06 08:00:00"}  # fmt: skip
     extra = lambda: {"e164": fresh_number()} if resource.text_ids else {}  # noqa: E731

@@ -103,11 +103,16 @@ async def test_a_bad_record_is_refused_by_line_and_field_and_nothing_is_applied(
     assert message.startswith("line 3: ") and field in message, message
 
 
-@pytest.mark.parametrize("resource", [pytest.param(r, id=r.path) for r in RESOURCES])
+@pytest.mark.parametrize("resource", [pytest.param(r, id=r.path) for r in RESOURCES if not r.derived])
 async def test_every_resource_refuses_a_wrong_typed_field_of_its_model(api, home, resource):
     name, value = wrong_field(resource.model)
     message = await refused(api, [line(resource.path, {name: value})])
     assert message.startswith(f"line 1: {name}"), message
+
+
+async def test_a_resource_drawn_from_other_records_is_never_imported(api, home):
+    message = await refused(api, [line("conversations", {"id": 1, "channel": "call"})])
+    assert message.startswith("line 1: resource: 'conversations' is drawn from other records"), message
 
 
 @pytest.mark.parametrize("cases", [BAD_RECORDS[:20], BAD_RECORDS[20:]], ids=["first 20", "the rest"])

@@ -22,6 +22,7 @@ from .rules import (
 )
 from .simulation import Step, draw_plan, next_step, take
 from .state import (
+    ANSWERED,
     CALL_TYPES,
     ENDED,
     LEGS,
@@ -43,6 +44,7 @@ from .state import (
 )
 
 __all__ = [
+    "ANSWERED",
     "CALL_TYPES",
     "CAUSES",
     "ENDED",

@@ -16,6 +16,8 @@ from .rules import CAUSES, Event, answer, end
 from .state import TALKING, Call, Plan
 
 OUTCOMES = ("answer", "busy", "reject", "fail")
+CREDIT_EXHAUSTED = "credit exhausted"
+"""The cause of a connected call ended because the customer's balance stopped paying for it."""
 
 
 def rng_for(settings: Simulator, call_id: int) -> random.Random:
@@ -94,6 +96,8 @@ def _next(call: Call) -> Step | None:
     plan = call.plan
     if call.state in TALKING and call.connected_at is not None:
         talked = call.connected_at + plan.talk_seconds
+        if call.paid_until is not None and call.paid_until < talked:
+            return Step(call.paid_until, "end", cause=CREDIT_EXHAUSTED)
         if plan.onward and call.fallback is not None:
             return Step(talked, "route", "dst")
         return Step(talked, "end", cause=CAUSES["answer"], by="dst")

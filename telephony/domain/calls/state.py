@@ -139,6 +139,8 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     src_answered_at: float | None = None
     dst_answered_at: float | None = None
     connected_at: float | None = None
+    paid_until: float | None = None
+    """When the customer's balance stops paying for the connected call (balances enforced)."""
     held_at: float | None = None
     held_seconds: float = 0.0
     recording: str = "off"
@@ -192,7 +194,7 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
     elif type_ == RANG:
         change.update(ringing=data["leg"], reaching=data["leg"])
     elif type_ == ANSWERED:
-        change.update(_answered(call, data["leg"], at))
+        change.update(_answered(call, data["leg"], at), paid_until=data.get("paid_until"))
     elif type_ == HELD:
         change["held_at"] = at
     elif type_ == RESUMED:

@@ -1,5 +1,6 @@
 """Wire schemas, one module per spec module: `<Thing>` answers, `<Thing>Create` POST bodies."""
 
+from .billing import Balance, Conversation, InvoiceLine, TariffCard, Transaction
 from .bulk import CallTrackingDdiItem, CdrBulkItem, ContactBulkItem, VoicemessageBulkItem
 from .callflow import (
     Ivr,
@@ -61,6 +62,11 @@ from .storage import (
 )
 
 __all__ = [
+    "Balance",
+    "TariffCard",
+    "Conversation",
+    "InvoiceLine",
+    "Transaction",
     "CallLabel",
     "CallLabelCreate",
     "Webcall",

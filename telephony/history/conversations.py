@@ -1,0 +1,68 @@
+"""Conversations: one unified history of a customer's calls, SMS, faxes and chats.
+
+A document table fed by the events that make the CDRs, SMS, faxes and chats (a projection of the
+same events, never a copy of the other tables): one conversation per CDR, SMS, fax and chat,
+`{id, created_at, channel, src, dst, duration, type, user_id, source_id}` where `type` is `in`, `out`
+or `missed` and `source_id` the id of the record it stands for. Its id is drawn from that record's
+(`source_id` × 4 + the channel's place in `CHANNELS`), so an export and import, which carry the
+records, give the conversations the same ids. Clearing a kind's records (`DELETE /cdrs`,
+`DELETE /sms`) clears its conversations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..documents.projection import Change, clear, put
+from ..eventlog import RecordedEvent
+
+CHANNELS = ("call", "sms", "fax", "chat")
+CDR_TYPES = {"I": "in", "O": "out", "M": "missed"}
+DIRECTIONS = {"in": "in", "out": "out", 1: "in", 2: "out"}
+"""An SMS's or a fax's `type` (a direction name or code) as a conversation's."""
+
+
+def conversation(channel: str, record: dict[str, Any], customer_id: int) -> Change:
+    """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body)."""
+    id_ = record["id"] * len(CHANNELS) + CHANNELS.index(channel)
+    return put(id_, customer_id, {"id": id_, "channel": channel, **SHAPES[channel](record), "source_id": record["id"]})
+
+
+SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "call": lambda b: {"created_at": b.get("calldate"), "src": b.get("src"), "dst": b.get("dst"),
+                       "duration": b.get("duration"), "type": CDR_TYPES.get(b.get("type") or "", "out"),
+                       "user_id": b.get("user_id")},
+    "sms": lambda b: {"created_at": b.get("created_at"), "src": b.get("from"), "dst": b.get("to"), "duration": 0,
+                      "type": DIRECTIONS.get(b.get("type"), "out"), "user_id": b.get("user_id")},
+    "fax": lambda b: {"created_at": b.get("created_at"), "src": b.get("from"), "dst": b.get("to"), "duration": 0,
+                      "type": DIRECTIONS.get(b.get("type"), "in"), "user_id": None},
+    "chat": lambda b: {"created_at": b.get("created_at"), "src": b.get("visitor_name") or b.get("visitor_id"),
+                       "dst": str(b["operator_id"]) if b.get("operator_id") is not None else None,
+                       "duration": b.get("duration") or 0, "type": "in", "user_id": b.get("operator_id")},
+}  # fmt: skip
+"""A conversation's fields from the record of each channel."""
+
+
+def records(channel: str) -> Callable[[RecordedEvent], Iterable[Change]]:
+    """A feed of a kind's own events: its records made (`created`) and cleared."""
+
+    def feed(event: RecordedEvent) -> Iterable[Change]:
+        data = event.data
+        if event.type.endswith(".cleared"):
+            yield clear(data["customer_id"], channel=channel)
+        else:
+            yield conversation(channel, data["body"], data["customer_id"])
+
+    return feed
+
+
+FEEDS = {
+    "conversation": {
+        "cdr.created": records("call"), "cdr.cleared": records("call"),
+        "sms.created": records("sms"), "sms.cleared": records("sms"),
+        "fax.created": records("fax"), "chat.created": records("chat"),
+    }
+}  # fmt: skip
+"""The conversations' document kind and the events of records it is made from (the call engine
+feeds it the CDRs its calls leave, `calls.history`)."""
