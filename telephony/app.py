@@ -33,6 +33,7 @@ from .keys import (
     REFERENCES,
     SCHEDULER,
     SETTINGS,
+    WEBHOOKS,
 )
 from .mail import Mailer
 from .projections.clock import ClockOffset
@@ -61,7 +62,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[AUTHENTICATE] = authenticate
     app[REFERENCES] = wiring.references()
     app[SCHEDULER] = Scheduler(app[CLOCK])
-    app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _reactors(reactors)])
+    app.cleanup_ctx.extend([_event_log(progress), _reader, _accounts, _scheduler, _webhooks, _reactors(reactors)])
     api_routes = wiring.api_routes()
     mount(app, api_routes, settings.api.service)
     control_routes = wiring.control_routes()
@@ -122,6 +123,15 @@ async def _scheduler(app: web.Application) -> AsyncIterator[None]:
     app[SCHEDULER].start()
     yield
     await app[SCHEDULER].stop()
+
+
+async def _webhooks(app: web.Application) -> AsyncIterator[None]:
+    """The webhooks' sender (its pending deliveries' timers derived), and the webhooks the configuration
+    makes; at the end, the POSTs under way are finished and recorded."""
+    app[WEBHOOKS] = wiring.webhooks_service(app)
+    await app[WEBHOOKS].configure(await app[ACCOUNTS].first_customer())
+    yield
+    await app[WEBHOOKS].stop()
 
 
 def _reactors(extra: Sequence[Reactor]):

@@ -176,6 +176,33 @@ class Billing(Section, frozen=True):
             raise ValueError(f"currency must be an ISO 4217 code such as EUR, not {self.currency!r}")
 
 
+class ConfiguredWebhook(Section, frozen=True):
+    """A webhook made at start (a demo's receiver): created when its customer has none of its name,
+    brought up to date when it has. `secret` (a `whsec_` secret) lets the receiver verify signatures;
+    without it one is drawn, which `rotate-secret` shows."""
+
+    name: str
+    url: str
+    events: list[str] = msgspec.field(default_factory=lambda: ["call.state"])
+    customer_id: int = 0
+    enabled: bool = True
+    secret: str = ""
+
+
+class Webhooks(Section, frozen=True):
+    ca_file: str = ""
+    allow_http_loopback: bool = False
+    timeout_seconds: float = 10.0
+    disable_after: float = 5 * 24 * 3600.0
+    in_flight_per_receiver: int = 8
+    hooks: list[ConfiguredWebhook] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        _within(self, {"timeout_seconds": 300, "disable_after": 10 * 365 * 86400, "in_flight_per_receiver": 1000})
+        if self.in_flight_per_receiver < 1 or self.timeout_seconds <= 0:
+            raise ValueError("timeout_seconds and in_flight_per_receiver must be positive")
+
+
 def _within(section: Section, bounds: dict[str, float]) -> None:
     """Each named value of `section` (when set) is 0 to its bound, so a call's record stays within a day."""
     for name, most in bounds.items():
@@ -199,6 +226,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     eventlog: EventLogSettings = msgspec.field(default_factory=EventLogSettings)
     simulator: Simulator = msgspec.field(default_factory=Simulator)
     billing: Billing = msgspec.field(default_factory=Billing)
+    webhooks: Webhooks = msgspec.field(default_factory=Webhooks)
 
     @property
     def data_dir(self) -> Path:

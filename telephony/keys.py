@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .projections.memory import MemoryProjections
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
+    from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 CLOCK: web.AppKey[Clock] = web.AppKey("clock")
@@ -42,6 +43,8 @@ MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
 BILLING: web.AppKey[Billing] = web.AppKey("billing")
+WEBHOOKS: web.AppKey[Webhooks] = web.AppKey("webhooks")
+"""Webhook configuration, the sender of deliveries, the call flow view."""
 """Tariffs, charges, credits and the monthly close of invoices."""
 """The call engine: live calls, the simulator, and what the calls handlers use."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
@@ -70,4 +73,5 @@ __all__ = [
     "REQUEST_ID",
     "SCHEDULER",
     "SETTINGS",
+    "WEBHOOKS",
 ]

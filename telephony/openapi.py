@@ -215,7 +215,7 @@ def _replace_code(node: Any, allowed: list[Any]) -> None:
 
 def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     path, shape = template(route.path), route.shape
-    control = version == CONTROL
+    control = version == CONTROL and route.origin == "control"
     op: dict[str, Any] = {
         "operationId": re.sub(r"\W+", "_", f"{route.method.lower()}_{version}{path}").strip("_"),
         "summary": f"{route.method} {path}",

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
-from . import billing, history, openapi
+from . import billing, history, openapi, webhooks
 from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
@@ -45,6 +45,8 @@ from .reactors.reactor import Reactor
 from .registry import calltracking, files, importing, provisioning, statements
 from .registry.catalogue import RESOURCES
 from .registry.routes import registry_routes
+from .webhooks import dashboard
+from .webhooks import handlers as webhook_handlers
 
 
 def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Feed]]:
@@ -56,17 +58,20 @@ def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Fe
     return merged
 
 
-FED = _merged(FEEDS, billing.FEEDS, history.FEEDS)
+FED = _merged(FEEDS, billing.FEEDS, history.FEEDS, webhooks.FEEDS)
 """The document kinds fed by other events than their own, and their feeds."""
 
 
 def projections() -> list[Projection]:
-    documents = [DocumentTable("user", feeds={**USER_FEEDS, **FED["user"]})] + [
-        DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FED.get(r.kind)) for r in RESOURCES
+    documents = [
+        DocumentTable("user", feeds={**USER_FEEDS, **FED["user"]}),
+        *(DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FED.get(r.kind)) for r in RESOURCES),
+        DocumentTable(webhooks.KIND, indexed=("name",)),
+        DocumentTable("delivery", indexed=("webhook_id", "call_id"), feeds=FED["delivery"]),
     ]
-    claiming = (PLACED, ROUTED, ENDED, *billing.CLAIMING)
+    claiming = (PLACED, ROUTED, ENDED, *billing.CLAIMING, *webhooks.CLAIMING)
     allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
-    sequences = Sequences(["customer", "user", *allocated], claiming=claiming)
+    sequences = Sequences(["customer", "user", *allocated, webhooks.KIND], claiming=claiming)
     return [*account_projections(), *documents, Blobs(), sequences]
 
 
@@ -78,7 +83,7 @@ def references() -> Table:
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
     return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
-            LiveCalls(), QueueRecords()]  # fmt: skip
+            LiveCalls(), QueueRecords(), webhooks.PendingDeliveries()]  # fmt: skip
 
 
 def fed_kinds() -> dict[str, set[str]]:
@@ -95,7 +100,7 @@ def reactors(app: web.Application) -> list[Reactor]:
     """The reactors that follow the log while the app runs."""
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
     smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK])] if settings.mail.host else []
-    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), *smtp]
+    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), webhooks.Dispatcher(), *smtp]
 
 
 def calls_engine(app: web.Application) -> Calls:
@@ -118,6 +123,15 @@ def ledger(app: web.Application) -> billing.Billing:
     return app[BILLING]
 
 
+def webhooks_service(app: web.Application) -> webhooks.Webhooks:
+    """The app's webhooks: their configuration and the sender working through pending deliveries."""
+    settings, accounts = app[SETTINGS], app[ACCOUNTS]
+    sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, app[MEMORY][webhooks.PendingDeliveries],
+                             app[EVENT_LOG], app[READER], app[SCHEDULER], app[CLOCK], accounts.sealer,
+                             accounts.mailer)  # fmt: skip
+    return webhooks.Webhooks(settings.webhooks, app[EVENT_LOG], app[READER], app[CLOCK], accounts.sealer, sender)
+
+
 def upcasters() -> Upcasters:
     return Upcasters()
 
@@ -133,7 +147,8 @@ def api_routes() -> list[Route]:
 
 def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
-            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *openapi.ROUTES]  # fmt: skip
+            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *webhook_handlers.ROUTES, *dashboard.ROUTES,
+            *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

@@ -55,8 +55,8 @@ def free_port() -> int:
 class Server:
     """`telephony serve` on 127.0.0.1 as a child process, its output kept in a file."""
 
-    def __init__(self, data_dir: Path, workdir: Path) -> None:
-        self.data_dir, self.workdir = data_dir, workdir
+    def __init__(self, data_dir: Path, workdir: Path, **env: str) -> None:
+        self.data_dir, self.workdir, self.env = data_dir, workdir, env
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.output = workdir / f"server-{self.port}.log"
@@ -68,7 +68,7 @@ class Server:
             self.process = subprocess.Popen(
                 [*command, "--host", "127.0.0.1", "--port", str(self.port)],
                 cwd=self.workdir,
-                env=clean_env(TELEPHONY_CONTROL_KEY=CONTROL_KEY),
+                env=clean_env(TELEPHONY_CONTROL_KEY=CONTROL_KEY, **self.env),
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )

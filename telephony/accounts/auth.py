@@ -31,8 +31,13 @@ def credentials(request: web.Request) -> tuple[str, int | None]:
 
 
 async def authenticate(request: web.Request) -> None:
-    accounts = request.app[ACCOUNTS]
     token, claimed_user = credentials(request)
+    await authenticate_token(request, token, claimed_user)
+
+
+async def authenticate_token(request: web.Request, token: str, claimed_user: int | None = None) -> None:
+    """Set the request's principal from a token (the header's, or a dashboard session's cookie)."""
+    accounts = request.app[ACCOUNTS]
     session = accounts.index.by_digest.get(digest(token))
     now = accounts.clock.time()
     if session is None or (claimed_user is not None and claimed_user != session.user_id):

@@ -42,18 +42,24 @@ async def _issue_login(accounts: Accounts, request: web.Request, user_id: int, c
     return message("Login successful", user_token=issued.token, user_id=user_id)
 
 
-async def login(request: web.Request) -> web.Response:
-    accounts = request.app[ACCOUNTS]
-    body = await read_json(request, Login)
-    keys = (f"email:{body.email.lower()}", f"addr:{request.remote}")
+async def checked_login(accounts: Accounts, email: str, password: str, remote: str | None) -> read.Login:
+    """The account an email and password name, throttled per email and address; a 400 otherwise."""
+    keys = (f"email:{email.lower()}", f"addr:{remote}")
     accounts.throttle.check(*keys)
-    found = await read.login_of(accounts.reader, body.email)
-    ok = await asyncio.to_thread(check_password, body.password, found.password_hash if found else None)
+    found = await read.login_of(accounts.reader, email)
+    ok = await asyncio.to_thread(check_password, password, found.password_hash if found else None)
     account = accounts.index.accounts.get(found.user_id) if found else None
     if not ok or found is None or account is None or not account.active:
         await accounts.throttle.failed(*keys)
         raise BadRequest(BAD_LOGIN)
     accounts.throttle.succeeded(keys[0])
+    return found
+
+
+async def login(request: web.Request) -> web.Response:
+    accounts = request.app[ACCOUNTS]
+    body = await read_json(request, Login)
+    found = await checked_login(accounts, body.email, body.password, request.remote)
     known_device = body.device_fingerprint and digest_of(body.device_fingerprint) in found.devices
     if found.two_factor == "E" and not known_device:
         return await _challenge(accounts, request, found.user_id, body.email, body.device_fingerprint)

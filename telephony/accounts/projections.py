@@ -260,6 +260,11 @@ def user_email(conn: sqlite3.Connection, user_id: int) -> str | None:
     return row[0] if row is not None else None
 
 
+def first_customer() -> tuple[str, tuple]:
+    """The statement that reads the first live customer's id."""
+    return "SELECT id FROM customers WHERE deleted = 0 ORDER BY id LIMIT 1", ()
+
+
 def live_customers(conn: sqlite3.Connection) -> sqlite3.Cursor:
     """(id, name, created_at) of every customer not deleted, by id."""
     return conn.execute("SELECT id, name, created_at FROM customers WHERE deleted = 0 ORDER BY id")

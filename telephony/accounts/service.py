@@ -20,7 +20,7 @@ from ..mail import Mailer
 from ..reactors.scheduler import Scheduler
 from ..security import Sealer, hash_password, new_token
 from ..security import digest as digest_of
-from . import decisions
+from . import decisions, projections
 from .expiry import TokenExpiry
 from .models import NewUser
 from .sessions import Activity, SessionIndex
@@ -82,6 +82,11 @@ class Accounts:
             boot = self.settings.bootstrap
             await self.create_customer(boot.customer_name, boot.admin_email, boot.admin_password,
                                        Metadata(source="bootstrap"))  # fmt: skip
+
+    async def first_customer(self) -> int:
+        """The first live customer's id (the bootstrap one, unless it was closed); 0 when none is left."""
+        rows = await self.reader.execute_fetchall(*projections.first_customer())
+        return int(rows[0][0]) if rows else 0
 
     # --- SIP clients ---------------------------------------------------------------------------
 

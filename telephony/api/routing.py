@@ -105,8 +105,11 @@ def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
 
 
 def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:
+    """The routes under `/_telephony`: the operator's (`control`) behind `guard`, the others (a
+    customer's own, such as its webhooks) behind a user's API token."""
     for route in routes:
-        _add(app, route.method, route.path, pipeline(route, "control", guard))
+        chosen = guard if route.origin == "control" else _authenticate_user
+        _add(app, route.method, route.path, pipeline(route, "control", chosen))
 
 
 _PATTERN = re.compile(r"\{(\w+):[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
@@ -124,5 +127,5 @@ def listing(routes: Iterable[Route], control: Iterable[Route], service: str) -> 
         mark = "" if route.origin == "spec" else f"  [{route.origin}]"
         for version in route.versions:
             lines.append(f"{route.method:<7}{version_prefix(version, service)}{template(route.path)}{mark}")
-    lines.extend(f"{r.method:<7}{template(r.path)}  [control]" for r in control)
+    lines.extend(f"{r.method:<7}{template(r.path)}  [{r.origin}]" for r in control)
     return lines

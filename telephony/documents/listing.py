@@ -59,6 +59,12 @@ async def page_under(reader: Reader, kind: str, scope: Scope, q: Query, parent: 
     return await _page(reader, table_of(kind), scope, q, None, parent)
 
 
+def owned_having(customer_id: int, **props: Any) -> Scope:
+    """A customer's documents whose properties have these values."""
+    conditions = ["customer_id = ?", *(f"{json_path(prop)} = ?" for prop in props)]
+    return " AND ".join(conditions), (customer_id, *props.values())
+
+
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
     """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
     nested list's parent."""

@@ -214,9 +214,11 @@ class Scheduler:
             return
         real = datetime.fromtimestamp(min(max(due - self._clock.offset, 0), LATEST), UTC)
         self._aps.add_job(self._on_alarm, "date", run_date=real, id=ALARM, replace_existing=True,
-                          misfire_grace_time=None)  # fmt: skip
+                          misfire_grace_time=None, max_instances=2)  # fmt: skip
 
     async def _on_alarm(self) -> None:
+        """The alarm rang. It may be set again (and ring) while this run is still finishing: the second
+        instance waits for the run's lock, so an alarm is never skipped and no timer waits for ever."""
         self._alarm_due = None
         if self._aps.running:
             await self.run_due()

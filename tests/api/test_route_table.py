@@ -13,6 +13,8 @@ from msgspec import inspect as mi
 from telephony import wiring
 from telephony.api.routing import Route, template
 from telephony.domain.validation import patterns_of
+from telephony.eventlog import NewEvent
+from telephony.keys import EVENT_LOG
 from telephony.registry.catalogue import BY_PATH
 from tests.registry.conftest import CONTROL, LOOP, make, seed
 
@@ -34,7 +36,7 @@ def path_of(route: Route, **values: str) -> str:
         return values.get(name) or next(s for s in SAMPLES if re.fullmatch(pattern, s))
 
     path = PARAMETER.sub(value, route.path)
-    return path if route.origin == "control" else f"/v1.2/voipstudio{path}"
+    return path if route.path.startswith("/_telephony") else f"/v1.2/voipstudio{path}"
 
 
 def digit_parameters() -> list:
@@ -95,7 +97,16 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
     mine, theirs = await make(api, contacts, home), await make(api, contacts, other)
     my_cdr, their_cdr = [await seed(api, BY_PATH["cdrs"], c.customer_id, info="a note") for c in (home, other)]
     my_queue, their_queue = [await make(api, BY_PATH["queues"], c) for c in (home, other)]
+    hooks = {name: await stored(api, "webhook", caller, {"name": name, "url": "https://127.0.0.1:9/", "events": [],
+                                                        "enabled": True, "secret_sealed": None})
+             for name, caller in (("mine", home), ("theirs", other))}  # fmt: skip
+    sent = [await stored(api, "delivery", caller, {"webhook_id": hooks[name], "webhook": name, "lane": "call:1",
+                                                   "call_id": 1, "event_id": "evt_1_0", "event_name": "call.initial",
+                                                   "body": "{}"})
+            for name, caller in (("mine", home), ("theirs", other))]  # fmt: skip
     return {
+        "webhooks": {"own": "mine", "foreign": "theirs"},
+        "deliveries": {"own": sent[0], "foreign": sent[1]},
         "queues": {"own": my_queue["id"], "foreign": their_queue["id"]},
         "users": {"own": home.user_id, "foreign": other.user_id},
         "contacts": {"own": mine["id"], "foreign": theirs["id"]},
@@ -105,10 +116,20 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
     }
 
 
+async def stored(api, kind: str, caller, body: dict) -> int:
+    """A document of `kind` of the caller's customer, appended as its kind's own event; its id."""
+    stored.count = getattr(stored, "count", 0) + 1
+    id_ = 900 + stored.count
+    data = {"id": id_, "customer_id": caller.customer_id, "body": {"id": id_, **body}}
+    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)])
+    return id_
+
+
 @pytest.mark.parametrize(("route", "kind"), nested_routes())
 async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, home, parents, route, kind):
     parent = template(route.path).removeprefix("/_telephony").split("/")[1]
-    path = path_of(route, id=str(parents[parent].get(kind, MISSING)), **{"from": "+447700900123", "to": "447700900456"})
+    named = str(parents[parent].get(kind, MISSING))
+    path = path_of(route, id=named, name=named, **{"from": "+447700900123", "to": "447700900456"})
     body = CONTROL_BODIES.get(template(route.path)) if route.method in ("POST", "PUT") else None
     response = await api.client.request(route.method, path, headers={**home.headers, **CONTROL}, json=body)
     assert route.shape is not None

@@ -1,0 +1,245 @@
+"""Deliveries: one event to one webhook, queued, then attempted until delivered or given up.
+
+Events, on the stream `delivery-<id>`:
+    `webhook.delivery_queued` {id, customer_id, webhook_id, webhook, lane, call_id, event_id,
+        event_name, body, at}: the event's body (the exact bytes sent), on its lane (the webhook and
+        the call, or the SMS: a lane's deliveries go out one after another, in order)
+    `webhook.delivery_attempted` {id, attempt, at, status, latency_ms, error, excerpt, outcome,
+        next_at, history}: one POST and how it went; `outcome` delivered, retry (at `next_at`) or failed
+
+Two read models follow them: the `delivery` documents that inspection lists, and `PendingDeliveries`,
+in memory, the lanes of deliveries still to send, which the sender works through (and which a
+restart folds again from the log, so pending deliveries resume).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..clock import wire_time
+from ..documents import reads
+from ..documents.projection import CUSTOMER_DELETED, Change, patch, put
+from ..domain.errors import Unknown
+from ..domain.webhooks import retry_delay
+from ..eventlog import Decision, NewEvent, RecordedEvent
+from ..projections.memory import MemoryProjection
+from ..projections.sequences import next_id
+
+QUEUED = "webhook.delivery_queued"
+ATTEMPTED = "webhook.delivery_attempted"
+CLAIMING = (QUEUED,)
+"""The delivery events that claim a delivery id."""
+KIND = "delivery"
+HISTORY = 16
+"""The most attempts a delivery keeps in its history (there are at most nine)."""
+EXCERPT = 500
+"""The characters of a receiver's answer kept with an attempt."""
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """An event for one webhook, to be queued."""
+
+    webhook: dict[str, Any]
+    lane: str
+    call_id: int | None
+    event_id: str
+    event_name: str
+    body: str
+
+
+def queued(conn: sqlite3.Connection, customer_id: int, outgoing: Iterable[Outgoing], at: float) -> list[NewEvent]:
+    """The events that queue each outgoing event, with consecutive delivery ids."""
+    first = next_id(conn, KIND)
+    events = []
+    for n, out in enumerate(outgoing):
+        id_ = first + n
+        data = {"id": id_, "customer_id": customer_id, "webhook_id": out.webhook["id"], "webhook": out.webhook["name"],
+                "lane": out.lane, "call_id": out.call_id, "event_id": out.event_id, "event_name": out.event_name,
+                "body": out.body, "at": at, "claims": {KIND: [id_]}}  # fmt: skip
+        events.append(NewEvent(stream=f"{KIND}-{id_}", type=QUEUED, data=data))
+    return events
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """How one POST went: the HTTP status (None when there was no answer), its time, the error."""
+
+    delivery_id: int
+    customer_id: int
+    attempt: int
+    at: float
+    status: int | None
+    latency_ms: float
+    error: str | None
+    excerpt: str
+
+    @property
+    def delivered(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+Consequences = Callable[[sqlite3.Connection, dict[str, Any], Attempt], list[NewEvent]]
+"""What an attempt brings on its webhook (its failure noted, the webhook disabled), in the transaction."""
+
+
+def recorded(attempt: Attempt, seed: int, consequences: Consequences) -> Decision[dict[str, Any] | None]:
+    """An attempt's record (nothing when the delivery moved on meanwhile): delivered, retried at its
+    next time, or given up after the last retry."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any] | None]:
+        current = reads.documents(conn, KIND, [attempt.delivery_id], attempt.customer_id).get(attempt.delivery_id)
+        if current is None or current["status"] != "pending" or current["attempts"] + 1 != attempt.attempt:
+            return [], None
+        delay = None if attempt.delivered else retry_delay(attempt.attempt, f"{seed}:{attempt.delivery_id}")
+        outcome = "delivered" if attempt.delivered else "retry" if delay is not None else "failed"
+        entry = {"attempt": attempt.attempt, "at": wire_time(attempt.at), "status": attempt.status,
+                 "latency_ms": round(attempt.latency_ms, 1), "error": attempt.error,
+                 "excerpt": attempt.excerpt[:EXCERPT]}  # fmt: skip
+        data = {"id": attempt.delivery_id, **entry, "at": attempt.at, "outcome": outcome,
+                "next_at": None if delay is None else attempt.at + delay,
+                "history": [*(current.get("history") or []), entry][-HISTORY:]}  # fmt: skip
+        events = [NewEvent(stream=f"{KIND}-{attempt.delivery_id}", type=ATTEMPTED, data=data)]
+        return events + consequences(conn, current, attempt), data
+
+    return Decision(decide)
+
+
+def redelivered(customer_id: int, delivery_id: int, at: float) -> Decision[dict[str, Any]]:
+    """The same event queued again to the same webhook (the same `webhook-id`, a new delivery)."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+        found = reads.documents(conn, KIND, [delivery_id], customer_id).get(delivery_id)
+        if found is None:
+            raise Unknown(f"Delivery {delivery_id} not found")
+        webhook = {"id": found["webhook_id"], "name": found["webhook"]}
+        again = Outgoing(webhook, found["lane"], found["call_id"], found["event_id"], found["event_name"],
+                         found["body"])  # fmt: skip
+        events = queued(conn, customer_id, [again], at)
+        return events, document(events[0].data)
+
+    return Decision(decide)
+
+
+# --- read models ------------------------------------------------------------------------------------
+
+
+def document(data: dict[str, Any]) -> dict[str, Any]:
+    """A queued delivery as inspection shows it."""
+    return {"id": data["id"], "webhook_id": data["webhook_id"], "webhook": data["webhook"], "lane": data["lane"],
+            "call_id": data["call_id"], "event_id": data["event_id"], "event_name": data["event_name"],
+            "status": "pending", "attempts": 0, "next_at": wire_time(data["at"]), "created_at": wire_time(data["at"]),
+            "body": data["body"], "history": []}  # fmt: skip
+
+
+STATUS = {"delivered": "delivered", "retry": "pending", "failed": "failed"}
+
+
+def documents(event: RecordedEvent) -> Iterable[Change]:
+    d = event.data
+    if event.type == QUEUED:
+        yield put(d["id"], d["customer_id"], document(d))
+    else:
+        next_at = None if d["next_at"] is None else wire_time(d["next_at"])
+        yield patch(d["id"], {"status": STATUS[d["outcome"]], "attempts": d["attempt"], "next_at": next_at,
+                              "history": d["history"]})  # fmt: skip
+
+
+FEEDS = {KIND: {QUEUED: documents, ATTEMPTED: documents}}
+
+
+@dataclass
+class Pending:
+    """A delivery still to send: where, what, and when it is next due."""
+
+    id: int
+    customer_id: int
+    webhook_id: int
+    lane: str
+    event_id: str
+    body: str
+    attempts: int
+    due: float
+
+
+class PendingDeliveries(MemoryProjection):
+    """The lanes of deliveries still to send, each in queue order; `on_change` (the sender) hears of
+    a lane whose head changed or is due again."""
+
+    name = "pending_deliveries"
+    handles = frozenset({QUEUED, ATTEMPTED, CUSTOMER_DELETED})
+
+    def __init__(self, on_change: Callable[[tuple[int, str]], None] | None = None) -> None:
+        self.on_change = on_change
+        self.reset()
+
+    def reset(self) -> None:
+        self.pending: dict[int, Pending] = {}
+        self.lanes: dict[tuple[int, str], deque[int]] = {}
+
+    def apply(self, event: RecordedEvent) -> None:
+        d = event.data
+        if event.type == CUSTOMER_DELETED:
+            for gone in [p for p in self.pending.values() if p.customer_id == d["id"]]:
+                self._drop(gone)
+            return
+        if event.type == QUEUED:
+            pending = Pending(d["id"], d["customer_id"], d["webhook_id"], d["lane"], d["event_id"], d["body"], 0,
+                              d["at"])  # fmt: skip
+            self.pending[pending.id] = pending
+            lane = self.lanes.setdefault((pending.webhook_id, pending.lane), deque())
+            lane.append(pending.id)
+            if len(lane) == 1:
+                self._changed((pending.webhook_id, pending.lane))
+            return
+        pending_ = self.pending.get(d["id"])
+        if pending_ is None:
+            return
+        if d["outcome"] == "retry":
+            pending_.attempts, pending_.due = d["attempt"], d["next_at"]
+            self._changed((pending_.webhook_id, pending_.lane))
+        else:
+            self._drop(pending_)
+
+    def _drop(self, pending: Pending) -> None:
+        key = (pending.webhook_id, pending.lane)
+        del self.pending[pending.id]
+        lane = self.lanes.get(key)
+        if lane is None:
+            return
+        head = lane[0] if lane else None
+        lane.remove(pending.id)
+        if not lane:
+            del self.lanes[key]
+        elif head == pending.id:
+            self._changed(key)
+
+    def _changed(self, key: tuple[int, str]) -> None:
+        if self.on_change is not None:
+            self.on_change(key)
+
+    def head(self, key: tuple[int, str]) -> Pending | None:
+        lane = self.lanes.get(key)
+        return self.pending[lane[0]] if lane else None
+
+    def of_webhook(self, webhook_id: int) -> list[tuple[int, str]]:
+        return [key for key in self.lanes if key[0] == webhook_id]
+
+    def state(self) -> Any:
+        return {key: list(lane) for key, lane in self.lanes.items()}, {
+            id_: (p.attempts, p.due) for id_, p in self.pending.items()}  # fmt: skip
+
+    def fresh(self) -> MemoryProjection:
+        return PendingDeliveries()
+
+
+def since(text: str | None) -> float | None:
+    """An epoch from a wire time."""
+    if text is None:
+        return None
+    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC).timestamp()

@@ -1,0 +1,69 @@
+"""The dispatcher: a reactor that turns call and SMS events into deliveries for the webhooks wanting them.
+
+It follows the log from its own tracking position (never from a request handler). For a call's
+event it folds the call's stream up to that event, asks the rules which of the spec's events it
+makes (`domain.webhooks.events_of`), draws each one's body once (its id `evt_<position>_<n>`, the
+same for every webhook and every retry) and queues a delivery per enabled webhook of the customer
+subscribed to it, all in the transaction that records the dispatcher's position: each event is
+queued exactly once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+
+from ..documents import reads
+from ..domain import calls as rules
+from ..domain import webhooks as hooks
+from ..eventlog import NewEvent, RecordedEvent, store
+from ..reactors.reactor import Reaction, Reactor
+from .deliveries import Outgoing, queued
+
+SMS_RECEIVED = "sms.received"
+"""An inbound SMS (`{id, customer_id, user_id, from, to, text, at}`), delivered as the spec's event."""
+CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
+"""The call events that can change a call's state; the others make no webhook event."""
+_encode = msgspec.json.encode
+
+
+class Dispatcher(Reactor):
+    name = "webhook-dispatcher"
+    handles = frozenset({*CHANGES, SMS_RECEIVED})
+
+    async def react(self, event: RecordedEvent) -> Reaction:
+        if event.type == SMS_RECEIVED:
+            return lambda conn: _sms(conn, event)
+        return lambda conn: _call(conn, event)
+
+
+def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str) -> list[dict]:
+    return [w for w in reads.every_document(conn, "webhook", customer_id)
+            if w["enabled"] and hooks.wanted(w["events"], event_name)]  # fmt: skip
+
+
+def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
+    data = event.data
+    so_far = store.stream_content(conn, event.stream)[: event.version]
+    before = rules.fold(data["id"], so_far[:-1])
+    after = rules.evolve(before, event.type, data)
+    if not after.customer_id:
+        return []
+    outgoing = []
+    for n, name in enumerate(hooks.events_of(event.type, before, after)):
+        event_id = f"evt_{event.position}_{n}"
+        body = _encode(hooks.call_body(event_id, name, after, data["at"])).decode()
+        outgoing += [Outgoing(webhook, f"call:{after.id}", after.id, event_id, name, body)
+                     for webhook in _subscribed(conn, after.customer_id, name)]  # fmt: skip
+    return queued(conn, after.customer_id, outgoing, data["at"])
+
+
+def _sms(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
+    d = event.data
+    event_id = f"evt_{event.position}_0"
+    body = _encode(hooks.sms_body(event_id, d["at"], d["customer_id"], d.get("user_id"), d["from"], d["to"],
+                                  d["text"])).decode()  # fmt: skip
+    outgoing = [Outgoing(webhook, f"sms:{d['id']}", None, event_id, SMS_RECEIVED, body)
+                for webhook in _subscribed(conn, d["customer_id"], SMS_RECEIVED)]  # fmt: skip
+    return queued(conn, d["customer_id"], outgoing, d["at"])

@@ -1,0 +1,102 @@
+"""The dashboard, in a real headless Chromium (Debian's, driven by Playwright), and its forms' guards.
+
+The browser test logs in, adds a webhook through the form, places a call and reads its deliveries in
+the call flow view. Chromium is Debian's package; the setup installs it when it is missing (as root,
+with apt-get) and skips with the reason only when it cannot.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.accounts.helpers import create_user
+from tests.calls.conftest import ANSWERS
+from tests.calls.helpers import advance, place
+from tests.webhooks.conftest import delivered
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+"""Chromium on a machine without a display or a network beyond the test's own."""
+
+
+def chromium() -> str:
+    """Debian's Chromium, installed when missing; the test skips with the reason when it cannot be."""
+    found = shutil.which("chromium")
+    if found:
+        return found
+    if shutil.which("apt-get") is None:
+        pytest.skip("no Chromium, and no apt-get to install Debian's package")
+    installed = subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
+                               capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
+    if installed.returncode != 0 or not shutil.which("chromium"):
+        pytest.skip(f"Chromium could not be installed: {installed.stderr.strip()[-300:]}")
+    return shutil.which("chromium") or ""
+
+
+@pytest.fixture
+async def browser():
+    from playwright.async_api import async_playwright
+
+    path = chromium()
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+        yield launched
+        await launched.close()
+
+
+async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_deliveries(client, root, receiver,
+                                                                                   browser):  # fmt: skip
+    page = await browser.new_page()
+    dashboard = str(client.make_url("/_telephony/dashboard"))
+    await page.goto(dashboard)
+    await page.fill("input[name=email]", "admin@example.com")
+    await page.fill("input[name=password]", "change-me-now")
+    await page.click("text=Log in")
+    await page.wait_for_selector("text=Add a webhook")
+    await page.fill("form[action$='/webhooks'] input[name=name]", "crm")
+    await page.fill("form[action$='/webhooks'] input[name=url]", receiver.url)
+    await page.check("form[action$='/webhooks'] input[value='call.state']")
+    await page.click("text=Add webhook")
+    secret = await page.inner_text(".secret")
+    assert "whsec_" in secret and "crm" in secret
+    call_id = (await place(client, root, to=ANSWERS + "1"))["data"]["id"]
+    await advance(client, 70)
+    await delivered(client)
+    await page.goto(f"{dashboard}/calls/{call_id}")
+    await page.wait_for_selector("text=Call flow of call")
+    timeline = await page.inner_text(".timeline")
+    assert "RINGING" in timeline and "CONNECTED" in timeline and "HANGUP" in timeline
+    rows = await page.locator("tr.delivery").all_inner_texts()
+    assert len(rows) == 5 and all("delivered" in row and "crm" in row for row in rows)
+    assert len(receiver.got) == 5
+    await page.goto(dashboard)
+    assert "delivered" in await page.inner_text("table >> nth=1")
+    await page.uncheck("input[name=enabled]")
+    await page.click("text=Save")
+    await page.wait_for_selector("text=Add a webhook")
+    response = await client.get("/_telephony/webhooks/crm", headers=root.headers())
+    assert (await response.json())["data"]["enabled"] is False
+
+
+async def test_the_dashboard_wants_a_root_or_admin_login_and_its_own_forms(client, root):
+    page = await client.get("/_telephony/dashboard")
+    assert page.status == 200 and "Log in" in await page.text()
+    await create_user(client, 100001, "agent@example.com", roles=["ROLE_AGENT"])
+    refused = await client.post("/_telephony/dashboard/login", data={"email": "agent@example.com",
+                                "password": "correct-horse-battery-staple"}, allow_redirects=False)  # fmt: skip
+    assert refused.status == 200 and "Only root and admin users" in await refused.text()
+    wrong = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com", "password": "no"},
+                              allow_redirects=False)  # fmt: skip
+    assert wrong.status == 200 and "Invalid email" in await wrong.text()
+    logged = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com",
+                               "password": "change-me-now"}, allow_redirects=False)  # fmt: skip
+    assert logged.status == 303
+    cookie = logged.cookies["telephony_dashboard"]
+    assert cookie["httponly"] and cookie["samesite"] == "Strict" and cookie["path"] == "/_telephony/dashboard"
+    forged = await client.post("/_telephony/dashboard/webhooks", data={"name": "x", "url": "https://x.example/",
+                               "events": "call.state", "csrf": "guessed"}, allow_redirects=False)  # fmt: skip
+    assert forged.status == 403  # a form without the session's CSRF token is refused
+    assert (await client.get("/_telephony/webhooks", headers=root.headers())).status == 200
