@@ -124,6 +124,9 @@ class Simulator(Section, frozen=True):
     talk_min_seconds: float = 5.0
     talk_max_seconds: float = 3600.0
     webcalls_per_minute: int = 10
+    sms_sent_seconds: float = 1.0
+    sms_delivered_seconds: float = 3.0
+    sms_failure_rate: float = 0.0
     destinations: list[DestinationRule] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -132,8 +135,10 @@ class Simulator(Section, frozen=True):
         rings = ("own_answer_seconds", "ring_min_seconds", "ring_max_seconds", "no_answer_seconds")
         talks = ("talk_mean_seconds", "talk_min_seconds", "talk_max_seconds")
         rates = ("answer_rate", "busy_rate", "reject_rate", "failure_rate")
+        sms = ("sms_sent_seconds", "sms_delivered_seconds")
         _within(self, {**dict.fromkeys(rings, LONGEST_RING), **dict.fromkeys(talks, LONGEST_TALK),
-                       **dict.fromkeys(rates, 1), "webcalls_per_minute": 1_000_000})  # fmt: skip
+                       **dict.fromkeys(rates, 1), "webcalls_per_minute": 1_000_000,
+                       **dict.fromkeys(sms, LONGEST_RING), "sms_failure_rate": 1})  # fmt: skip
         if sum(getattr(self, rate) for rate in rates) > 1:
             raise ValueError("answer_rate, busy_rate, reject_rate and failure_rate must add up to at most 1")
         if self.ring_min_seconds > self.ring_max_seconds or self.talk_min_seconds > self.talk_max_seconds:

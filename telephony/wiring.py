@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from aiohttp import web
 
-from . import billing, history, openapi, webhooks
+from . import billing, history, messaging, openapi, webhooks
 from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
@@ -19,7 +19,7 @@ from .api import control
 from .api.routing import Route, listing
 from .billing import handlers as billing_handlers
 from .calls import handlers as calls_handlers
-from .calls import simulate, sms
+from .calls import simulate
 from .calls.decisions import Engine
 from .calls.engine import Calls, CallSimulator, PerMinute, planner
 from .calls.floor import LiveFloor, QueueRecords
@@ -37,6 +37,7 @@ from .eventlog.upcasting import Upcasters
 from .history import faxes
 from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
+from .messaging import handlers as messaging_handlers
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
 from .projections.memory import MemoryProjection
@@ -83,7 +84,7 @@ def references() -> Table:
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
     return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
-            LiveCalls(), QueueRecords(), webhooks.PendingDeliveries()]  # fmt: skip
+            LiveCalls(), QueueRecords(), webhooks.PendingDeliveries(), messaging.Pending()]  # fmt: skip
 
 
 def fed_kinds() -> dict[str, set[str]]:
@@ -123,6 +124,12 @@ def ledger(app: web.Application) -> billing.Billing:
     return app[BILLING]
 
 
+def timer_owners(app: web.Application) -> None:
+    """What keeps timers of its own on the app's scheduler, beside the call engine's and the webhooks'."""
+    ledger(app)
+    messaging.Steps(app[MEMORY][messaging.Pending], app[EVENT_LOG], app[SCHEDULER], app[CLOCK])
+
+
 def webhooks_service(app: web.Application) -> webhooks.Webhooks:
     """The app's webhooks: their configuration and the sender working through pending deliveries."""
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
@@ -142,13 +149,14 @@ def projection_set() -> Projections:
 
 def api_routes() -> list[Route]:
     return [*login.ROUTES, *tokens.ROUTES, *customer.ROUTES, *files.ROUTES, *registry_routes(), *statements.ROUTES,
-            *calltracking.ROUTES, *calls_handlers.ROUTES, *sms.ROUTES, *billing_handlers.ROUTES]  # fmt: skip
+            *calltracking.ROUTES, *calls_handlers.ROUTES, *messaging_handlers.ROUTES,
+            *billing_handlers.ROUTES]  # fmt: skip
 
 
 def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
-            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *webhook_handlers.ROUTES, *dashboard.ROUTES,
-            *openapi.ROUTES]  # fmt: skip
+            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
+            *webhook_handlers.ROUTES, *dashboard.ROUTES, *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

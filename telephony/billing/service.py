@@ -33,6 +33,7 @@ CLOSING = "billing:close-invoices"
 SCHEDULED = Metadata(source="scheduler")
 INTERNAL = "Internal calls"
 UNPAID = "Insufficient balance: top up the account to make this call"
+UNPAID_SMS = "Insufficient balance: top up the account to send this SMS"
 
 
 def tariff(setting: TariffSetting) -> Tariff:
@@ -93,6 +94,13 @@ class Billing:
         price = {"rate": str(found.sms), "charge": str(amount), "destination": found.name}
         return price, ledger.charged(conn, customer_id, self.currency, at, [ledger.Line("sms", found.name, parts,
                                                                                           amount)])  # fmt: skip
+
+    def payable_message(self, conn: sqlite3.Connection, customer_id: int, number: str, parts: int) -> None:
+        """Refuse (402) an SMS the balance cannot pay, when enforced."""
+        if self.settings.enforce_balance:
+            found = self.tariff_of(conn, customer_id, Leg("sms", number, 0))
+            if found.message(parts) > ledger.balance(conn, customer_id)[0]:
+                raise Unpaid(UNPAID_SMS)
 
     def payable(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> None:
         """Refuse (402) a call whose balance cannot pay its shortest billed time, when enforced."""

@@ -19,14 +19,13 @@ from ..documents import reads
 from ..documents.reader import Reader
 from ..domain.billing import Leg
 from ..domain.calls import Call, Party, Target
+from ..domain.schemas import CONTACT_NUMBERS
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
 EXTENSION = re.compile(r"^[0-9]{2,6}$")
 CLIENT_CODEC = "G722"
 NETWORK_CODEC = "PCMA"
 NETWORK_UA = "telephony-gateway"
-CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
-"""A contact's phone numbers (`registry` lists a contact's CDRs by the same ones)."""
 
 
 class Client(Protocol):

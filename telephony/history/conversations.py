@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..documents.projection import Change, clear, put
+from ..documents.projection import Change, clear, patch, put
 from ..eventlog import RecordedEvent
 
 CHANNELS = ("call", "sms", "fax", "chat")
@@ -57,11 +57,18 @@ def records(channel: str) -> Callable[[RecordedEvent], Iterable[Change]]:
     return feed
 
 
+def chat_ended(event: RecordedEvent) -> Iterable[Change]:
+    """A chat's conversation lasts as long as the chat, once it ends."""
+    if "duration" in event.data["changes"]:
+        id_ = event.data["id"] * len(CHANNELS) + CHANNELS.index("chat")
+        yield patch(id_, {"duration": event.data["changes"]["duration"]})
+
+
 FEEDS = {
     "conversation": {
         "cdr.created": records("call"), "cdr.cleared": records("call"),
         "sms.created": records("sms"), "sms.cleared": records("sms"),
-        "fax.created": records("fax"), "chat.created": records("chat"),
+        "fax.created": records("fax"), "chat.created": records("chat"), "chat.updated": chat_ended,
     }
 }  # fmt: skip
 """The conversations' document kind and the events of records it is made from (the call engine

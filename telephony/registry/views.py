@@ -13,15 +13,13 @@ import dataclasses
 from aiohttp import web
 
 from ..documents import json_path, listing
+from ..domain.schemas import CONTACT_NUMBERS
 from .catalogue import BY_PATH
 from .resource import Op, Parent, Resource
 
 
 def _by_user(request: web.Request) -> tuple[str, tuple]:
     return f"{json_path('user_id')} = ?", (int(request.match_info["id"]),)
-
-
-CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
 
 
 def _by_contact(request: web.Request) -> tuple[str, tuple]:

@@ -19,10 +19,10 @@ from ..domain import calls as rules
 from ..domain import webhooks as hooks
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
-from .deliveries import Outgoing, queued
+from .deliveries import Outgoing, queued, since
 
-SMS_RECEIVED = "sms.received"
-"""An inbound SMS (`{id, customer_id, user_id, from, to, text, at}`), delivered as the spec's event."""
+SMS_CREATED = "sms.created"
+"""An SMS's record: an inbound one (`type` in) is delivered as the spec's `sms.received`."""
 CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
 """The call events that can change a call's state; the others make no webhook event."""
 _encode = msgspec.json.encode
@@ -30,11 +30,11 @@ _encode = msgspec.json.encode
 
 class Dispatcher(Reactor):
     name = "webhook-dispatcher"
-    handles = frozenset({*CHANGES, SMS_RECEIVED})
+    handles = frozenset({*CHANGES, SMS_CREATED})
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if event.type == SMS_RECEIVED:
-            return lambda conn: _sms(conn, event)
+        if event.type == SMS_CREATED:
+            return (lambda conn: _sms(conn, event)) if event.data["body"].get("type") == "in" else None
         return lambda conn: _call(conn, event)
 
 
@@ -60,10 +60,10 @@ def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
 
 
 def _sms(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
-    d = event.data
+    customer_id, sms = event.data["customer_id"], event.data["body"]
     event_id = f"evt_{event.position}_0"
-    body = _encode(hooks.sms_body(event_id, d["at"], d["customer_id"], d.get("user_id"), d["from"], d["to"],
-                                  d["text"])).decode()  # fmt: skip
-    outgoing = [Outgoing(webhook, f"sms:{d['id']}", None, event_id, SMS_RECEIVED, body)
-                for webhook in _subscribed(conn, d["customer_id"], SMS_RECEIVED)]  # fmt: skip
-    return queued(conn, d["customer_id"], outgoing, d["at"])
+    body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
+                                  sms["to"], sms["message"])).decode()  # fmt: skip
+    outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, event_id, hooks.SMS_RECEIVED, body)
+                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED)]  # fmt: skip
+    return queued(conn, customer_id, outgoing, since(sms["created_at"]) or 0.0)

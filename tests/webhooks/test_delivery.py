@@ -223,3 +223,20 @@ async def test_a_dead_receiver_is_probed_once_per_retry_and_holds_back_only_its_
         names = dead.names(call_id)  # failed attempts come again first: in order, with repeats
         assert [n for i, n in enumerate(names) if not i or names[i - 1] != n] == ["call.initial", "call.missed",
                                                                                   "call.hangup"]  # fmt: skip
+
+
+async def test_a_received_sms_is_delivered_as_the_specs_event(client, root, receiver):
+    await hook(client, root, url=receiver.url, events=["sms.received"])
+    user_id = await create_user(client, HOME, "texts@example.com")
+    response = await client.post(f"/_telephony/customers/{HOME}/ddis", json={"e164": NUMBER, "sms_enabled": True,
+                                 "target_type": "U", "target_id": user_id}, headers=CONTROL)  # fmt: skip
+    assert response.status == 201
+    response = await client.post("/_telephony/simulate/inbound-sms", json={"from": "+447700900555", "to": NUMBER,
+                                 "text": "Call me back"}, headers=CONTROL)  # fmt: skip
+    received = (await response.json())["data"]
+    await missed_call_again(client)  # a call: not chosen, not delivered
+    await delivered(client)
+    (body,) = receiver.bodies()
+    assert body == {"id": body["id"], "event_time": received["created_at"], "event_name": "sms.received",
+                    "customer_id": HOME, "user_id": user_id, "from_no": "+447700900555", "to_no": NUMBER,
+                    "text": "Call me back"}  # fmt: skip

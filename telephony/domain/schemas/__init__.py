@@ -40,6 +40,7 @@ from .reports import (
     validate_timezone,
 )
 from .settings import (
+    CONTACT_NUMBERS,
     CallTrackingCampaign,
     CallTrackingCampaignCreate,
     Conference,
@@ -62,6 +63,7 @@ from .storage import (
 )
 
 __all__ = [
+    "CONTACT_NUMBERS",
     "Balance",
     "TariffCard",
     "Conversation",

@@ -41,6 +41,10 @@ class Ddi(Resource):
     campaign_id: int | None = None
 
 
+CONTACT_NUMBERS = ("tel", "tel_1", "tel_2", "mobile", "mobile_1", "mobile_2")
+"""A contact's phone numbers: what names a call's or an SMS's outside party after the contact."""
+
+
 class Contact(Resource):
     id: int = 0
     company: str | None = None

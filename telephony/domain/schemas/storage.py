@@ -25,6 +25,17 @@ class Sms(Resource):
     to_name: str | None = None
     type: str | None = None
     user_id: int | None = None
+    encoding: str | None = None
+    """Additions: how the text goes (GSM-7 or UCS-2), its length in septets or UTF-16 units, its parts,"""
+    length: int | None = None
+    parts: int | None = None
+    rate: float | None = None
+    """the price of a part and the whole charge,"""
+    charge: float | None = None
+    sent_at: str | None = None
+    """and when it was sent and delivered, or why it failed."""
+    delivered_at: str | None = None
+    failure_reason: str | None = None
 
 
 class SmsCreate(Body):
