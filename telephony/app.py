@@ -120,8 +120,10 @@ async def _accounts(app: web.Application) -> AsyncIterator[None]:
 
 async def _scheduler(app: web.Application) -> AsyncIterator[None]:
     """Timers run once everything they use is open; their owners added them, or derive them now."""
-    wiring.timer_owners(app)
+    starts = wiring.timer_owners(app)
     app[SCHEDULER].start()
+    for start in starts:
+        await start()
     yield
     await app[SCHEDULER].stop()
 

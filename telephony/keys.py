@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .projections.memory import MemoryProjections
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
+    from .reports import ReportRuns
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -44,6 +45,8 @@ REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
 BILLING: web.AppKey[Billing] = web.AppKey("billing")
 WEBHOOKS: web.AppKey[Webhooks] = web.AppKey("webhooks")
+REPORTS: web.AppKey[ReportRuns] = web.AppKey("reports")
+"""The timers of report schedules."""
 """Webhook configuration, the sender of deliveries, the call flow view."""
 """Tariffs, charges, credits and the monthly close of invoices."""
 """The call engine: live calls, the simulator, and what the calls handlers use."""
@@ -70,6 +73,7 @@ __all__ = [
     "PAGE_CACHE",
     "PRINCIPAL",
     "READER",
+    "REPORTS",
     "REQUEST_ID",
     "SCHEDULER",
     "SETTINGS",

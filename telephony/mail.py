@@ -9,8 +9,9 @@ it. Delivery is at least once: a crash between the hand-over and its record send
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 
 A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
-`{filename, media_type, size, mp3_seconds}`, a fax's PDF `{filename, media_type, size, fax}`): the
-log keeps the description, never the bytes, and the SMTP delivery renders them as it sends.
+`{filename, media_type, size, mp3_seconds}`, a fax's PDF `{filename, media_type, size, fax}`, a stored
+file such as a report `{filename, media_type, size, blob}` by its digest): the log keeps the
+description, never the bytes, and the SMTP delivery renders (or reads) them as it sends.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import aiosmtplib
 
 from .clock import Clock, wire_time
 from .config import Mail
+from .documents import blobs
+from .documents.reader import Reader
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
 from .reactors.reactor import Reaction, Reactor
@@ -66,8 +69,11 @@ def fax_document(fax: dict) -> dict:
     return {"filename": fax["filename"], "media_type": "application/pdf", "size": len(pdf.fax(fax)), "fax": fax}
 
 
-def _rendered(attached: dict) -> bytes:
-    """An attachment's bytes, drawn from its description."""
+async def _rendered(attached: dict, reader: Reader | None) -> bytes:
+    """An attachment's bytes, drawn from its description (a stored file by its `blob` digest)."""
+    if "blob" in attached and reader is not None:
+        stored = await blobs.load(reader, attached["blob"])
+        return stored[1] if stored else b""
     return pdf.fax(attached["fax"]) if "fax" in attached else mp3.silence(attached["mp3_seconds"])
 
 
@@ -77,10 +83,11 @@ class SmtpDelivery(Reactor):
     name = "smtp-delivery"
     handles = frozenset({MAIL_QUEUED})
 
-    def __init__(self, settings: Mail, sealer: Sealer, clock: Clock) -> None:
+    def __init__(self, settings: Mail, sealer: Sealer, clock: Clock, reader: Reader | None = None) -> None:
         self._settings = settings
         self._sealer = sealer
         self._clock = clock
+        self._reader = reader
 
     async def react(self, event: RecordedEvent) -> Reaction:
         d = event.data
@@ -102,7 +109,7 @@ class SmtpDelivery(Reactor):
         message.set_content(body)
         for attached in attachments:
             maintype, _, subtype = attached["media_type"].partition("/")
-            message.add_attachment(_rendered(attached), maintype=maintype, subtype=subtype,
+            message.add_attachment(await _rendered(attached, self._reader), maintype=maintype, subtype=subtype,
                                    filename=attached["filename"])  # fmt: skip
         try:
             await aiosmtplib.send(

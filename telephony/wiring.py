@@ -6,11 +6,11 @@ Each capability contributes its parts here, so `create_app`, the CLI (`routes`, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
 
-from . import billing, history, messaging, openapi, webhooks
+from . import billing, history, messaging, openapi, reports, webhooks
 from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
@@ -35,7 +35,7 @@ from .documents.references import Table
 from .domain.calls import ENDED, PLACED, ROUTED
 from .eventlog.upcasting import Upcasters
 from .history import faxes
-from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, SCHEDULER, SETTINGS
+from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, REPORTS, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
 from .messaging import handlers as messaging_handlers
 from .projections import Projection, Projections
@@ -100,8 +100,10 @@ def fed_kinds() -> dict[str, set[str]]:
 def reactors(app: web.Application) -> list[Reactor]:
     """The reactors that follow the log while the app runs."""
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
-    smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK])] if settings.mail.host else []
-    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), webhooks.Dispatcher(), *smtp]
+    smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK], app[READER])] if settings.mail.host else []
+    planner = reports.ReportPlanner(app[REPORTS], app[READER])
+    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), webhooks.Dispatcher(), planner,
+            *smtp]  # fmt: skip
 
 
 def calls_engine(app: web.Application) -> Calls:
@@ -124,10 +126,13 @@ def ledger(app: web.Application) -> billing.Billing:
     return app[BILLING]
 
 
-def timer_owners(app: web.Application) -> None:
-    """What keeps timers of its own on the app's scheduler, beside the call engine's and the webhooks'."""
+def timer_owners(app: web.Application) -> list[Callable[[], Awaitable[None]]]:
+    """What keeps timers of its own on the app's scheduler, beside the call engine's and the webhooks';
+    what they need to do once the scheduler runs."""
     ledger(app)
     messaging.Steps(app[MEMORY][messaging.Pending], app[EVENT_LOG], app[SCHEDULER], app[CLOCK])
+    app[REPORTS] = reports.ReportRuns(app[EVENT_LOG], app[READER], app[SCHEDULER], app[CLOCK], app[ACCOUNTS].mailer)
+    return [app[REPORTS].start]
 
 
 def webhooks_service(app: web.Application) -> webhooks.Webhooks:

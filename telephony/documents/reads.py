@@ -136,6 +136,13 @@ def having(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, val
     return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, value))]
 
 
+def between(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, low: Any, high: Any) -> list[dict]:
+    """A customer's documents of `kind` whose `prop` is from `low` to before `high`, by id."""
+    path = json_path(prop)
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {path} >= ? AND {path} < ? ORDER BY id'
+    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, low, high))]
+
+
 def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, values: Iterable[Any],
                 member: str | None = None) -> list[dict]:  # fmt: skip
     """A customer's documents of `kind` whose list `prop` holds one of `values` (as an item, or under the

@@ -123,6 +123,7 @@ FAX_TYPE = Dictionary.renumbered("fax_type", MESSAGE_DIRECTION)
 SMS_RESULT = Dictionary.parse("sms_result", "QUEUED SENT DELIVERED FAILED RECEIVED")
 CHAT_STATE = Dictionary.numbered("chat_state", "waiting active ended missed")
 REPORT_FORMAT = Dictionary.numbered("report_format", "pdf csv xlsx")
+REPORT = Dictionary.numbered("report", "cdr_summary calls missed_calls")
 REPORT_STATUS = Dictionary.numbered("report_status", "active paused finished")
 FREQUENCY_TYPE = Dictionary.parse("frequency_type", "daily weekly monthly")
 MEDIA_TYPE = Dictionary.parse("media_type", "audio video screenshare")
@@ -142,7 +143,7 @@ DICTIONARIES: Mapping[str, Dictionary] = MappingProxyType({d.name: d for d in (
     CDR_TYPE, DISPOSITION, DESTINATION, CONTEXT, CALL_STATE, CALL_DESTINATION, FINAL_DST_TYPE, TARGET_TYPE,
     FOLLOW_ME_STRATEGY, RINGGROUP_STRATEGY, QUEUE_RING_STRATEGY, LANGUAGE, CULTURE, MESSAGE_DIRECTION,
     ROUTING_DIRECTION, ROUTING_ACTION, DDI_STATUS, FAX_STATUS, FAX_TYPE, SMS_RESULT, CHAT_STATE,
-    REPORT_FORMAT, REPORT_STATUS, FREQUENCY_TYPE, MEDIA_TYPE, MEDIA_STATUS, VOICEMESSAGE_FOLDER, CONTACT_TYPE,
+    REPORT_FORMAT, REPORT, REPORT_STATUS, FREQUENCY_TYPE, MEDIA_TYPE, MEDIA_STATUS, VOICEMESSAGE_FOLDER, CONTACT_TYPE,
     TWO_FACTOR_AUTH, MONITOR_SETTING, QUEUE_MONITOR, MONITOR_TRANSCRIPT, CALLER_ID_CHOICE, SENTIMENT,
     CALLMEBACK_POSITION,
 )})
@@ -179,8 +180,8 @@ RESOURCE_DICTIONARIES: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "callmeback/websites": _CALLMEBACK,
     "callmeback/visitors": _CALLMEBACK,
     "callmeback/cdrs": _CALLMEBACK,
-    "reportschedules": {"format": "report_format", "status": "report_status", "culture": "culture",
-                        "frequency.type": "frequency_type"},
+    "reportschedules": {"report_id": "report", "format": "report_format", "status": "report_status",
+                        "culture": "culture", "frequency.type": "frequency_type"},
 })
 # fmt: on
 

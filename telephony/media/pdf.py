@@ -103,3 +103,18 @@ def invoice(doc: Invoice) -> bytes:
             for cell in row:
                 cells.cell(_text(cell))
     return bytes(pdf.output())
+
+
+def table_pdf(title: str, moment: dt.datetime, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> bytes:
+    """A report: its title and date, then a table of its rows (landscape, small type)."""
+    pdf = _document(title, moment)
+    pdf.add_page(orientation="L")
+    pdf.set_font("Helvetica", "B", 14)
+    pdf.cell(0, 10, _text(title), new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 7)
+    with pdf.table() as table:
+        for row in [columns, *rows]:
+            cells = table.row()
+            for cell in row:
+                cells.cell(_text("" if cell is None else cell))
+    return bytes(pdf.output())

@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 
 from ..dictionaries import FREQUENCY_TYPE
-from ..types import Body, Code, Email, Name, PositiveId, Resource, WireDate, coded
+from ..types import Body, Code, Email, Name, Resource, WireDate, coded
 
 Hour = Annotated[int, msgspec.Meta(ge=0, le=23)]
 Weekday = Annotated[int, msgspec.Meta(ge=1, le=7, description="1 is Monday, 7 is Sunday")]
@@ -45,7 +45,7 @@ class ReportSchedule(Resource):
 class ReportScheduleCreate(Body):
     """A schedule needs a report, a name, somewhere to send it and a frequency."""
 
-    report_id: PositiveId
+    report_id: Annotated[Code, coded("report")]
     name: Name
     emails: Annotated[list[Email], msgspec.Meta(min_length=1)]
     frequency: Frequency
