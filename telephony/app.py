@@ -53,7 +53,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     """Build the app; resources open on startup in order and close in reverse on cleanup. `reactors`
     run beside the app's own (a test's, an embedding program's)."""
     app = web.Application(
-        middlewares=[middlewares.request_ids(), middlewares.errors],
+        middlewares=[middlewares.frame(options=cors.plain_options)],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},
     )
@@ -69,7 +69,6 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[OPENAPI] = openapi.Document(api_routes, settings.api.service, control_routes)
     mount_control(app, control_routes, require_control_key)
     cors.enable(app, settings.cors.allowed_origins)
-    app.on_response_prepare.append(middlewares.stamp_request_id)
     return app
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cache
 
+import msgspec
 from aiohttp import web
 
 from ..domain import acl
@@ -12,8 +13,7 @@ from ..keys import API_VERSION, PRINCIPAL, REQUEST_ID
 from .errors import Forbidden
 
 
-@dataclass(frozen=True)
-class Principal:
+class Principal(msgspec.Struct, frozen=True, kw_only=True):
     user_id: int
     customer_id: int
     is_root: bool
@@ -30,9 +30,15 @@ def principal(request: web.Request) -> Principal:
 def authorize(request: web.Request, module: str, *, write: bool) -> Principal:
     """The caller, if its roles allow reading (or writing) `module`; 403 otherwise."""
     who = request[PRINCIPAL]
-    if not acl.allowed(who.is_root, list(who.roles), module, write):
+    if not _allowed(who.is_root, who.roles, module, write):
         raise Forbidden(f"Access denied: your roles do not allow {'changing' if write else 'reading'} {module}")
     return who
+
+
+@cache
+def _allowed(is_root: bool, roles: tuple[str, ...], module: str, write: bool) -> bool:
+    """`acl.allowed`, asked once per combination (a handful exist)."""
+    return acl.allowed(is_root, list(roles), module, write)
 
 
 def require_root(request: web.Request) -> Principal:

@@ -7,6 +7,9 @@ method the path does not serve). A preflight for any other method is refused as 
 (403, saying why). Every answer to an allowed origin carries `Access-Control-Allow-Origin`, errors
 outside any route (404, 405) included, so a browser script can read them. An OPTIONS request that
 is not a preflight is answered as RFC 9110 says: 204 with the path's methods in `Allow`.
+
+Only a request with an `Origin` pays for any of it: aiohttp-cors's own hook looks its route up on
+every answer, so it runs behind one check of that header.
 """
 
 from __future__ import annotations
@@ -27,38 +30,39 @@ def enable(app: web.Application, origins: list[str]) -> None:
         allow_headers=ALLOWED_HEADERS,
         allow_methods=ALLOWED_METHODS,
     )
+    hooks = len(app.on_response_prepare)
     cors = aiohttp_cors.setup(app, defaults={origin: options for origin in origins})
     for resource in list(app.router.resources()):
         cors.add(resource)
-    app.on_response_prepare.append(_advertise_all_methods)
-    app.on_response_prepare.append(_allow_origin(frozenset(origins)))
-    app.middlewares.append(_plain_options)
+    (own_hook,) = app.on_response_prepare[hooks:]
+    del app.on_response_prepare[hooks:]
+    app.on_response_prepare.append(_tagging(own_hook, frozenset(origins)))
 
 
-async def _advertise_all_methods(request: web.Request, response: web.StreamResponse) -> None:
-    """A preflight lists every method the API allows, not only the one asked about."""
-    if request.method == "OPTIONS" and "Access-Control-Allow-Methods" in response.headers:
-        response.headers["Access-Control-Allow-Methods"] = ", ".join(ALLOWED_METHODS)
-
-
-def _allow_origin(origins: frozenset[str]):
+def _tagging(own_hook, origins: frozenset[str]):
     async def tag(request: web.Request, response: web.StreamResponse) -> None:
-        """What aiohttp-cors does for answers of known routes, for every other answer too."""
+        """aiohttp-cors's headers for answers of known routes, the allowed origin on every other answer
+        too, and every method the API allows on a preflight, not only the one asked about."""
         origin = request.headers.get(hdrs.ORIGIN)
-        if origin is None or hdrs.ACCESS_CONTROL_ALLOW_ORIGIN in response.headers or request.method == "OPTIONS":
+        if origin is None:
             return
-        if "*" in origins or origin in origins:
+        await own_hook(request, response)
+        if request.method == "OPTIONS":
+            if hdrs.ACCESS_CONTROL_ALLOW_METHODS in response.headers:
+                response.headers[hdrs.ACCESS_CONTROL_ALLOW_METHODS] = ", ".join(ALLOWED_METHODS)
+            return
+        if hdrs.ACCESS_CONTROL_ALLOW_ORIGIN not in response.headers and ("*" in origins or origin in origins):
             response.headers[hdrs.ACCESS_CONTROL_ALLOW_ORIGIN] = origin
             response.headers[hdrs.ACCESS_CONTROL_EXPOSE_HEADERS] = ",".join(EXPOSED_HEADERS)
 
     return tag
 
 
-@web.middleware
-async def _plain_options(request: web.Request, handler) -> web.StreamResponse:
-    """OPTIONS without `Origin` and `Access-Control-Request-Method` is not a preflight: 204 and `Allow`."""
+async def plain_options(request: web.Request, handler) -> web.StreamResponse:
+    """OPTIONS without `Origin` and `Access-Control-Request-Method` is not a preflight: 204 and `Allow`
+    (the frame middleware's answer to OPTIONS)."""
     preflight = hdrs.ORIGIN in request.headers and hdrs.ACCESS_CONTROL_REQUEST_METHOD in request.headers
-    if request.method != "OPTIONS" or preflight or request.match_info.route.resource is None:
+    if preflight or request.match_info.route.resource is None:
         return await handler(request)
     allowed = {"OPTIONS"}
     for resource in request.app.router.resources():  # a path may match several (`/contacts/{id}`, `/{ids}`)

@@ -6,6 +6,7 @@ import itertools
 import logging
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -16,6 +17,8 @@ from ..logs import request_id
 from .errors import ApiError, error_response, from_conflict, from_domain
 
 log = logging.getLogger(__name__)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Options = Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]
 REQUEST_ID_HEADER = "X-Request-Id"
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 _HTTP_MESSAGES = {
@@ -25,57 +28,65 @@ _HTTP_MESSAGES = {
 }
 
 
-def request_ids():
-    """Take the caller's X-Request-Id when it is sane, otherwise make one (`stamp_request_id` echoes it).
+def frame(options: Options | None = None):
+    """The one middleware around every route, known or not: the request's id, and every failure
+    rendered as `{message, errors}` JSON, never HTML, never a traceback. `options` answers OPTIONS
+    requests (the CORS layer's, which tells a preflight from a plain one).
 
-    Made ids are a random per-app prefix and a counter: unique, and cheaper than reading the
-    system's random source on every request.
+    The caller's X-Request-Id is taken when it is sane; otherwise one is made from a random per-app
+    prefix and a counter: unique, and cheaper than reading the system's random source each time. The
+    answer carries it (a streamed answer, whose headers go out before the handler returns, is
+    stamped by `stamp_request_id`). One middleware rather than several: each layer costs every request a coroutine.
     """
     prefix, counter = uuid.uuid4().hex[:12], itertools.count(1)
 
     @web.middleware
-    async def middleware(request: web.Request, handler) -> web.StreamResponse:
-        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        incoming = request.headers.get(REQUEST_ID_HEADER)
         rid = incoming if incoming and _VALID_ID.match(incoming) else f"{prefix}-{next(counter):x}"
         request[REQUEST_ID] = rid
         token = request_id.set(rid)
         try:
-            return await handler(request)
+            if options is not None and request.method == "OPTIONS":
+                response = await options(request, handler)
+            else:
+                response = await handler(request)
+        except Exception as exc:
+            response = _failure(request, exc)
         finally:
             request_id.reset(token)
+        if not response.prepared:
+            response.headers[REQUEST_ID_HEADER] = rid
+        return response
 
     return middleware
 
 
-async def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer carries its request's id, a streamed one too (its headers go before the handler
-    returns), and an exception's."""
+def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """An answer whose headers go out before its handler returns (a streamed one) carries its
+    request's id too: called before it is prepared."""
     rid = request.get(REQUEST_ID)
     if rid is not None:
         response.headers[REQUEST_ID_HEADER] = rid
 
 
-@web.middleware
-async def errors(request: web.Request, handler) -> web.StreamResponse:
-    """Render every failure as `{message, errors}` JSON, never HTML, never a traceback."""
-    try:
-        return await handler(request)
-    except ApiError as exc:
+def _failure(request: web.Request, exc: Exception) -> web.StreamResponse:
+    """A failure as the API's error body (a redirect is not one: it goes on up)."""
+    if isinstance(exc, ApiError):
         return exc.response()
-    except DomainError as exc:
+    if isinstance(exc, DomainError):
         return from_domain(exc).response()
-    except ConcurrencyError as exc:
+    if isinstance(exc, ConcurrencyError):
         return from_conflict(exc).response()
-    except LogClosed:
+    if isinstance(exc, LogClosed):
         log.error("%s %s: the event log takes no appends", request.method, request.path)
         return error_response(503, "The service cannot record changes right now; try again later")
-    except web.HTTPException as exc:
+    if isinstance(exc, web.HTTPException):
         if exc.status < 400:
-            raise
+            raise exc
         headers = {k: v for k, v in exc.headers.items() if k.lower() == "allow"}
         said = exc.text if exc.text and not exc.text.startswith(f"{exc.status}: ") else None
         message = _HTTP_MESSAGES.get(exc.status) or said or exc.reason
         return error_response(exc.status, message, headers=headers)
-    except Exception:
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return error_response(500, "Internal server error")
+    log.error("unhandled error on %s %s", request.method, request.path, exc_info=exc)
+    return error_response(500, "Internal server error")

@@ -12,6 +12,7 @@ import msgspec
 from aiohttp import web
 
 from ..keys import API_VERSION, SETTINGS
+from .middlewares import stamp_request_id
 
 _encode = msgspec.json.encode
 
@@ -48,6 +49,7 @@ async def streamed(request: web.Request, content_type: str, chunks: Iterable[byt
     """A body sent chunk by chunk (with its `Content-Length` when `size` is known); a HEAD gets the
     same status and headers, and no chunk is made for it."""
     response = web.StreamResponse(headers={"Content-Type": content_type})
+    stamp_request_id(request, response)
     if size is not None:
         response.content_length = size
     await response.prepare(request)

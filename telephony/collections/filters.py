@@ -10,7 +10,6 @@ case-insensitively in any alphabet. Property names are whitelisted, values alway
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -45,8 +44,7 @@ class Condition(msgspec.Struct, forbid_unknown_fields=False):
     value: Any = None
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(msgspec.Struct, frozen=True):
     sql: str
     params: tuple[Any, ...]
 

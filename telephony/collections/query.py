@@ -9,16 +9,16 @@ so a page walk returns every row exactly once. `total` counts every match, whate
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ..domain.errors import Invalid
 from . import filters
 from .fields import Kind
 
 
-@dataclass(frozen=True)
-class ListQuery:
+class ListQuery(msgspec.Struct, frozen=True):
     page: int
     limit: int
     where: filters.Where
