@@ -17,6 +17,7 @@ from .api.routing import mount, mount_control
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
+from .documents.ranks import Ranks
 from .documents.reader import Reader
 from .eventlog import EventLog
 from .keys import (
@@ -28,6 +29,7 @@ from .keys import (
     MEMORY,
     OPENAPI,
     PAGE_CACHE,
+    RANKS,
     REACTORS,
     READER,
     REFERENCES,
@@ -77,9 +79,10 @@ def _event_log(progress: bool):
         settings = app[SETTINGS]
         with datadir.exclusive(settings.data_dir):
             app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
+            projections = wiring.projection_set()
             event_log = await EventLog.open(
                 settings.data_dir,
-                wiring.projection_set(),
+                projections,
                 app[CLOCK],
                 synchronous=settings.eventlog.synchronous,
                 max_batch=settings.eventlog.max_batch,
@@ -92,6 +95,7 @@ def _event_log(progress: bool):
             if moved.epoch:
                 app[CLOCK].restore(moved.offset, moved.epoch)
             app[EVENT_LOG], app[MEMORY] = event_log, memory
+            app[RANKS] = Ranks.of(projections.all, projections.journal)
             yield
             await event_log.close()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..documents.projection import Change, Feed, patch
+from ..documents.projection import DocumentChange, Feed, patch
 from ..domain.sip_clients import Registration
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
@@ -64,7 +64,7 @@ class Registrations(MemoryProjection):
                 del self._users[user_id]
 
 
-def _locations(event: RecordedEvent) -> list[Change]:
+def _locations(event: RecordedEvent) -> list[DocumentChange]:
     """A user document's `nb_sip_locations` follows the count each registration change leaves."""
     return [patch(event.data["user_id"], {"nb_sip_locations": event.data["locations"]})]
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..clock import wire_time
-from ..documents.projection import Change, patch, put
+from ..documents.projection import DocumentChange, patch, put
 from ..domain.billing import shown
 from ..eventlog import RecordedEvent
 from .ledger import CHARGED, CREDITED, INVOICE_CLOSED, INVOICE_OPENED, TARIFFS_SET
@@ -25,7 +25,7 @@ def credited(data: dict[str, Any]) -> dict[str, Any]:
             "description": data.get("note"), "closed_at": at, "lines": None}  # fmt: skip
 
 
-def transactions(event: RecordedEvent) -> Iterable[Change]:
+def transactions(event: RecordedEvent) -> Iterable[DocumentChange]:
     d = event.data
     if event.type == CREDITED:
         yield put(d["transaction_id"], d["customer_id"], credited(d))
@@ -41,7 +41,7 @@ def transactions(event: RecordedEvent) -> Iterable[Change]:
         yield patch(d["transaction_id"], {"result": "completed", "closed_at": wire_time(d["at"]), "lines": lines})
 
 
-def balances(event: RecordedEvent) -> Iterable[Change]:
+def balances(event: RecordedEvent) -> Iterable[DocumentChange]:
     d = event.data
     if d.get("opening"):
         yield put(d["customer_id"], d["customer_id"], {"id": d["customer_id"], "balance": d["balance_after"],
@@ -50,7 +50,7 @@ def balances(event: RecordedEvent) -> Iterable[Change]:
         yield patch(d["customer_id"], {"balance": d["balance_after"], "currency_iso": d["currency"]})
 
 
-def tariff_cards(event: RecordedEvent) -> Iterable[Change]:
+def tariff_cards(event: RecordedEvent) -> Iterable[DocumentChange]:
     d = event.data
     if d.get("opening"):
         yield put(d["customer_id"], d["customer_id"], {"id": d["customer_id"], "tariffs": d["tariffs"]})

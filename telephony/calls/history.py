@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from ..clock import wire_time
-from ..documents.projection import Change, patch, put
+from ..documents.projection import DocumentChange, patch, put
 from ..domain import calls as rules
 from ..domain.billing import shown
 from ..domain.calls import Call
@@ -53,7 +53,7 @@ def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def missed(event: RecordedEvent) -> Iterable[Change]:
+def missed(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A user who let an inbound call ring out (and logs missed calls) gets a missed-call record of it."""
     record = event.data.get("missed")
     if record is not None:
@@ -99,7 +99,7 @@ def media_session(call: Call, leg: str, session_id: int) -> dict[str, Any]:
 # --- feeds -------------------------------------------------------------------------------------------
 
 
-def cdrs(event: RecordedEvent) -> Iterable[Change]:
+def cdrs(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A call's record, with its price: the rate of the destination it was charged for, the whole charge."""
     call, records = _final(event)
     price = records.get("price") or {}
@@ -108,25 +108,25 @@ def cdrs(event: RecordedEvent) -> Iterable[Change]:
     yield put(records["cdr"], call.customer_id, body)
 
 
-def monitors(event: RecordedEvent) -> Iterable[Change]:
+def monitors(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _final(event)
     if "monitor" in records:
         yield put(records["monitor"], call.customer_id, monitor(call, records["monitor"]))
 
 
-def msdrs(event: RecordedEvent) -> Iterable[Change]:
+def msdrs(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _final(event)
     for leg, msdr_id in records["msdr"].items():
         yield put(msdr_id, call.customer_id, msdr(call, leg, msdr_id, records["mediasession"][leg]))
 
 
-def media_sessions(event: RecordedEvent) -> Iterable[Change]:
+def media_sessions(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _final(event)
     for leg, session_id in records["mediasession"].items():
         yield put(session_id, call.customer_id, media_session(call, leg, session_id))
 
 
-def webcalls(event: RecordedEvent) -> Iterable[Change]:
+def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A web call's record is made when it is placed and gets its legs' durations when it ends."""
     data = event.data
     if event.type == rules.PLACED:
@@ -160,19 +160,19 @@ def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def voicemessages(event: RecordedEvent) -> Iterable[Change]:
+def voicemessages(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _final(event)
     if "voicemessage" in records:
         yield put(records["voicemessage"], call.customer_id, voicemessage(call, records["voicemessage"]))
 
 
-def new_messages(event: RecordedEvent) -> Iterable[Change]:
+def new_messages(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A user's `vm_new` counts the message a call left on its voicemail."""
     if (counted := event.data["records"].get("vm_new")) is not None:
         yield patch(counted["user_id"], {"vm_new": counted["count"]})
 
 
-def conversations(event: RecordedEvent) -> Iterable[Change]:
+def conversations(event: RecordedEvent) -> Iterable[DocumentChange]:
     """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`history`)."""
     for _, data in (*missed(event), *(cdrs(event) if event.type == rules.ENDED else ())):
         yield conversation("call", data["body"], data["customer_id"])

@@ -36,6 +36,8 @@ FORMS = {
     Kind.OBJECT: "a single value",
 }  # fmt: skip
 SQL_INTEGERS = range(-(2**63), 2**63)
+Comparisons = tuple[tuple[str, str, Any], ...]
+"""Conditions that are each (property, one of = < <= > >=, value)."""
 
 
 class Condition(msgspec.Struct, forbid_unknown_fields=False):
@@ -202,12 +204,36 @@ def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
     A stored bare date (`start_at`) is its own first second: as text it sorts before
     `<day> 00:00:00`, so the lower bounds are the bare day itself wherever that gives the same answer.
     """
+    if operator == "!=":
+        params.extend((day, f"{day} 23:59:59"))
+        return f"{column} NOT BETWEEN ? AND ?"
+    bounds = _day_bounds(operator, day)
+    params.extend(value for _, value in bounds)
+    return " AND ".join(f"{column} {op} ?" for op, _ in bounds)
+
+
+def _day_bounds(operator: str, day: str) -> list[tuple[str, str]]:
+    """A comparison with a bare date as comparisons with times (`_bare_date`); not for `!=`."""
     last = f"{day} 23:59:59"
-    if operator in ("=", "!="):
-        params.extend((day, last))
-        return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
-    params.append({"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))
-    return f"{column} {operator} ?"
+    if operator == "=":
+        return [(">=", day), ("<=", last)]
+    return [(operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))]
+
+
+def comparisons(
+    conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]
+) -> tuple[tuple[str, str, Any], ...] | None:
+    """The conditions as plain comparisons (=, <, <=, >, >=) of a property with a value, as `to_sql`
+    means them; None when one is something else (`in`, `like`, `!=`, a null)."""
+    out: list[tuple[str, str, Any]] = []
+    for prop, operator, value in conditions:
+        if operator not in ("=", "<", "<=", ">", ">=") or value is None:
+            return None
+        if props[prop] is Kind.TIME and len(value) == 10:
+            out.extend((prop, op, bound) for op, bound in _day_bounds(operator, value))
+        else:
+            out.append((prop, operator, _bind(value)))
+    return tuple(out)
 
 
 def _bind(value: Any) -> Any:

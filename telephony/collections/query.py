@@ -25,6 +25,8 @@ class ListQuery(msgspec.Struct, frozen=True):
     sort: str | None
     descending: bool
     group_by: str | None
+    compared: filters.Comparisons | None = None
+    """The conditions as plain comparisons, when they all are (`filters.comparisons`)."""
 
     @property
     def offset(self) -> int:
@@ -68,9 +70,15 @@ def parse(
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    return ListQuery(page, limit, filters.to_sql(conditions, props), sort, descending, group_by)
+    where, compared = filters.to_sql(conditions, props), filters.comparisons(conditions, props)
+    return ListQuery(page, limit, where, sort, descending, group_by, compared)
 
 
 def envelope(bodies: list[str], total: int) -> bytes:
     """`{data: [...], total}` built from stored JSON without decoding it."""
-    return b'{"data":[' + ",".join(bodies).encode() + b'],"total":' + str(total).encode() + b"}"
+    return joined_envelope(",".join(bodies).encode(), total)
+
+
+def joined_envelope(joined: bytes, total: int) -> bytes:
+    """`{data: [...], total}` around stored JSON bodies already joined by commas."""
+    return b'{"data":[' + joined + b'],"total":' + str(total).encode() + b"}"

@@ -11,6 +11,10 @@ so an unfiltered list answers `total` without scanning.
 A table may also be fed by any other event types through `feeds`: a function per type that turns
 an event into document changes (`put`, `patch`, `remove`, `clear`), as CDRs are made by call events.
 Such a feed sees the event's envelope (stream, recorded_at, meta) live and on replay alike.
+
+`indexed` names the properties (or tuples of them, for an index over several) a table keeps an index
+of, in that order after the customer and before the id: each is an `Ordering` of the kind as well,
+and the table records in the journal how every change moves a document in them (`Ranks`).
 """
 
 from __future__ import annotations
@@ -25,29 +29,31 @@ import msgspec
 from ..eventlog import RecordedEvent
 from ..projections import Projection
 from ..projections.holding import HeldRows
+from ..projections.journal import Change, Journal
 
 _encode = msgspec.json.encode
 CUSTOMER_DELETED = "customer.deleted"
-Change = tuple[str, dict[str, Any]]
+DocumentChange = tuple[str, dict[str, Any]]
 """A change to a document table: an action of the table's own events and its data."""
-Feed = Callable[[RecordedEvent], Iterable[Change]]
+Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
+Indexed = str | tuple[str, ...]
 
 
-def put(id_: Any, customer_id: int, body: dict[str, Any]) -> Change:
+def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
     """A new document (its id must not be in the table yet)."""
     return "created", {"id": id_, "customer_id": customer_id, "body": body}
 
 
-def patch(id_: Any, changes: dict[str, Any]) -> Change:
+def patch(id_: Any, changes: dict[str, Any]) -> DocumentChange:
     """Fields of a document change."""
     return "updated", {"id": id_, "changes": changes}
 
 
-def remove(id_: Any) -> Change:
+def remove(id_: Any) -> DocumentChange:
     return "deleted", {"id": id_}
 
 
-def clear(customer_id: int, **where: Any) -> Change:
+def clear(customer_id: int, **where: Any) -> DocumentChange:
     """Every document of a customer goes (only those whose properties `where` have these values)."""
     return "cleared", {"customer_id": customer_id, **({"where": where} if where else {})}
 
@@ -62,6 +68,11 @@ def table_of(kind: str) -> str:
     return f"doc_{kind}"
 
 
+def index_props(entry: Indexed) -> tuple[str, ...]:
+    """The properties of one `indexed` entry, in index order."""
+    return (entry,) if isinstance(entry, str) else tuple(entry)
+
+
 def counts_of(kind: str) -> str:
     """The table of a kind's document counts per customer."""
     return f"doc_{kind}_counts"
@@ -72,7 +83,7 @@ class DocumentTable(Projection):
 
     version: ClassVar[int] = 1
 
-    def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[str] = (),
+    def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
         self.kind = kind
         self.feeds = dict(feeds or {})
@@ -90,7 +101,10 @@ class DocumentTable(Projection):
             f'INSERT INTO "{self.counts}" VALUES (?, ?) ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n'
         )
         self.text_ids = text_ids
-        self.indexed = tuple(indexed)
+        self.indexed = tuple(index_props(entry) for entry in indexed)
+        self.ordered = tuple(sorted({prop for props in self.indexed for prop in props}))
+        """The properties of the kind's orderings, whose changes the journal records."""
+        self.journal: Journal | None = None
         own = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared"))
         self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
 
@@ -108,16 +122,25 @@ class DocumentTable(Projection):
     def index(self, conn: sqlite3.Connection) -> None:
         self._held.flush(conn)
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
-        for prop in self.indexed:
+        for props in self.indexed:
             conn.execute(
-                f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}" ON "{self.table}" '
-                f"(customer_id, {json_path(prop)}, id)"
+                f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
+                f"(customer_id, {', '.join(json_path(prop) for prop in props)}, id)"
             )
         if self.rebuilding:
             conn.execute(f'DELETE FROM "{self.counts}"')
             conn.execute(
                 f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
             )
+
+    def attach(self, journal: Journal) -> None:
+        """Record changes of ordered documents in `journal` (kinds with integer ids only)."""
+        if not self.text_ids:
+            self.journal = journal
+
+    def _record(self, customer_id: int, id_: Any, before: dict | None, after: dict | None) -> None:
+        if self.journal is not None and not self.rebuilding:
+            self.journal.record(Change(self.kind, customer_id, id_, before, after))
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         action = self._actions.get(event.type)
@@ -133,15 +156,20 @@ class DocumentTable(Projection):
         """Each handled event type's action, with its SQL written once."""
         table, counts = f'"{self.table}"', f'"{self.counts}"'
         insert, count = self._insert, self._count
-        delete = f"DELETE FROM {table} WHERE id = ? RETURNING customer_id"
+        ordered = self.ordered
+        values = "".join(f", {json_path(prop)}" for prop in ordered)
+        delete = f"DELETE FROM {table} WHERE id = ? RETURNING customer_id{values}"
+        current = f"SELECT customer_id{values} FROM {table} WHERE id = ?"
         updates: dict[tuple[str, ...], str] = {}
 
         def created(conn: sqlite3.Connection, d: dict) -> None:
             if self.rebuilding:
                 self._held.hold(conn, d["id"], (d["customer_id"], d["body"]))
                 return
-            conn.execute(insert, (d["id"], d["customer_id"], _encode(d["body"]).decode()))
+            body = d["body"]
+            conn.execute(insert, (d["id"], d["customer_id"], _encode(body).decode()))
             conn.execute(count, (d["customer_id"], 1))
+            self._record(d["customer_id"], d["id"], None, {prop: body.get(prop) for prop in ordered})
 
         def updated(conn: sqlite3.Connection, d: dict) -> None:
             changes = d["changes"]
@@ -151,6 +179,12 @@ class DocumentTable(Projection):
                 held[1].update(changes)
                 return
             names = tuple(changes)
+            if self.journal is not None and not self.rebuilding and not ordered_unchanged(names):
+                row = conn.execute(current, (d["id"],)).fetchone()
+                if row is not None:
+                    before = dict(zip(ordered, row[1:], strict=True))
+                    after = {**before, **{prop: changes[prop] for prop in ordered if prop in changes}}
+                    self._record(row[0], d["id"], before, after)
             if (sql := updates.get(names)) is None:
                 pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
                 sql = updates[names] = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?"
@@ -161,12 +195,15 @@ class DocumentTable(Projection):
                 return
             gone = conn.execute(delete, (d["id"],)).fetchone()
             if gone is not None and not self.rebuilding:
+                self._record(gone[0], d["id"], dict(zip(ordered, gone[1:], strict=True)), None)
                 conn.execute(count, (gone[0], -1))
                 conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (gone[0],))
 
         def cleared(conn: sqlite3.Connection, d: dict) -> None:
             self._held.flush(conn)
             customer_id = d["customer_id"] if "customer_id" in d else d["id"]
+            if self.journal is not None and not self.rebuilding:
+                self.journal.record(Change(self.kind, customer_id, whole=True))
             if where := d.get("where"):
                 matching = " AND ".join(f"{json_path(prop)} = ?" for prop in where)
                 conn.execute(
@@ -178,6 +215,9 @@ class DocumentTable(Projection):
                 return
             conn.execute(f"DELETE FROM {table} WHERE customer_id = ?", (customer_id,))
             conn.execute(f"DELETE FROM {counts} WHERE customer_id = ?", (customer_id,))
+
+        def ordered_unchanged(names: tuple[str, ...]) -> bool:
+            return not any(name in ordered for name in names)
 
         kind = self.kind
         return {f"{kind}.created": created, f"{kind}.updated": updated, f"{kind}.deleted": deleted,

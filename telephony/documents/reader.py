@@ -12,14 +12,16 @@ fold ASCII letters only), for case-insensitive filters.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 STEPS_PER_CHECK = 1000
 UNICODE_LOWER = "unicode_lower"
+UNBOUNDED = -(2**62)
+T = TypeVar("T")
 
 
 def unicode_lower(expression: str) -> str:
@@ -57,6 +59,26 @@ class Reader:
         self._checks += 1
         return 1 if self._checks > self._budget else 0
 
+    def at_snapshot(self, work: Callable[[Snapshot], T]) -> T | None:
+        """`work` on the loop's connection inside one read transaction, at the log position that
+        transaction sees; None when it ran past the budget of steps (the caller reads another way)."""
+        conn = self._inline
+        self._checks = 0
+        conn.execute("BEGIN")
+        try:
+            position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
+            return work(Snapshot(self, conn, position))
+        except sqlite3.OperationalError:
+            if self._checks <= self._budget:
+                raise
+            return None
+        finally:
+            conn.execute("COMMIT")
+
+    def unbounded(self) -> None:
+        """Lift the budget of steps for the rest of the current `at_snapshot` (a one-off long read)."""
+        self._checks = UNBOUNDED
+
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
         """Every row of the query, however long it takes, without blocking the loop for long."""
         self._checks = 0
@@ -75,3 +97,15 @@ class Reader:
     async def close(self) -> None:
         self._inline.close()
         await self._threaded.close()
+
+
+class Snapshot:
+    """The loop's connection in a read transaction, and the log position it sees."""
+
+    __slots__ = ("conn", "position", "_reader")
+
+    def __init__(self, reader: Reader, conn: sqlite3.Connection, position: int) -> None:
+        self._reader, self.conn, self.position = reader, conn, position
+
+    def unbounded(self) -> None:
+        self._reader.unbounded()

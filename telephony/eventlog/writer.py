@@ -53,11 +53,18 @@ class Decision(Generic[T]):
 
 class ProjectionSink(Protocol):
     """What the writer needs from the projections kept in the log's database: apply an event inside the
-    transaction, record a checkpoint."""
+    transaction, record a checkpoint; mark what a request's projections recorded on the side and roll
+    it back with the request, and hear of each commit."""
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
+
+    def mark(self) -> int: ...
+
+    def rollback(self, mark: int) -> None: ...
+
+    def committed(self, position: int) -> None: ...
 
 
 AfterCommit = Callable[[list[RecordedEvent], int], Awaitable[None]]
@@ -86,6 +93,7 @@ class GroupCommitWriter:
         self._queue: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
+        sink.committed(self._position)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self.batches = 0
@@ -155,12 +163,13 @@ class GroupCommitWriter:
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
         start_position, start_hash = self._position, self._hash
+        sink = self._sink
         results: list[list[RecordedEvent] | BaseException] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
             for request in batch:
                 conn.execute("SAVEPOINT request")
-                saved = (self._position, self._hash)
+                saved, mark = (self._position, self._hash), sink.mark()
                 try:
                     results.append(self._append(request.decide(conn), request.meta, request.keep))
                     conn.execute("RELEASE request")
@@ -168,15 +177,18 @@ class GroupCommitWriter:
                     conn.execute("ROLLBACK TO request")
                     conn.execute("RELEASE request")
                     self._position, self._hash = saved
+                    sink.rollback(mark)
                     results.append(exc)
             if self._position != start_position:
-                self._sink.checkpoint(conn, self._position)
+                sink.checkpoint(conn, self._position)
             conn.execute("COMMIT")
         except Exception as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash
+            sink.rollback(0)
             return [exc] * len(batch)
+        sink.committed(self._position)
         return results
 
     def _append(self, events: Iterable[NewEvent], meta: Metadata, keep: bool = True) -> list[RecordedEvent]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..documents.projection import Change, clear, patch, put
+from ..documents.projection import DocumentChange, clear, patch, put
 from ..eventlog import RecordedEvent
 
 CHANNELS = ("call", "sms", "fax", "chat")
@@ -23,7 +23,7 @@ DIRECTIONS = {"in": "in", "out": "out", 1: "in", 2: "out"}
 """An SMS's or a fax's `type` (a direction name or code) as a conversation's."""
 
 
-def conversation(channel: str, record: dict[str, Any], customer_id: int) -> Change:
+def conversation(channel: str, record: dict[str, Any], customer_id: int) -> DocumentChange:
     """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body)."""
     id_ = record["id"] * len(CHANNELS) + CHANNELS.index(channel)
     return put(id_, customer_id, {"id": id_, "channel": channel, **SHAPES[channel](record), "source_id": record["id"]})
@@ -44,10 +44,10 @@ SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 """A conversation's fields from the record of each channel."""
 
 
-def records(channel: str) -> Callable[[RecordedEvent], Iterable[Change]]:
+def records(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
     """A feed of a kind's own events: its records made (`created`) and cleared."""
 
-    def feed(event: RecordedEvent) -> Iterable[Change]:
+    def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
         data = event.data
         if event.type.endswith(".cleared"):
             yield clear(data["customer_id"], channel=channel)
@@ -57,7 +57,7 @@ def records(channel: str) -> Callable[[RecordedEvent], Iterable[Change]]:
     return feed
 
 
-def chat_ended(event: RecordedEvent) -> Iterable[Change]:
+def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
     if "duration" in event.data["changes"]:
         id_ = event.data["id"] * len(CHANNELS) + CHANNELS.index("chat")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..eventlog.records import RecordedEvent
 
@@ -51,6 +51,9 @@ class Projection:
     def index(self, conn: sqlite3.Connection) -> None:
         """Create secondary indexes and settle aggregates. A rebuild calls it after the replay:
         sorting once at the end is much cheaper than keeping indexes up to date row by row."""
+
+    def attach(self, journal: Any) -> None:
+        """Take the journal of changes its writes may record (`projections.journal`); most record none."""
 
     def drop(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:

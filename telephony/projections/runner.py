@@ -15,6 +15,7 @@ from ..eventlog import store
 from ..eventlog.records import RecordedEvent
 from ..eventlog.upcasting import Upcasters
 from .base import Projection
+from .journal import Journal
 
 CHECKPOINTS = """
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -58,11 +59,15 @@ def _without_cycle_collection() -> Iterator[None]:
 class Projections:
     """The set of projections one app runs, dispatched by event type."""
 
-    def __init__(self, projections: Sequence[Projection], upcasters: Upcasters | None = None) -> None:
+    def __init__(self, projections: Sequence[Projection], upcasters: Upcasters | None = None,
+                 journal: Journal | None = None) -> None:  # fmt: skip
         self.all = list(projections)
         self.upcasters = upcasters
+        self.journal = journal or Journal()
+        """What the committed writes changed in ordered documents (see `projections.journal`)."""
         self._by_type: dict[str, list[Projection]] = defaultdict(list)
         for projection in self.all:
+            projection.attach(self.journal)
             for type_ in projection.handles:
                 self._by_type[type_].append(projection)
 
@@ -82,6 +87,15 @@ class Projections:
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
+
+    def mark(self) -> int:
+        return self.journal.mark()
+
+    def rollback(self, mark: int) -> None:
+        self.journal.rollback(mark)
+
+    def committed(self, position: int) -> None:
+        self.journal.publish(position)
 
     def stale(self, conn: sqlite3.Connection) -> list[Projection]:
         """Projections whose stored version differs from their code, or that lag behind the log."""
@@ -116,7 +130,7 @@ class Projections:
             return self._rebuild(conn, list(self.all if projections is None else projections), until, progress)
 
     def _rebuild(self, conn: sqlite3.Connection, targets: list[Projection], until: int | None, progress: bool) -> int:
-        subset = Projections(targets, self.upcasters)
+        subset = Projections(targets, self.upcasters, self.journal)
         conn.execute(CHECKPOINTS)
         conn.execute("BEGIN IMMEDIATE")
         for projection in targets:

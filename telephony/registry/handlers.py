@@ -10,10 +10,10 @@ from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.wire import read_json
 from ..clock import wire_time
-from ..collections import envelope, parse
-from ..documents import listing, reads
+from ..collections import envelope, joined_envelope, parse
+from ..documents import listing, ranked, reads
 from ..domain.dictionaries import resource_dictionaries
-from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, REFERENCES, SETTINGS
+from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, RANKS, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, attached, then
 from .coercion import fields_of
@@ -57,6 +57,14 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int) -
     return found
 
 
+def _ranked(request: web.Request, resource: Resource, q, customer_id: int) -> tuple[bytes, int] | None:
+    """The page by rank (`documents.ranked`) when an ordering of the kind answers it."""
+    if q.group_by is not None:
+        return None
+    return ranked.read(request.app[READER], request.app[RANKS], resource.kind, customer_id, q.compared, q.sort,
+                       q.descending, q.offset, q.limit)  # fmt: skip
+
+
 def list_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=False)
@@ -67,10 +75,13 @@ def list_handler(resource: Resource):
         if plain and (page := cache.get(key)) is not None:
             return raw_collection(page)
         generation = cache.generation(resource.kind)
-        bodies, total = await _page(request, resource, q, who.customer_id)
-        if resource.includes:
-            return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
-        payload = envelope(bodies, total)
+        if plain and (by_rank := _ranked(request, resource, q, who.customer_id)) is not None:
+            payload = joined_envelope(*by_rank)
+        else:
+            bodies, total = await _page(request, resource, q, who.customer_id)
+            if resource.includes:
+                return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
+            payload = envelope(bodies, total)
         if plain:
             cache.put(key, generation, payload)
         return raw_collection(payload)

@@ -101,7 +101,9 @@ class Resource:
     delete_all_status: int = 204
     bulk_item: type[msgspec.Struct] | None = None
     immutable: frozenset[str] = frozenset()
-    indexed: tuple[str, ...] = ()
+    indexed: tuple[str | tuple[str, ...], ...] = ()
+    """Properties the table keeps an index of (a tuple: one index over several), each an ordering lists
+    are read by rank in (`documents.ranked`)."""
     validate: Validator | None = None
     prepare: Prepare | None = None
     includes: tuple[str, ...] = ()

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..clock import wire_time
 from ..documents import reads
-from ..documents.projection import CUSTOMER_DELETED, Change, patch, put
+from ..documents.projection import CUSTOMER_DELETED, DocumentChange, patch, put
 from ..domain.errors import Unknown
 from ..domain.webhooks import retry_delay
 from ..eventlog import Decision, NewEvent, RecordedEvent
@@ -140,7 +140,7 @@ def document(data: dict[str, Any]) -> dict[str, Any]:
 STATUS = {"delivered": "delivered", "retry": "pending", "failed": "failed"}
 
 
-def documents(event: RecordedEvent) -> Iterable[Change]:
+def documents(event: RecordedEvent) -> Iterable[DocumentChange]:
     d = event.data
     if event.type == QUEUED:
         yield put(d["id"], d["customer_id"], document(d))

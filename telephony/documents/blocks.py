@@ -1,0 +1,105 @@
+"""Blocks: how many keys of an ordering lie between fences, so a rank is found without walking to it.
+
+An ordering's keys live in an SQLite index; this keeps only every few dozenth of them (the fences)
+and the count of keys from each fence to the next. The first block starts before every key (its
+fence is `()`, less than any key). Then the rank of a key is the count of the blocks before its own
+plus a short walk inside that block, and the key at a rank is a short walk from a fence: never a
+walk from the start of the index.
+
+Blocks are grouped in chunks of at most `CHUNK`, each with its total, so a prefix sum adds a few
+hundred numbers at most whatever the size. Adding or removing a key changes one block's count; a
+block that grows past twice its size is split by the reader that meets it (`Ranks`), which can walk
+the index to the new fence. A block emptied by removals goes, unless it is the first.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+
+from .ordering import Key
+
+CHUNK = 256
+START: Key = ()
+"""The first fence: before every key."""
+
+
+class Blocks:
+    def __init__(self, fences: list[Key], counts: list[int]) -> None:
+        assert fences and fences[0] == START and len(fences) == len(counts)
+        self._fences = [fences[i : i + CHUNK] for i in range(0, len(fences), CHUNK)]
+        self._counts = [counts[i : i + CHUNK] for i in range(0, len(counts), CHUNK)]
+        self._totals = [sum(chunk) for chunk in self._counts]
+        self._firsts = [chunk[0] for chunk in self._fences]
+        self.total = sum(self._totals)
+
+    def __len__(self) -> int:
+        return sum(len(chunk) for chunk in self._fences)
+
+    def _locate(self, key: Key) -> tuple[int, int]:
+        chunk = bisect_right(self._firsts, key) - 1
+        return chunk, bisect_right(self._fences[chunk], key) - 1
+
+    def block_of(self, key: Key) -> tuple[Key, int, int]:
+        """The block holding `key`: its fence, the count of keys before it, and its own count."""
+        chunk, block = self._locate(key)
+        before = sum(self._totals[:chunk]) + sum(self._counts[chunk][:block])
+        return self._fences[chunk][block], before, self._counts[chunk][block]
+
+    def block_at(self, rank: int) -> tuple[Key, int, int]:
+        """The block holding the key of `rank` (counted from 0; the last block for a rank past the end):
+        its fence, the count of keys before it, and its own count."""
+        ends = list(accumulate(self._totals))
+        chunk = min(bisect_right(ends, rank), len(ends) - 1)
+        before = ends[chunk - 1] if chunk else 0
+        inner = list(accumulate(self._counts[chunk]))
+        block = min(bisect_right(inner, rank - before), len(inner) - 1)
+        before += inner[block - 1] if block else 0
+        return self._fences[chunk][block], before, self._counts[chunk][block]
+
+    def add(self, key: Key) -> None:
+        self._change(key, 1)
+
+    def remove(self, key: Key) -> None:
+        self._change(key, -1)
+
+    def _change(self, key: Key, by: int) -> None:
+        chunk, block = self._locate(key)
+        counts = self._counts[chunk]
+        counts[block] += by
+        self._totals[chunk] += by
+        self.total += by
+        if counts[block] <= 0 and (chunk, block) != (0, 0):
+            self._drop(chunk, block)
+
+    def _drop(self, chunk: int, block: int) -> None:
+        """An emptied block goes; its chunk too when it was the last block of it."""
+        del self._fences[chunk][block], self._counts[chunk][block]
+        if not self._fences[chunk]:
+            del self._fences[chunk], self._counts[chunk], self._totals[chunk], self._firsts[chunk]
+        elif block == 0:
+            self._firsts[chunk] = self._fences[chunk][0]
+
+    def split(self, fence: Key, at: Key, left: int) -> None:
+        """The block of `fence` becomes two: `left` keys from `fence`, the rest from `at`."""
+        chunk, block = self._locate(fence)
+        assert self._fences[chunk][block] == fence and fence < at
+        counts = self._counts[chunk]
+        right = counts[block] - left
+        counts[block] = left
+        self._fences[chunk].insert(block + 1, at)
+        counts.insert(block + 1, right)
+        if len(counts) > CHUNK:
+            half = len(counts) // 2
+            self._fences.insert(chunk + 1, self._fences[chunk][half:])
+            self._counts.insert(chunk + 1, counts[half:])
+            del self._fences[chunk][half:], counts[half:]
+            self._totals[chunk : chunk + 1] = [sum(counts), sum(self._counts[chunk + 1])]
+            self._firsts.insert(chunk + 1, self._fences[chunk + 1][0])
+
+    def next_fence(self, fence: Key) -> Key | None:
+        """The fence after `fence`'s, or None for the last block."""
+        chunk, block = self._locate(fence)
+        if block + 1 < len(self._fences[chunk]):
+            return self._fences[chunk][block + 1]
+        return self._firsts[chunk + 1] if chunk + 1 < len(self._firsts) else None

@@ -1,0 +1,199 @@
+"""Orderings: a customer's documents of one kind in the order of one of their indexes, and the SQL
+that counts and walks spans of them.
+
+The ordering of a kind over properties (p1, ..., pn) is the order of its index
+(customer_id, p1, ..., pn, id), over the documents whose properties are all set; the ordering over
+no property is that of ids. Its keys are tuples that compare in Python as SQLite compares the
+index's entries: `(class1, v1, ..., classn, vn, id)`, where a value's class is 1 for a number and 2
+for text (SQLite puts every number before any text), or `(id,)`. Spans are half-open, [lo, hi);
+either end may be open (None). Inside a key, class BELOW sorts before every value and ABOVE after,
+and an id of LOWEST before every id and HIGHEST after, so "after every document whose p1 is 5" is
+`(1, 5, HIGHEST)`.
+
+A span is read as a few index ranges in order ("boxes": equal leading values, then a range on one
+property), since SQLite uses an index on expressions for such conditions, never for a comparison
+of row values.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .projection import json_path, table_of
+
+Key = tuple[Any, ...]
+BELOW, NUMBER, TEXT, ABOVE = -1, 1, 2, 9
+LOWEST, HIGHEST = -(2**63) - 1, 2**63
+"""Ids no document has: before and after every one."""
+
+
+class Unorderable(ValueError):
+    """A property value an ordering cannot place (an array, an object)."""
+
+
+def component(value: Any) -> tuple[int, Any] | None:
+    """A property value as the (class, value) pair of a key; None when it is not set."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return NUMBER, int(value)
+    if isinstance(value, int | float):
+        return NUMBER, value
+    if isinstance(value, str):
+        return TEXT, value
+    raise Unorderable(repr(value))
+
+
+@dataclass(frozen=True)
+class Box:
+    """Equal values on the first `len(prefix)` columns, then a range on the next one (`low`, `high`:
+    (value, inclusive) or None when open). Columns are the ordering's properties, then the id."""
+
+    prefix: tuple[Any, ...]
+    low: tuple[Any, bool] | None
+    high: tuple[Any, bool] | None
+
+
+class Ordering:
+    """One index order of a kind's documents (see the module docstring)."""
+
+    def __init__(self, kind: str, props: tuple[str, ...] = ()) -> None:
+        self.kind = kind
+        self.props = props
+        self.name = ",".join(props) or "id"
+        self.table = f'"{table_of(kind)}"'
+        self._columns = (*(json_path(p) for p in props), "id")
+        self._selected = ", ".join(self._columns)
+
+    def __repr__(self) -> str:
+        return f"Ordering({self.kind!r}, {self.props!r})"
+
+    # --- keys --------------------------------------------------------------------------------------
+
+    def key(self, id_: int, values: Mapping[str, Any]) -> Key | None:
+        """The key of a document with this id and these property values; None when one is not set."""
+        parts: list[Any] = []
+        for prop in self.props:
+            pair = component(values.get(prop))
+            if pair is None:
+                return None
+            parts.extend(pair)
+        parts.append(id_)
+        return tuple(parts)
+
+    def key_of_row(self, row: tuple[Any, ...]) -> Key:
+        """The key of a row of this ordering's columns (property values, then the id)."""
+        parts: list[Any] = []
+        for value in row[:-1]:
+            pair = component(value)
+            assert pair is not None
+            parts.extend(pair)
+        parts.append(row[-1])
+        return tuple(parts)
+
+    def _columns_of(self, key: Key) -> list[Any]:
+        """A key as one bound per column: a property's value (BELOW/ABOVE as themselves), then the id."""
+        values = [(key[i], key[i + 1]) for i in range(0, len(key) - 1, 2)]
+        return [*values, key[-1]]
+
+    # --- spans as index ranges ---------------------------------------------------------------------
+
+    def boxes(self, lo: Key | None, hi: Key | None) -> list[Box]:
+        """The index ranges of [lo, hi), in order."""
+        width = len(self._columns)
+        low = self._columns_of(lo) if lo is not None else [(BELOW, None)] * (width - 1) + [LOWEST]
+        high = self._columns_of(hi) if hi is not None else [(ABOVE, None)] * (width - 1) + [HIGHEST]
+        if _flat(low) >= _flat(high):
+            return []
+        common = next(i for i in range(width) if low[i] != high[i])
+        last = width - 1
+        out = [Box(tuple(low[:i]), (low[i], i == last), None) for i in range(last, common, -1)]
+        out.append(Box(tuple(low[:common]), (low[common], common == last), (high[common], False)))
+        out.extend(Box(tuple(high[:i]), None, (high[i], False)) for i in range(common + 1, width))
+        return [box for box in out if not _empty(box)]
+
+    def _where(self, box: Box) -> tuple[str, list[Any]]:
+        """The SQL condition of a box (after `customer_id = ?`) and its parameters."""
+        column = len(box.prefix)
+        conditions, params = [], []
+        for expr, value in zip(self._columns, box.prefix, strict=False):
+            conditions.append(f"{expr} = ?")
+            params.append(value[1] if isinstance(value, tuple) else value)
+        expr = self._columns[column]
+        for bound, strict, loose in ((box.low, ">", ">="), (box.high, "<", "<=")):
+            if bound is None or _open(bound[0]):
+                continue
+            value, inclusive = bound
+            conditions.append(f"{expr} {loose if inclusive else strict} ?")
+            params.append(value[1] if isinstance(value, tuple) else value)
+        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[column:-1])
+        return " AND ".join(["customer_id = ?", *conditions]), params
+
+    def _order(self, box: Box) -> str:
+        return ", ".join(self._columns[len(box.prefix) :])
+
+    # --- reads ------------------------------------------------------------------------------------
+
+    def count(self, conn: sqlite3.Connection, customer_id: int, lo: Key | None, hi: Key | None) -> int:
+        """How many documents of the customer lie in [lo, hi)."""
+        parts, params = [], []
+        for box in self.boxes(lo, hi):
+            where, bound = self._where(box)
+            parts.append(f"(SELECT count(*) FROM {self.table} WHERE {where})")
+            params.extend([customer_id, *bound])
+        if not parts:
+            return 0
+        return conn.execute(f"SELECT {' + '.join(parts)}", params).fetchone()[0]
+
+    def walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
+        """A query of `selected` (plus the ordering's columns) over [lo, hi) in order, ending in
+        `LIMIT ? OFFSET ?` for the caller to bind; None when the span is empty."""
+        arms, params = [], []
+        for box in self.boxes(lo, hi):
+            where, bound = self._where(box)
+            arms.append(
+                f"SELECT * FROM (SELECT {selected}, {self._selected} FROM {self.table} "
+                f"WHERE {where} ORDER BY {self._order(box)})"
+            )
+            params.extend([customer_id, *bound])
+        if not arms:
+            arms.append(f"SELECT {selected}, {self._selected} FROM {self.table} WHERE 0")
+        return " UNION ALL ".join(arms) + " LIMIT ? OFFSET ?", params
+
+    def key_at(self, conn: sqlite3.Connection, customer_id: int, lo: Key | None, offset: int) -> Key | None:
+        """The key `offset` places after `lo` (0: the first at or after it), or None past the end."""
+        sql, params = self.walk_sql(customer_id, lo, None, "NULL")
+        row = conn.execute(sql, [*params, 1, offset]).fetchone()
+        return self.key_of_row(row[1:]) if row is not None else None
+
+
+def _flat(columns: list[Any]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for column in columns:
+        out.extend(column if isinstance(column, tuple) else (column,))
+    return tuple(out)
+
+
+def _open(value: Any) -> bool:
+    """A bound that bounds nothing: BELOW or ABOVE for a property, LOWEST or HIGHEST for an id."""
+    if isinstance(value, tuple):
+        return value[0] in (BELOW, ABOVE)
+    return value in (LOWEST, HIGHEST)
+
+
+def _empty(box: Box) -> bool:
+    """A box that holds no document: equal to an open bound, or a range that is empty."""
+    if any(_open(value) for value in box.prefix):
+        return True
+    if box.low is not None and box.low[0] in ((ABOVE, None), HIGHEST):
+        return True
+    if box.high is not None and box.high[0] in ((BELOW, None), LOWEST):
+        return True
+    if box.low is None or box.high is None or _open(box.low[0]) or _open(box.high[0]):
+        return False
+    (low, low_inclusive), (high, high_inclusive) = box.low, box.high
+    lo, hi = _flat([low]), _flat([high])
+    return lo > hi or (lo == hi and not (low_inclusive and high_inclusive))

@@ -1,0 +1,123 @@
+"""Pages read by rank: any page of a list in a few index seeks, with its exact total, whatever its depth.
+
+A list whose conditions are equalities on the leading properties of one of the kind's orderings,
+and at most one range on the next, in that ordering's order (by id, or by the ranged property with
+ties by id), is a span [lo, hi) of that ordering. Its total is the difference of two ranks, and its
+page starts at a rank that `Ranks` finds without walking there; the page is then a short walk of
+the index, its bodies joined by SQLite into one string. Anything else (a `like`, an `in`, a
+sort the ordering does not give) returns None, and the list is read by SQL as before (`listing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .ordering import ABOVE, BELOW, HIGHEST, LOWEST, Key, Ordering, Unorderable, component
+from .ranks import Ranks
+from .reader import Reader, Snapshot
+
+Comparison = tuple[str, str, Any]
+"""(property, operator, value), the operator one of = < <= > >=."""
+LOWER = {">=": LOWEST, ">": HIGHEST}
+UPPER = {"<": LOWEST, "<=": HIGHEST}
+
+
+class Plan:
+    """A list as a span of one ordering."""
+
+    __slots__ = ("ordering", "lo", "hi")
+
+    def __init__(self, ordering: Ordering, lo: Key | None, hi: Key | None) -> None:
+        self.ordering, self.lo, self.hi = ordering, lo, hi
+
+
+def plan(orderings: Sequence[Ordering], comparisons: Sequence[Comparison], sort: str | None) -> Plan | None:
+    """The span that answers these conditions in this order, if an ordering has one."""
+    equal: dict[str, Any] = {}
+    ranged: dict[str, list[tuple[str, Any]]] = {}
+    for prop, operator, value in comparisons:
+        if operator == "=":
+            if prop in equal and equal[prop] != value:
+                return None
+            equal[prop] = value
+        else:
+            ranged.setdefault(prop, []).append((operator, value))
+    if sort == "id":
+        sort = None
+    for ordering in orderings:
+        found = _span(ordering, equal, ranged, sort)
+        if found is not None:
+            return found
+    return None
+
+
+def _span(ordering: Ordering, equal: dict[str, Any], ranged: dict[str, list[tuple[str, Any]]],
+          sort: str | None) -> Plan | None:  # fmt: skip
+    props, leading = ordering.props, len(equal)
+    if set(props[:leading]) != set(equal) or len(props) - leading > 1:
+        return None
+    rest = props[leading:]
+    if sort is None and (rest or ranged):
+        return None
+    if sort is not None and (rest != (sort,) or set(ranged) != {sort}):
+        return None  # a property left free might be unset, and the ordering holds only set ones
+    try:
+        prefix = tuple(part for prop in props[:leading] for part in _pair(equal[prop]))
+        if not rest:
+            return Plan(ordering, (*prefix, LOWEST) if prefix else None, (*prefix, HIGHEST) if prefix else None)
+        lo: Key = (*prefix, BELOW, None, LOWEST)
+        hi: Key = (*prefix, ABOVE, None, HIGHEST)
+        for operator, value in ranged[sort]:  # type: ignore[index]
+            if operator in LOWER:
+                lo = max(lo, (*prefix, *_pair(value), LOWER[operator]))
+            else:
+                hi = min(hi, (*prefix, *_pair(value), UPPER[operator]))
+    except (Unorderable, TypeError):
+        return None
+    return Plan(ordering, lo, hi)
+
+
+def _pair(value: Any) -> tuple[int, Any]:
+    pair = component(value)
+    if pair is None:
+        raise Unorderable("unset")
+    return pair
+
+
+def read(reader: Reader, ranks: Ranks, kind: str, customer_id: int, comparisons: Sequence[Comparison] | None,
+         sort: str | None, descending: bool, offset: int, limit: int) -> tuple[bytes, int] | None:  # fmt: skip
+    """A customer's page of `kind` under these conditions, by rank: (bodies joined, total), or None
+    when no ordering answers it or the ranks are a moment behind the snapshot."""
+    if comparisons is None:
+        return None
+    found = plan(ranks.orderings(kind), comparisons, sort)
+    if found is None:
+        return None
+
+    def work(snapshot: Snapshot) -> tuple[bytes, int] | None:
+        if not ranks.sync(snapshot.position):
+            return None
+        return page(snapshot, ranks, found, customer_id, offset, limit, descending)
+
+    return reader.at_snapshot(work)
+
+
+def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset: int, limit: int,
+         descending: bool) -> tuple[bytes, int]:  # fmt: skip
+    """The page's bodies joined by commas, and the total of the span."""
+    snapshot.unbounded()  # a span's walk is bounded by the page; a first build walks the index once
+    conn, ordering = snapshot.conn, plan.ordering
+    lo = ranks.rank(conn, ordering, customer_id, plan.lo) if plan.lo is not None else 0
+    total = ranks.rank(conn, ordering, customer_id, plan.hi) - lo
+    count = min(limit, total - offset)
+    if count <= 0:
+        return b"", max(total, 0)
+    start = lo + (total - offset - count if descending else offset)
+    fence, skip = ranks.seek(conn, ordering, customer_id, start)
+    sql, params = ordering.walk_sql(customer_id, fence, None, "body")
+    if descending:
+        rows = conn.execute(sql, (*params, count, skip)).fetchall()
+        return ",".join(row[0] for row in reversed(rows)).encode(), total
+    joined = conn.execute(f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM ({sql})", (*params, count, skip))
+    return joined.fetchone()[0] or b"", total
