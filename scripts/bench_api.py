@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""API benchmark: list endpoints over a million CDRs against a bare aiohttp handler, in one run.
+"""API benchmark: every list figure of the read path over a million CDRs, against a bare aiohttp
+handler, in one run, and the data dir's storage, verify, replay and start-up figures.
 
-Loads N CDRs (default 1,000,000) into a fresh data dir with `telephony import`, starts the real
-server, and measures requests per second, with `wrk` when it is installed (apt-get install wrk) or
-an aiohttp client otherwise, of:
-  1. an authenticated `GET /v1.2/voipstudio/cdrs?page=N&limit=50` (N varies),
-  2. a filtered list (`live_id =` a varying id),
-  3. a bare aiohttp handler answering a small JSON body.
-Prints each figure, the ratio of (1) and (2) to (3) (goal: >= 0.5) and the server's peak RSS
-(goal: < 200 MB). Repeated pages are served from the server's list page cache unless
-`--list-cache-bytes 0` turns it off; run both to see the cached and the uncached figure.
+Loads N CDRs (default 1,000,000) into a fresh data dir with `telephony import` (or takes one with
+`--data-dir`), then measures requests per second with `wrk` when it is installed (apt-get install
+wrk), an aiohttp client otherwise, with the list page cache off and on (`[api] list_cache_bytes`):
+  - `GET /cdrs?page=N&limit=50`, N in 1..200 and N anywhere in the collection;
+  - filtered lists: `live_id =`, a `calldate` range with `type eq` (sorted by calldate),
+    `user_id eq`, `src like` and `dst like` (substrings);
+  - a bare aiohttp handler answering a small JSON body (the ratios' denominator);
+  - a BI-style walk: every page (`limit=5000`) of one `calldate` month, against reading the same
+    rows straight from SQLite and encoding them with msgspec;
+then bytes per CDR on disk, `telephony verify`, `telephony replay` (events/s), start-up time and
+the server's peak RSS; and, unless `--no-mixed`, the mixed read/write load of
+`scripts/bench_mixed.py`. Prints a table with the goal beside each figure.
 
     .venv/bin/python scripts/bench_api.py [--cdrs 1000000] [--seconds 10] [--connections 32]
 """
@@ -19,11 +23,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,9 +33,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PYTHON = sys.executable
-ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
+from benchkit import PYTHON, free_port, login, peak_rss_mb, start_server, stop, wait_until_up
+
 BARE_APP = """
 import sys
 from aiohttp import web
@@ -52,27 +53,21 @@ end
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def write_cdrs(path: Path, count: int) -> None:
     rng = random.Random(7)
     with path.open("w") as out:
         for i in range(1, count + 1):
             record = {
                 "calldate": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d} {i % 24:02d}:{i % 60:02d}:00",
-                "src": "+447700900123",
+                "src": f"+447700{i % 1_000_000:06d}",
                 "dst": f"+4420{rng.randrange(10**7, 10**8)}",
-                "type": "O",
+                "type": "I" if i % 5 == 0 else "O",
                 "disposition": "CONNECTED",
                 "destination": "out",
                 "duration": i % 600,
                 "billsec": i % 500,
                 "live_id": i,
-                "user_id": 1000001,
+                "user_id": 1000001 + i % 4,
                 "context": "PSTN_CALL",
                 "rate": 0.01,
                 "charge": 0.05,
@@ -80,57 +75,8 @@ def write_cdrs(path: Path, count: int) -> None:
             out.write(json.dumps({"resource": "cdrs", "customer_id": 100001, "data": record}) + "\n")
 
 
-def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"server exited with {process.returncode}")
-        try:
-            urllib.request.urlopen(url, timeout=1).read()  # noqa: S310 - loopback only
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"{url} did not answer in {timeout}s")
-
-
-def start_server(data_dir: Path, port: int, cache_bytes: int | None = None) -> subprocess.Popen:
-    env = {**os.environ, "TELEPHONY_LOG_LEVEL": "WARNING", "TELEPHONY_CONTROL_KEY": "bench-control-key"}
-    if cache_bytes is not None:
-        env["TELEPHONY_API_LIST_CACHE_BYTES"] = str(cache_bytes)
-    process = subprocess.Popen(
-        [PYTHON, "-m", "telephony", "--data-dir", str(data_dir), "serve", "--port", str(port)],
-        cwd=data_dir.parent,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_until_up(f"http://127.0.0.1:{port}/_telephony/health", process)
-    return process
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def login(port: int) -> str:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/v1.2/voipstudio/login",
-        data=json.dumps(ADMIN).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request) as answer:  # noqa: S310 - loopback only
-        return json.load(answer)["user_token"]
-
-
-def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def list_cache_env(cache_bytes: int | None) -> dict[str, str]:
+    return {} if cache_bytes is None else {"TELEPHONY_API_LIST_CACHE_BYTES": str(cache_bytes)}
 
 
 def measure_wrk(template: str, top: int, token: str, seconds: int, connections: int, scratch: Path) -> float:
@@ -177,56 +123,166 @@ def measure(template: str, top: int, token: str, args: argparse.Namespace, scrat
     return asyncio.run(_client_load(template, top, token, args.seconds, args.connections))
 
 
+MONTH = ("2026-03-01 00:00:00", "2026-04-01 00:00:00")
+"""The month of the BI walk and the calldate-range lists (a twelfth of the CDRs)."""
+
+
+def lists(cdrs: int, pages: int) -> list[tuple[str, str, int, str]]:
+    """(label, query template, top of %d, goal as a ratio to bare) of every list figure."""
+
+    def flt(*conditions: tuple[str, str, object]) -> str:
+        return "filter=" + urllib.request.quote(
+            json.dumps([{"property": p, "operator": o, "value": v} for p, o, v in conditions]), safe="%"
+        ).replace("%25d", "%d")
+
+    month = (("calldate", "gte", MONTH[0]), ("calldate", "lt", MONTH[1]))
+    return [
+        ("page N in 1..200", "?page=%d&limit=50", min(pages, 200), ">= 0.50"),
+        ("page N anywhere (first..last)", "?page=%d&limit=50", max(1, cdrs // 50), ">= 0.50"),
+        ("live_id = K", "?" + flt(("live_id", "eq", "%d")), cdrs, ">= 0.50"),
+        ("type eq + calldate month, sorted", "?limit=50&sort=calldate&page=%d&" + flt(("type", "eq", "O"), *month),
+         200, ">= 0.50"),
+        ("user_id eq", "?limit=50&page=%d&" + flt(("user_id", "eq", 1000002)), 200, ">= 0.50"),
+        ("src like (substring)", "?limit=50&" + flt(("src", "like", "7%d")), 9999, ">= 0.50"),
+        ("dst like (substring)", "?limit=50&" + flt(("dst", "like", "20%d")), 999, ">= 0.50"),
+    ]  # fmt: skip
+
+
+def bi_walk(port: int, token: str) -> tuple[float, int]:
+    """Seconds to read every page (limit 5000) of the month's CDRs by calldate, and the rows read."""
+    conditions = [{"property": "calldate", "operator": "gte", "value": MONTH[0]},
+                  {"property": "calldate", "operator": "lt", "value": MONTH[1]}]  # fmt: skip
+    query = "filter=" + urllib.request.quote(json.dumps(conditions)) + "&sort=calldate&limit=5000"
+    started, rows, page = time.perf_counter(), 0, 1
+    while True:
+        url = f"http://127.0.0.1:{port}/v1.2/voipstudio/cdrs?{query}&page={page}"
+        request = urllib.request.Request(url, headers={"X-Auth-Token": token})
+        with urllib.request.urlopen(request) as answer:  # noqa: S310 - loopback only
+            data = json.loads(answer.read())["data"]
+        rows += len(data)
+        if len(data) < 5000:
+            return time.perf_counter() - started, rows
+        page += 1
+
+
+def bi_limit(data_dir: Path) -> tuple[float, int]:
+    """Seconds to read the month's rows straight from SQLite and encode them with msgspec, in pages."""
+    import sqlite3
+
+    import msgspec
+
+    conn = sqlite3.connect(f"file:{data_dir / 'events.db'}?mode=ro", uri=True)
+    started, rows = time.perf_counter(), 0
+    calldate = "json_extract(body, '$.calldate')"
+    cursor = conn.execute(
+        f"SELECT body FROM doc_cdr WHERE customer_id = 100001 AND {calldate} >= ? AND {calldate} < ? "
+        f"ORDER BY {calldate}, id",
+        MONTH,
+    )
+    while found := cursor.fetchmany(5000):
+        msgspec.json.encode({"data": [msgspec.json.decode(row[0]) for row in found], "total": 0})
+        rows += len(found)
+    conn.close()
+    return time.perf_counter() - started, rows
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def events_in(data_dir: Path) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{data_dir / 'events.db'}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Namespace, scratch: Path
+                 ) -> tuple[dict[str, float], float, float]:  # fmt: skip
+    """Req/s of every list with this page cache, the start-up seconds and the peak RSS."""
+    started = time.perf_counter()
+    server = start_server(data_dir, port, list_cache_env(cache_bytes))
+    startup = time.perf_counter() - started
+    try:
+        token = login(port)
+        base = f"http://127.0.0.1:{port}/v1.2/voipstudio/cdrs"
+        figures = {}
+        for label, template, top, _ in lists(args.cdrs, args.pages):
+            measure(
+                base + template.replace("%d", "1"),
+                1,
+                token,
+                argparse.Namespace(**{**vars(args), "seconds": 1}),
+                scratch,
+            )  # warm
+            figures[label] = measure(base + template, top, token, args, scratch)
+        walk_seconds, walked = bi_walk(port, token)
+        figures["BI walk (rows/s)"] = walked / walk_seconds
+        return figures, startup, peak_rss_mb(server.pid)
+    finally:
+        stop(server)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cdrs", type=int, default=1_000_000)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--pages", type=int, default=200, help="page numbers are drawn from 1..PAGES")
-    parser.add_argument("--list-cache-bytes", type=int, help="the server's [api] list_cache_bytes (0: no page cache)")
+    parser.add_argument("--data-dir", type=Path, help="a data dir already holding the CDRs (kept as it is)")
+    parser.add_argument("--no-mixed", action="store_true", help="skip the mixed read/write load")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="telephony-bench-api-") as scratch_name:
         scratch = Path(scratch_name)
-        data_dir, port, bare_port = scratch / "data", free_port(), free_port()
-        started = time.monotonic()
-        stop(start_server(data_dir, port))  # bootstrap customer and admin
-        write_cdrs(scratch / "cdrs.jsonl", args.cdrs)
-        subprocess.run(
-            [PYTHON, "-m", "telephony", "--data-dir", str(data_dir), "import", str(scratch / "cdrs.jsonl")],
-            cwd=scratch,
-            check=True,
-            stderr=subprocess.DEVNULL,
-        )
-        print(f"loaded {args.cdrs:,} CDRs in {time.monotonic() - started:.0f} s")
-        server = start_server(data_dir, port, args.list_cache_bytes)
+        data_dir, port, bare_port = args.data_dir or scratch / "data", free_port(), free_port()
+        if args.data_dir is None:
+            started = time.monotonic()
+            stop(start_server(data_dir, port))  # bootstrap customer and admin
+            write_cdrs(scratch / "cdrs.jsonl", args.cdrs)
+            load = [PYTHON, "-m", "telephony", "--data-dir", str(data_dir), "import", str(scratch / "cdrs.jsonl")]
+            subprocess.run(load, cwd=scratch, check=True, stderr=subprocess.DEVNULL)
+            print(f"loaded {args.cdrs:,} CDRs in {time.monotonic() - started:.0f} s")
         bare = subprocess.Popen([PYTHON, "-c", BARE_APP, str(bare_port)])
         try:
             wait_until_up(f"http://127.0.0.1:{bare_port}/bare", bare)
-            token = login(port)
-            base = f"http://127.0.0.1:{port}/v1.2/voipstudio/cdrs"
-            live = '[{"property":"live_id","operator":"=","value":%d}]'
-            page_rps = measure(base + "?page=%d&limit=50", args.pages, token, args, scratch)
-            filter_rps = measure(
-                base + "?filter=" + urllib.request.quote(live, safe="%"), args.cdrs, token, args, scratch
-            )
-            bare_rps = measure(f"http://127.0.0.1:{bare_port}/bare?n=%d", 1000, token, args, scratch)
-            rss = peak_rss_mb(server.pid)
+            bare_rps = measure(f"http://127.0.0.1:{bare_port}/bare?n=%d", 1000, "-", args, scratch)
         finally:
-            stop(server)
             stop(bare)
+        uncached, startup, rss = list_figures(data_dir, port, 0, args, scratch)
+        cached, _, rss_cached = list_figures(data_dir, port, 32 * 1024 * 1024, args, scratch)
+        limit_seconds, limit_rows = bi_limit(data_dir)
+        size = sum(f.stat().st_size for f in data_dir.rglob("*") if f.is_file())
+        events = events_in(data_dir)
+        telephony = [PYTHON, "-m", "telephony", "--data-dir", str(data_dir)]
+        verify_seconds = timed([*telephony, "verify"], scratch)
+        replay_seconds = timed([*telephony, "replay"], scratch)
     tool = "wrk" if shutil.which("wrk") else "aiohttp client"
-    cache = "default" if args.list_cache_bytes is None else f"{args.list_cache_bytes:,} bytes"
-    print(
-        f"\nload: {tool}, {args.connections} connections, {args.seconds} s each, {args.cdrs:,} CDRs, "
-        f"pages 1..{args.pages}, list page cache: {cache}"
-    )
-    print(f"{'measure':<44}{'figure':>14}{'goal':>14}")
-    print(f"{'GET /cdrs?page=N&limit=50 (req/s)':<44}{page_rps:>14,.0f}")
-    print(f"{'GET /cdrs?filter=live_id = K (req/s)':<44}{filter_rps:>14,.0f}")
-    print(f"{'bare aiohttp handler (req/s)':<44}{bare_rps:>14,.0f}")
-    print(f"{'CDR page / bare':<44}{page_rps / bare_rps:>14.2f}{'>= 0.50':>14}")
-    print(f"{'filtered list / bare':<44}{filter_rps / bare_rps:>14.2f}")
-    print(f"{'server peak RSS (MB)':<44}{rss:>14.1f}{'< 200':>14}")
+    print(f"\nload: {tool}, {args.connections} connections, {args.seconds} s each, {args.cdrs:,} CDRs; "
+          f"bare aiohttp handler: {bare_rps:,.0f} req/s")  # fmt: skip
+    print(f"{'GET /cdrs, list page cache off | on':<40}{'req/s':>9}{'/ bare':>8}{'req/s':>9}{'/ bare':>8}{'goal':>10}")
+    for label, _, _, goal in lists(args.cdrs, args.pages):
+        off, on = uncached[label], cached[label]
+        print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{goal:>10}")
+    limit_rate = limit_rows / limit_seconds
+    walk_off, walk_on = uncached["BI walk (rows/s)"], cached["BI walk (rows/s)"]
+    print(f"{'BI walk, rows/s (/ SQLite+msgspec)':<40}{walk_off:>9,.0f}{walk_off / limit_rate:>8.2f}"
+          f"{walk_on:>9,.0f}{walk_on / limit_rate:>8.2f}{'>= 0.50':>10}")  # fmt: skip
+    print(f"{'  SQLite + msgspec, rows/s':<40}{limit_rate:>9,.0f}")
+    print(f"{'storage, bytes per CDR':<40}{size / max(args.cdrs, 1):>9,.0f}{'':>25}{'<= 700':>10}")
+    print(f"{'telephony verify, s':<40}{verify_seconds:>9.1f}{'':>25}{'<= 15':>10}")
+    print(f"{'telephony replay, events/s':<40}{events / replay_seconds:>9,.0f}{'':>25}{'>= 200,000':>10}")
+    print(f"{'start-up, s':<40}{startup:>9.2f}{'':>25}{'< 1':>10}")
+    print(f"{'server peak RSS, MB (cache off | on)':<40}{rss:>9.0f}{'':>8}{rss_cached:>9.0f}{'':>8}{'< 200':>10}")
+    print("reads while writing (200 hangups/s): not measured by this script")
+    if not args.no_mixed:
+        print("\nmixed load (scripts/bench_mixed.py):", flush=True)
+        subprocess.run([PYTHON, str(Path(__file__).with_name("bench_mixed.py")), "--seconds", str(args.seconds),
+                        "--long-seconds", str(3 * args.seconds)], check=False)  # fmt: skip
     return 0
 
 

@@ -7,7 +7,8 @@ plus a short walk inside that block, and the key at a rank is a short walk from 
 walk from the start of the index.
 
 Blocks are grouped in chunks of at most `CHUNK`, each with its total, so a prefix sum adds a few
-hundred numbers at most whatever the size. Adding or removing a key changes one block's count; a
+hundred numbers at most whatever the size; the running sums are kept until a count they cover
+changes. Adding or removing a key changes one block's count; a
 block that grows past twice its size is split by the reader that meets it (`Ranks`), which can walk
 the index to the new fence. A block emptied by removals goes, unless it is the first.
 """
@@ -32,6 +33,15 @@ class Blocks:
         self._totals = [sum(chunk) for chunk in self._counts]
         self._firsts = [chunk[0] for chunk in self._fences]
         self.total = sum(self._totals)
+        self._sums()
+
+    def _sums(self, chunk: int | None = None) -> None:
+        """Forget the running sums (of one chunk's counts, and of the chunk totals); reads make them again."""
+        self._ends: list[int] | None = None
+        if chunk is None:
+            self._inner: list[list[int] | None] = [None] * len(self._counts)
+        else:
+            self._inner[chunk] = None
 
     def __len__(self) -> int:
         return sum(len(chunk) for chunk in self._fences)
@@ -43,16 +53,28 @@ class Blocks:
     def block_of(self, key: Key) -> tuple[Key, int, int]:
         """The block holding `key`: its fence, the count of keys before it, and its own count."""
         chunk, block = self._locate(key)
-        before = sum(self._totals[:chunk]) + sum(self._counts[chunk][:block])
+        ends, inner = self._ends_of(), self._inner_of(chunk)
+        before = (ends[chunk - 1] if chunk else 0) + (inner[block - 1] if block else 0)
         return self._fences[chunk][block], before, self._counts[chunk][block]
+
+    def _ends_of(self) -> list[int]:
+        if self._ends is None:
+            self._ends = list(accumulate(self._totals))
+        return self._ends
+
+    def _inner_of(self, chunk: int) -> list[int]:
+        inner = self._inner[chunk]
+        if inner is None:
+            inner = self._inner[chunk] = list(accumulate(self._counts[chunk]))
+        return inner
 
     def block_at(self, rank: int) -> tuple[Key, int, int]:
         """The block holding the key of `rank` (counted from 0; the last block for a rank past the end):
         its fence, the count of keys before it, and its own count."""
-        ends = list(accumulate(self._totals))
+        ends = self._ends_of()
         chunk = min(bisect_right(ends, rank), len(ends) - 1)
         before = ends[chunk - 1] if chunk else 0
-        inner = list(accumulate(self._counts[chunk]))
+        inner = self._inner_of(chunk)
         block = min(bisect_right(inner, rank - before), len(inner) - 1)
         before += inner[block - 1] if block else 0
         return self._fences[chunk][block], before, self._counts[chunk][block]
@@ -71,6 +93,9 @@ class Blocks:
         self.total += by
         if counts[block] <= 0 and (chunk, block) != (0, 0):
             self._drop(chunk, block)
+            self._sums()
+        else:
+            self._sums(chunk)
 
     def _drop(self, chunk: int, block: int) -> None:
         """An emptied block goes; its chunk too when it was the last block of it."""
@@ -96,6 +121,7 @@ class Blocks:
             del self._fences[chunk][half:], counts[half:]
             self._totals[chunk : chunk + 1] = [sum(counts), sum(self._counts[chunk + 1])]
             self._firsts.insert(chunk + 1, self._fences[chunk + 1][0])
+        self._sums()
 
     def next_fence(self, fence: Key) -> Key | None:
         """The fence after `fence`'s, or None for the last block."""

@@ -28,6 +28,7 @@ Key = tuple[Any, ...]
 BELOW, NUMBER, TEXT, ABOVE = -1, 1, 2, 9
 LOWEST, HIGHEST = -(2**63) - 1, 2**63
 """Ids no document has: before and after every one."""
+WALKS = 4096
 
 
 class Unorderable(ValueError):
@@ -67,6 +68,10 @@ class Ordering:
         self.table = f'"{table_of(kind)}"'
         self._columns = (*(json_path(p) for p in props), "id")
         self._selected = ", ".join(self._columns)
+        self._statements: dict[tuple[Any, ...], str] = {}
+        """SQL by builder and the shapes of its boxes: the same few shapes come back with other values."""
+        self._walk_builders: dict[str, Any] = {}
+        self._recent_walks: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
 
     def __repr__(self) -> str:
         return f"Ordering({self.kind!r}, {self.props!r})"
@@ -115,53 +120,92 @@ class Ordering:
         out.extend(Box(tuple(high[:i]), None, (high[i], False)) for i in range(common + 1, width))
         return [box for box in out if not _empty(box)]
 
-    def _where(self, box: Box) -> tuple[str, list[Any]]:
-        """The SQL condition of a box (after `customer_id = ?`) and its parameters."""
-        column = len(box.prefix)
-        conditions, params = [], []
-        for expr, value in zip(self._columns, box.prefix, strict=False):
-            conditions.append(f"{expr} = ?")
-            params.append(value[1] if isinstance(value, tuple) else value)
-        expr = self._columns[column]
+    def _where(self, box: Box) -> tuple[tuple[Any, ...], list[Any]]:
+        """The shape of a box's SQL condition (which comparisons it makes) and its parameters."""
+        params = [value[1] if isinstance(value, tuple) else value for value in box.prefix]
+        shape: list[Any] = [len(box.prefix)]
         for bound, strict, loose in ((box.low, ">", ">="), (box.high, "<", "<=")):
             if bound is None or _open(bound[0]):
+                shape.append(None)
                 continue
             value, inclusive = bound
-            conditions.append(f"{expr} {loose if inclusive else strict} ?")
+            shape.append(loose if inclusive else strict)
             params.append(value[1] if isinstance(value, tuple) else value)
-        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[column:-1])
-        return " AND ".join(["customer_id = ?", *conditions]), params
+        return tuple(shape), params
 
-    def _order(self, box: Box) -> str:
-        return ", ".join(self._columns[len(box.prefix) :])
+    def _condition(self, shape: tuple[Any, ...]) -> str:
+        """The SQL condition of a box of this shape: `customer_id = ?`, equal leading columns, a range
+        on the next, and the later properties set."""
+        column, low, high = shape
+        conditions = ["customer_id = ?", *(f"{expr} = ?" for expr in self._columns[:column])]
+        conditions.extend(f"{self._columns[column]} {op} ?" for op in (low, high) if op is not None)
+        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[column:-1])
+        return " AND ".join(conditions)
+
+    def _statement(self, boxes: list[Box], build: Any, customer_id: int) -> tuple[str, list[Any]]:
+        """The SQL `build(arms)` makes of the boxes' conditions (kept by shape) and its parameters."""
+        shapes, params = [], []
+        for box in boxes:
+            shape, bound = self._where(box)
+            shapes.append(shape)
+            params.append(customer_id)
+            params.extend(bound)
+        key = (build, tuple(shapes))
+        sql = self._statements.get(key)
+        if sql is None:
+            sql = self._statements[key] = build([(self._condition(shape), shape[0]) for shape in shapes])
+        return sql, params
+
+    def _order(self, column: int) -> str:
+        return ", ".join(self._columns[column:])
 
     # --- reads ------------------------------------------------------------------------------------
 
     def count(self, conn: sqlite3.Connection, customer_id: int, lo: Key | None, hi: Key | None) -> int:
         """How many documents of the customer lie in [lo, hi)."""
-        parts, params = [], []
-        for box in self.boxes(lo, hi):
-            where, bound = self._where(box)
-            parts.append(f"(SELECT count(*) FROM {self.table} WHERE {where})")
-            params.extend([customer_id, *bound])
-        if not parts:
+        boxes = self.boxes(lo, hi)
+        if not boxes:
             return 0
-        return conn.execute(f"SELECT {' + '.join(parts)}", params).fetchone()[0]
+        sql, params = self._statement(boxes, self._count_sql, customer_id)
+        return conn.execute(sql, params).fetchone()[0]
+
+    def _count_sql(self, arms: list[tuple[str, int]]) -> str:
+        return "SELECT " + " + ".join(f"(SELECT count(*) FROM {self.table} WHERE {where})" for where, _ in arms)
 
     def walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
         """A query of `selected` (plus the ordering's columns) over [lo, hi) in order, ending in
-        `LIMIT ? OFFSET ?` for the caller to bind; None when the span is empty."""
-        arms, params = [], []
-        for box in self.boxes(lo, hi):
-            where, bound = self._where(box)
-            arms.append(
-                f"SELECT * FROM (SELECT {selected}, {self._selected} FROM {self.table} "
-                f"WHERE {where} ORDER BY {self._order(box)})"
-            )
-            params.extend([customer_id, *bound])
-        if not arms:
-            arms.append(f"SELECT {selected}, {self._selected} FROM {self.table} WHERE 0")
-        return " UNION ALL ".join(arms) + " LIMIT ? OFFSET ?", params
+        `LIMIT ? OFFSET ?` for the caller to bind. Walks start at a few fences again and again, so the
+        last `WALKS` are kept."""
+        key = (customer_id, lo, hi, selected)
+        found = self._recent_walks.get(key)
+        if found is None:
+            if len(self._recent_walks) >= WALKS:
+                self._recent_walks.clear()
+            found = self._recent_walks[key] = self._walk_sql(customer_id, lo, hi, selected)
+        return found
+
+    def _walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
+        boxes = self.boxes(lo, hi)
+        if not boxes:
+            return f"SELECT {selected}, {self._selected} FROM {self.table} WHERE 0 LIMIT ? OFFSET ?", []
+        return self._statement(boxes, self._walks(selected), customer_id)
+
+    def _walks(self, selected: str) -> Any:
+        found = self._walk_builders.get(selected)
+        if found is None:
+
+            def build(arms: list[tuple[str, int]]) -> str:
+                return (
+                    " UNION ALL ".join(
+                        f"SELECT * FROM (SELECT {selected}, {self._selected} FROM {self.table} "
+                        f"WHERE {where} ORDER BY {self._order(column)})"
+                        for where, column in arms
+                    )
+                    + " LIMIT ? OFFSET ?"
+                )
+
+            found = self._walk_builders[selected] = build
+        return found
 
     def key_at(self, conn: sqlite3.Connection, customer_id: int, lo: Key | None, offset: int) -> Key | None:
         """The key `offset` places after `lo` (0: the first at or after it), or None past the end."""

@@ -10,6 +10,7 @@ sort the ordering does not give) returns None, and the list is read by SQL as be
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,8 @@ from .reader import Reader, Snapshot
 
 Comparison = tuple[str, str, Any]
 """(property, operator, value), the operator one of = < <= > >=."""
+SMALL = 1000
+"""A span of at most this many documents is counted by walking it: cheaper than two ranks."""
 LOWER = {">=": LOWEST, ">": HIGHEST}
 UPPER = {"<": LOWEST, "<=": HIGHEST}
 
@@ -105,9 +108,19 @@ def read(reader: Reader, ranks: Ranks, kind: str, customer_id: int, comparisons:
 
 def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset: int, limit: int,
          descending: bool) -> tuple[bytes, int]:  # fmt: skip
-    """The page's bodies joined by commas, and the total of the span."""
+    """The page's bodies joined by commas, and the total of the span. A bounded span of at most
+    `SMALL` documents (a call's CDRs) is counted and walked as it is; a larger one by rank."""
     snapshot.unbounded()  # a span's walk is bounded by the page; a first build walks the index once
     conn, ordering = snapshot.conn, plan.ordering
+    if plan.lo is not None and plan.hi is not None:
+        sql, params = ordering.walk_sql(customer_id, plan.lo, plan.hi, "NULL")
+        total = conn.execute(f"SELECT count(*) FROM ({sql})", (*params, SMALL + 1, 0)).fetchone()[0]
+        if total <= SMALL:
+            count = min(limit, total - offset)
+            if count <= 0:
+                return b"", total
+            start = total - offset - count if descending else offset
+            return _walk(conn, ordering, customer_id, plan.lo, start, count, descending), total
     lo = ranks.rank(conn, ordering, customer_id, plan.lo) if plan.lo is not None else 0
     total = ranks.rank(conn, ordering, customer_id, plan.hi) - lo
     count = min(limit, total - offset)
@@ -115,9 +128,16 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
         return b"", max(total, 0)
     start = lo + (total - offset - count if descending else offset)
     fence, skip = ranks.seek(conn, ordering, customer_id, start)
-    sql, params = ordering.walk_sql(customer_id, fence, None, "body")
+    return _walk(conn, ordering, customer_id, fence, skip, count, descending), total
+
+
+def _walk(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, start: Key | None, skip: int, count: int,
+          descending: bool) -> bytes:  # fmt: skip
+    """The bodies of `count` documents from `skip` places after `start`, joined by commas, in the
+    list's direction."""
+    sql, params = ordering.walk_sql(customer_id, start, None, "body")
     if descending:
         rows = conn.execute(sql, (*params, count, skip)).fetchall()
-        return ",".join(row[0] for row in reversed(rows)).encode(), total
+        return ",".join(row[0] for row in reversed(rows)).encode()
     joined = conn.execute(f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM ({sql})", (*params, count, skip))
-    return joined.fetchone()[0] or b"", total
+    return joined.fetchone()[0] or b""

@@ -21,6 +21,8 @@ import aiosqlite
 STEPS_PER_CHECK = 1000
 UNICODE_LOWER = "unicode_lower"
 UNBOUNDED = -(2**62)
+INLINE_CACHE_KIB = 32 * 1024
+"""The page cache of the loop's connection: the pages lists come back to stay in memory."""
 T = TypeVar("T")
 
 
@@ -40,6 +42,8 @@ class Reader:
         self._inline_first = budget_steps > 0
         self._budget = max(1, budget_steps // STEPS_PER_CHECK)
         self._checks = 0
+        self._position: int | None = None
+        """The log position of the kept read transaction, if one is open."""
         inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
 
     @classmethod
@@ -49,6 +53,7 @@ class Reader:
         # than the one that opened it (an app started in one thread and served in another).
         inline = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         inline.execute("PRAGMA query_only=1")
+        inline.execute(f"PRAGMA cache_size=-{INLINE_CACHE_KIB}")
         inline.create_function(UNICODE_LOWER, 1, _lower, deterministic=True)
         threaded = await aiosqlite.connect(uri, uri=True)
         await threaded.execute("PRAGMA query_only=1")
@@ -60,20 +65,32 @@ class Reader:
         return 1 if self._checks > self._budget else 0
 
     def at_snapshot(self, work: Callable[[Snapshot], T]) -> T | None:
-        """`work` on the loop's connection inside one read transaction, at the log position that
-        transaction sees; None when it ran past the budget of steps (the caller reads another way)."""
+        """`work` on the loop's connection inside a read transaction, at the log position it sees; None
+        when it ran past the budget of steps (the caller reads another way). The transaction is kept
+        for the next reads until a commit moves the log on (`release`, a follower of commits), so a
+        run of reads pays for it once."""
         conn = self._inline
         self._checks = 0
-        conn.execute("BEGIN")
+        if self._position is None:
+            if not conn.in_transaction:
+                conn.execute("BEGIN")
+            self._position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
         try:
-            position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
-            return work(Snapshot(self, conn, position))
+            return work(Snapshot(self, conn, self._position))
         except sqlite3.OperationalError:
             if self._checks <= self._budget:
                 raise
             return None
-        finally:
-            conn.execute("COMMIT")
+
+    def release(self) -> None:
+        """End the kept read transaction: the next read sees the latest commit."""
+        self._position = None
+        if self._inline.in_transaction:
+            self._inline.execute("COMMIT")
+
+    async def follow(self, events: object, head: int) -> None:
+        """A commit follower: each commit releases the kept snapshot before its callers are answered."""
+        self.release()
 
     def unbounded(self) -> None:
         """Lift the budget of steps for the rest of the current `at_snapshot` (a one-off long read)."""

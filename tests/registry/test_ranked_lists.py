@@ -4,7 +4,8 @@ Generated collections (seeded randomness) of CDRs and contacts, changed between 
 added, patched and deleted between the pages of a walk), are listed with generated filters, sorts
 and pages; every answer (rows in order, and `total`) must equal the reference computed in Python
 from the records the test made, and the same request through the SQL path (`documents.listing`).
-Blocks are made tiny, so even a few hundred records span many blocks, splits and chunks.
+Blocks are made tiny, so even a few hundred records span many blocks, splits and chunks, and spans
+are read by rank from 4 documents on.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def tiny_blocks(monkeypatch):
     monkeypatch.setattr(ranks, "BLOCK", 2)
     monkeypatch.setattr(ranks, "BUILD", 5)
     monkeypatch.setattr(blocks, "CHUNK", 3)
+    monkeypatch.setattr(ranked, "SMALL", 3)  # spans of more than 3 are read by rank, smaller ones walked
 
 
 def a_cdr(rng: random.Random) -> dict[str, Any]:
