@@ -50,13 +50,15 @@ class Stalling:
     def __init__(self) -> None:
         self.got: list[tuple[str, str]] = []
         self.first = asyncio.Event()
+        self.never = asyncio.Event()
+        """Never set: the first request hangs until its connection goes."""
 
     async def handle(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.got.append((request.headers["webhook-id"], body["event_name"]))
         if len(self.got) == 1:
             self.first.set()
-            await asyncio.sleep(3600)
+            await self.never.wait()
         return web.Response(status=200)
 
 
