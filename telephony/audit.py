@@ -77,7 +77,8 @@ def verify_projections(conn: sqlite3.Connection, projections: Projections) -> Pr
                     ("live", "main", "unexpected in"),
                 ):
                     cursor = fresh.execute(
-                        f'SELECT * FROM {left}."{table}" EXCEPT SELECT * FROM {right}."{table}" LIMIT 1'
+                        f"SELECT * FROM {_readable(fresh, left, table)} EXCEPT SELECT * FROM "
+                        f"{_readable(fresh, right, table)} LIMIT 1"
                     )
                     if (row := cursor.fetchone()) is not None:
                         shown = redact(dict(zip([c[0] for c in cursor.description], row[:3], strict=False)))
@@ -107,6 +108,17 @@ def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem 
     for name, failure in memory.failures.items():
         return Problem(None, f"in-memory projection {name!r} failed to fold the log: {failure}")
     return None
+
+
+def _readable(conn: sqlite3.Connection, schema: str, table: str) -> str:
+    """What to compare of a table: its rows; for a full-text index (which holds no rows to read), each
+    term with the number of documents and of places it is found in (`fts5vocab`)."""
+    found = conn.execute(f"SELECT sql FROM {schema}.sqlite_master WHERE name = ?", (table,)).fetchone()
+    if found is None or "USING fts5(" not in (found[0] or ""):
+        return f'{schema}."{table}"'
+    vocab = f"{schema}_{table}_terms"
+    conn.execute(f'CREATE VIRTUAL TABLE IF NOT EXISTS temp."{vocab}" USING fts5vocab({schema}, "{table}", row)')
+    return f'temp."{vocab}"'
 
 
 def _path_of(conn: sqlite3.Connection) -> str:

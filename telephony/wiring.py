@@ -66,7 +66,10 @@ FED = _merged(FEEDS, billing.FEEDS, history.FEEDS, webhooks.FEEDS)
 def projections() -> list[Projection]:
     documents = [
         DocumentTable("user", feeds={**USER_FEEDS, **FED["user"]}),
-        *(DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, feeds=FED.get(r.kind)) for r in RESOURCES),
+        *(
+            DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, searched=r.searched, feeds=FED.get(r.kind))
+            for r in RESOURCES
+        ),  # fmt: skip
         DocumentTable(webhooks.KIND, indexed=("name",)),
         DocumentTable("delivery", indexed=("webhook_id", "call_id"), feeds=FED["delivery"]),
     ]

@@ -146,6 +146,13 @@ def test_verify_fails_when_a_projection_row_was_changed(prepared):
     assert all(digest(secret) not in result.stdout for secret in prepared.secrets)
 
 
+def test_verify_compares_the_substring_index_too(prepared):
+    tamper(prepared, "INSERT INTO doc_cdr_dst_search (rowid, text) VALUES (424242, '+442071234567')")
+    result = run(prepared, "verify")
+    assert result.returncode == 1
+    assert "doc_cdr_dst_search" in result.stdout
+
+
 # --- replay --------------------------------------------------------------------------------------
 
 

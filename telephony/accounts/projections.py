@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ..documents.listing import Page, Query, page_of
-from ..documents.projection import table_of
+from ..documents.names import table_of
 from ..documents.reader import Reader
 from ..eventlog import RecordedEvent
 from ..projections import Projection

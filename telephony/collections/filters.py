@@ -4,17 +4,18 @@ Every operator of version 1.2 and its aliases; conditions are ANDed, and each na
 Values are read as the property's type ("10" equals 10 on a number); time properties compare as
 times and take a bare date, whose meaning depends on the operator (real-platform.md; in `in`, a bare
 date is that whole day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring,
-case-insensitively in any alphabet. Property names are whitelisted, values always bound.
+case-insensitively in any alphabet; on a property the kind keeps a substring index of, `like` is
+answered from it when it can (`documents.search`). Property names are whitelisted, values always bound.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import msgspec
 
-from ..documents import json_path, unicode_lower
+from ..documents import json_path, search, unicode_lower
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 from .fields import Kind
@@ -147,20 +148,31 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Where:
-    """The AND of every condition, with bound parameters only."""
+def to_sql(
+    conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "", searched: Collection[str] = ()
+) -> Where:
+    """The AND of every condition, with bound parameters only; `like` on a text property of `searched`
+    reads the search index of documents of `kind` when it can."""
     clauses: list[str] = []
     params: list[Any] = []
     for prop, operator, value in conditions:
         column = json_path(prop)
-        kind = props[prop]
+        kind_ = props[prop]
         if operator == "in":
-            clauses.append(_among(column, kind, value, params))
+            clauses.append(_among(column, kind_, value, params))
+        elif (
+            operator == "like"
+            and prop in searched
+            and kind_ is Kind.TEXT
+            and (found := search.condition(kind, prop, value))
+        ):
+            clauses.append(found[0])
+            params.append(found[1])
         elif operator in ("like", "notlike"):
             clauses.append(_like(column, value, operator == "notlike", params))
         elif value is None:
             clauses.append(f"{column} IS {'NOT ' if operator == '!=' else ''}NULL")
-        elif kind is Kind.TIME and len(value) == 10:
+        elif kind_ is Kind.TIME and len(value) == 10:
             clauses.append(_bare_date(column, operator, value, params))
         else:
             clauses.append(f"{column} {operator} ?")

@@ -8,7 +8,7 @@ so a page walk returns every row exactly once. `total` counts every match, whate
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import msgspec
@@ -53,8 +53,11 @@ def parse(
     default_limit: int,
     max_limit: int,
     extra: list[tuple[str, str, Any]] = (),  # type: ignore[assignment]
+    kind: str = "",
+    searched: Collection[str] = (),
 ) -> ListQuery:
-    """Read a list request's parameters; anything unknown or malformed is a 400 naming it."""
+    """Read a list request's parameters; anything unknown or malformed is a 400 naming it. `like` on the
+    `searched` properties of documents of `kind` reads their search index when it can."""
     page = _positive(query, "page", 1)
     limit = min(_positive(query, "limit", default_limit), max_limit)
     conditions = [*extra, *filters.parse(query.get("filter"), props)]
@@ -70,7 +73,7 @@ def parse(
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    where, compared = filters.to_sql(conditions, props), filters.comparisons(conditions, props)
+    where, compared = filters.to_sql(conditions, props, kind, searched), filters.comparisons(conditions, props)
     return ListQuery(page, limit, where, sort, descending, group_by, compared)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .projection import counts_of, json_path, table_of
+from .names import counts_of, json_path, table_of
 from .reader import Reader
 
 Scope = tuple[str, tuple[Any, ...]]

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .projection import json_path, table_of
+from .names import json_path, table_of
 
 Key = tuple[Any, ...]
 BELOW, NUMBER, TEXT, ABOVE = -1, 1, 2, 9

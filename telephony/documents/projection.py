@@ -15,6 +15,7 @@ Such a feed sees the event's envelope (stream, recorded_at, meta) live and on re
 `indexed` names the properties (or tuples of them, for an index over several) a table keeps an index
 of, in that order after the customer and before the id: each is an `Ordering` of the kind as well,
 and the table records in the journal how every change moves a document in them (`Ranks`).
+`searched` names the text properties kept in the kind's substring index (`documents.search`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from ..eventlog import RecordedEvent
 from ..projections import Projection
 from ..projections.holding import HeldRows
 from ..projections.journal import Change, Journal
+from .names import counts_of, json_path, table_of
+from .search import SearchIndex
 
 _encode = msgspec.json.encode
 CUSTOMER_DELETED = "customer.deleted"
@@ -58,24 +61,9 @@ def clear(customer_id: int, **where: Any) -> DocumentChange:
     return "cleared", {"customer_id": customer_id, **({"where": where} if where else {})}
 
 
-def json_path(prop: str) -> str:
-    """The SQL expression of a (whitelisted) top-level property of a document."""
-    return f"json_extract(body, '$.{prop}')"
-
-
-def table_of(kind: str) -> str:
-    """The document table of a resource kind: the one place its name is made."""
-    return f"doc_{kind}"
-
-
 def index_props(entry: Indexed) -> tuple[str, ...]:
     """The properties of one `indexed` entry, in index order."""
     return (entry,) if isinstance(entry, str) else tuple(entry)
-
-
-def counts_of(kind: str) -> str:
-    """The table of a kind's document counts per customer."""
-    return f"doc_{kind}_counts"
 
 
 class DocumentTable(Projection):
@@ -84,14 +72,15 @@ class DocumentTable(Projection):
     version: ClassVar[int] = 1
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
-                 feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
+                 searched: Sequence[str] = (), feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
         self.kind = kind
         self.feeds = dict(feeds or {})
         self.reads_envelope = bool(self.feeds)
         self.name = f"documents:{kind}"
         self.table = table_of(kind)
         self.counts = counts_of(kind)
-        self.tables = (self.table, self.counts)
+        self.search = SearchIndex(kind, searched) if searched else None
+        self.tables = (self.table, self.counts, *(self.search.tables if self.search else ()))
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
         self._held: HeldRows[Any, tuple[int, dict]] = HeldRows(
             self._insert, lambda id_, held: (id_, held[0], _encode(held[1]).decode())
@@ -110,7 +99,8 @@ class DocumentTable(Projection):
 
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self.feeds.items()))
-        return (*super().declaration(), self.kind, self.text_ids, self.indexed, feeds)
+        searched = self.search.props if self.search else ()
+        return (*super().declaration(), self.kind, self.text_ids, self.indexed, searched, feeds)
 
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
@@ -118,6 +108,8 @@ class DocumentTable(Projection):
         conn.execute(
             f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
         )
+        if self.search is not None:
+            self.search.create(conn)
 
     def index(self, conn: sqlite3.Connection) -> None:
         self._held.flush(conn)
@@ -132,6 +124,8 @@ class DocumentTable(Projection):
             conn.execute(
                 f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
             )
+            if self.search is not None:
+                self.search.fill(conn, self.table)
 
     def attach(self, journal: Journal) -> None:
         """Record changes of ordered documents in `journal` (kinds with integer ids only)."""
@@ -156,11 +150,14 @@ class DocumentTable(Projection):
         """Each handled event type's action, with its SQL written once."""
         table, counts = f'"{self.table}"', f'"{self.counts}"'
         insert, count = self._insert, self._count
-        ordered = self.ordered
-        values = "".join(f", {json_path(prop)}" for prop in ordered)
+        ordered, search = self.ordered, self.search
+        searched = search.props if search is not None else ()
+        values = "".join(f", {json_path(prop)}" for prop in (*ordered, *searched))
         delete = f"DELETE FROM {table} WHERE id = ? RETURNING customer_id{values}"
         current = f"SELECT customer_id{values} FROM {table} WHERE id = ?"
         updates: dict[tuple[str, ...], str] = {}
+        split = 1 + len(ordered)
+        """Where a row of `delete` or `current` turns from ordered to searched values."""
 
         def created(conn: sqlite3.Connection, d: dict) -> None:
             if self.rebuilding:
@@ -170,6 +167,8 @@ class DocumentTable(Projection):
             conn.execute(insert, (d["id"], d["customer_id"], _encode(body).decode()))
             conn.execute(count, (d["customer_id"], 1))
             self._record(d["customer_id"], d["id"], None, {prop: body.get(prop) for prop in ordered})
+            if search is not None:
+                search.add(conn, d["id"], (body.get(prop) for prop in searched))
 
         def updated(conn: sqlite3.Connection, d: dict) -> None:
             changes = d["changes"]
@@ -179,12 +178,18 @@ class DocumentTable(Projection):
                 held[1].update(changes)
                 return
             names = tuple(changes)
-            if self.journal is not None and not self.rebuilding and not ordered_unchanged(names):
+            journaled = self.journal is not None and any(name in ordered for name in names)
+            reindexed = search is not None and any(name in searched for name in names)
+            if (journaled or reindexed) and not self.rebuilding:
                 row = conn.execute(current, (d["id"],)).fetchone()
-                if row is not None:
-                    before = dict(zip(ordered, row[1:], strict=True))
+                if row is not None and journaled:
+                    before = dict(zip(ordered, row[1:split], strict=True))
                     after = {**before, **{prop: changes[prop] for prop in ordered if prop in changes}}
                     self._record(row[0], d["id"], before, after)
+                if row is not None and reindexed and search is not None:
+                    search.remove(conn, d["id"], row[split:])
+                    old = zip(searched, row[split:], strict=True)
+                    search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
             if (sql := updates.get(names)) is None:
                 pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
                 sql = updates[names] = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?"
@@ -195,7 +200,9 @@ class DocumentTable(Projection):
                 return
             gone = conn.execute(delete, (d["id"],)).fetchone()
             if gone is not None and not self.rebuilding:
-                self._record(gone[0], d["id"], dict(zip(ordered, gone[1:], strict=True)), None)
+                self._record(gone[0], d["id"], dict(zip(ordered, gone[1:split], strict=True)), None)
+                if search is not None:
+                    search.remove(conn, d["id"], gone[split:])
                 conn.execute(count, (gone[0], -1))
                 conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (gone[0],))
 
@@ -204,7 +211,10 @@ class DocumentTable(Projection):
             customer_id = d["customer_id"] if "customer_id" in d else d["id"]
             if self.journal is not None and not self.rebuilding:
                 self.journal.record(Change(self.kind, customer_id, whole=True))
-            if where := d.get("where"):
+            where = d.get("where")
+            if search is not None and not self.rebuilding:
+                unindex(conn, customer_id, where or {})
+            if where:
                 matching = " AND ".join(f"{json_path(prop)} = ?" for prop in where)
                 conn.execute(
                     f"DELETE FROM {table} WHERE customer_id = ? AND {matching}", (customer_id, *where.values())
@@ -216,8 +226,17 @@ class DocumentTable(Projection):
             conn.execute(f"DELETE FROM {table} WHERE customer_id = ?", (customer_id,))
             conn.execute(f"DELETE FROM {counts} WHERE customer_id = ?", (customer_id,))
 
-        def ordered_unchanged(names: tuple[str, ...]) -> bool:
-            return not any(name in ordered for name in names)
+        def unindex(conn: sqlite3.Connection, customer_id: int, where: dict[str, Any]) -> None:
+            """Take a clear's documents out of the search index: all at once when no other's remain."""
+            assert search is not None
+            others = conn.execute(f"SELECT 1 FROM {counts} WHERE customer_id != ? LIMIT 1", (customer_id,))
+            if not where and others.fetchone() is None:
+                search.remove_all(conn)
+                return
+            matching = "".join(f" AND {json_path(prop)} = ?" for prop in where)
+            rows = conn.execute(f"SELECT id{search.extracted} FROM {table} WHERE customer_id = ?{matching}",
+                                (customer_id, *where.values())).fetchall()  # fmt: skip
+            search.remove_rows(conn, rows)
 
         kind = self.kind
         return {f"{kind}.created": created, f"{kind}.updated": updated, f"{kind}.deleted": deleted,

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from .projection import json_path, table_of
+from .names import json_path, table_of
 from .reader import Reader
 
 MAX_ID = 2**63 - 1

@@ -103,7 +103,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("chats", "chat", s.Chat, "history", READ),
     R("chatmsgs", "chatmsg", s.ChatMsg, "history", frozenset({DM, DA}), indexed=("user_id",)),
     R("cdrs", "cdr", s.Cdr, "history", frozenset({L, G, BP, DA, DI}), bulk_item=s.CdrBulkItem,
-      indexed=("calldate", "live_id", "user_id", ("type", "calldate"))),
+      indexed=("calldate", "live_id", "user_id", ("type", "calldate")), searched=("src", "dst")),
     R("monitors", "monitor", s.Monitor, "history", frozenset({L, G, U, DM, DA}), s.MonitorCreate,
       delete_all_status=202, indexed=("live_id",), prepare=_recording_size),
     R("msdrs", "msdr", s.Msdr, "history", frozenset({L, G, DI})),

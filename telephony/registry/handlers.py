@@ -69,7 +69,8 @@ def list_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=False)
         api = request.app[SETTINGS].api
-        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
+        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
+                  kind=resource.kind, searched=resource.searched)  # fmt: skip
         plain = resource.scope is None and not resource.includes
         cache, key = request.app[PAGE_CACHE], (resource.kind, who.customer_id, request.query_string)
         if plain and (page := cache.get(key)) is not None:

@@ -104,6 +104,8 @@ class Resource:
     indexed: tuple[str | tuple[str, ...], ...] = ()
     """Properties the table keeps an index of (a tuple: one index over several), each an ordering lists
     are read by rank in (`documents.ranked`)."""
+    searched: tuple[str, ...] = ()
+    """Text properties kept in a substring index, so `like` on them is read from it (`documents.search`)."""
     validate: Validator | None = None
     prepare: Prepare | None = None
     includes: tuple[str, ...] = ()

@@ -27,7 +27,7 @@ from msgspec import inspect as mi
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
-from telephony.documents.projection import table_of
+from telephony.documents.names import table_of
 from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
 from telephony.domain.references import DESTINATION_KINDS, Destination, Ref, Reference
 from telephony.domain.types import dictionary_fields

@@ -1,0 +1,100 @@
+"""Substring search of text properties from an index: FTS5 `trigram` tables.
+
+A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
+each in a contentless FTS5 table of its own whose rowid is the document's id, in the same transaction
+as the documents (one table per property, so a trigram common in one, as a user's own number is in
+`src`, costs nothing to a search of another). `like` of three or more ASCII characters without
+wildcards is then a phrase of trigrams answered by the index (`condition`), with the meaning of the
+SQL path exactly: the index folds ASCII case as LIKE does, and every other character is indexed as
+one that no such pattern holds. Any other `like` (wildcards, shorter, another alphabet) is read by
+SQL as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .names import json_path, search_of
+
+FOREIGN = "\xff"
+"""What every non-ASCII character is indexed as: no ASCII pattern can hold it, so none matches it."""
+
+
+def searchable(value: Any) -> str | None:
+    """The text a value is indexed as: the SQL path's `CAST(value AS TEXT)` with non-ASCII characters
+    made `FOREIGN`; None for a null (never matched) or a value that is not text (searched properties
+    are text)."""
+    if isinstance(value, str):
+        return value if value.isascii() else "".join(c if c.isascii() else FOREIGN for c in value)
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    return None
+
+
+def phrase(pattern: str) -> str | None:
+    """The FTS5 phrase that finds `like` `pattern` when the index can (see module); None otherwise."""
+    if len(pattern) < 3 or not pattern.isascii() or "%" in pattern or "_" in pattern:
+        return None
+    return '"' + pattern.replace('"', '""') + '"'
+
+
+def condition(kind: str, prop: str, pattern: str) -> tuple[str, str] | None:
+    """The SQL condition (on a document table's `id`) and its bound MATCH text for `prop like pattern`,
+    when the kind's search index answers it."""
+    found = phrase(pattern)
+    if found is None:
+        return None
+    table = search_of(kind, prop)
+    return f'id IN (SELECT rowid FROM "{table}" WHERE "{table}" MATCH ?)', found
+
+
+class SearchIndex:
+    """The FTS5 tables of one kind's searched properties, kept by its document table."""
+
+    def __init__(self, kind: str, props: Sequence[str]) -> None:
+        self.props = tuple(props)
+        self.tables = tuple(search_of(kind, prop) for prop in self.props)
+        self._add = tuple(f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)' for table in self.tables)
+        self._remove = tuple(
+            f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
+        )
+        self.extracted = "".join(f", {json_path(prop)}" for prop in self.props)
+        """The searched properties read from a document row, after what a statement reads first."""
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        for table in self.tables:
+            conn.execute(
+                f'CREATE VIRTUAL TABLE IF NOT EXISTS "{table}" USING fts5(text, '
+                "tokenize = 'trigram', content = '', columnsize = 0, detail = full)"
+            )
+
+    def add(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
+        """Index a document's searched values (in `props` order)."""
+        for insert, value in zip(self._add, values, strict=True):
+            if (text := searchable(value)) is not None:
+                conn.execute(insert, (id_, text))
+
+    def remove(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
+        """Unindex a document: a contentless table needs the very values it was indexed with."""
+        for delete, value in zip(self._remove, values, strict=True):
+            if (text := searchable(value)) is not None:
+                conn.execute(delete, (id_, text))
+
+    def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Unindex documents given as (id, value, ...) rows."""
+        for n, delete in enumerate(self._remove, start=1):
+            conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
+
+    def remove_all(self, conn: sqlite3.Connection) -> None:
+        for table in self.tables:
+            conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
+
+    def fill(self, conn: sqlite3.Connection, documents: str) -> None:
+        """Index every row of the document table `documents` (after a rebuild)."""
+        for prop, insert in zip(self.props, self._add, strict=True):
+            rows = conn.execute(f'SELECT id, {json_path(prop)} FROM "{documents}"')
+            conn.executemany(insert, ((id_, text) for id_, value in rows if (text := searchable(value)) is not None))
