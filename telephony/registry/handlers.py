@@ -21,6 +21,10 @@ from .rendering import render_many, render_one
 from .resource import Resource
 
 _decode = msgspec.json.decode
+CACHED_ROWS = 10_000
+"""Pages starting within a list's first rows are kept in the page cache: those are the pages clients
+read again; a walk through a whole collection reads each deeper page once, and keeping them would
+only push the first ones out."""
 
 
 def _id(resource: Resource, request: web.Request):
@@ -83,7 +87,7 @@ def list_handler(resource: Resource):
             if resource.includes:
                 return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
             payload = envelope(bodies, total)
-        if plain:
+        if plain and q.offset < CACHED_ROWS:
             cache.put(key, generation, payload)
         return raw_collection(payload)
 

@@ -8,6 +8,8 @@ import pytest
 
 from telephony.collections.cache import PageCache
 from telephony.eventlog import Metadata, RecordedEvent
+from telephony.keys import PAGE_CACHE
+from telephony.registry import handlers
 from tests.conftest import CONTROL_KEY
 
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
@@ -37,6 +39,17 @@ async def test_a_list_read_again_after_each_kind_of_change_shows_the_change(clie
     assert await names(client, headers) == ["Anna", "Bob"]
     await client.delete(contact, headers=headers)
     assert await names(client, headers) == ["Bob"]
+
+
+async def test_only_pages_within_a_lists_first_rows_are_kept(client, headers, monkeypatch):
+    monkeypatch.setattr(handlers, "CACHED_ROWS", 2)
+    for name in ("A", "B", "C"):
+        await client.post(CONTACTS, json={"first_name": name}, headers=headers)
+    cache = client.server.app[PAGE_CACHE]
+    for page in (1, 2, 3):
+        assert (await client.get(f"{CONTACTS}?limit=1&page={page}", headers=headers)).status == 200
+    kept = [key[2] for key in cache._pages]
+    assert kept == ["limit=1&page=1", "limit=1&page=2"]
 
 
 def test_the_cache_keeps_within_its_byte_budget_dropping_the_least_recently_used():
