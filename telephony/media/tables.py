@@ -13,8 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from openpyxl import Workbook
-
 from .pdf import table_pdf
 
 MEDIA_TYPES = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -32,6 +30,8 @@ def rendered(
         writer.writerows(rows)
         return out.getvalue().encode()
     if kind == "xlsx":
+        from openpyxl import Workbook  # imported when a workbook is written, not at the server's start-up
+
         book = Workbook()
         sheet = book.active
         sheet.title = re.sub(r"[\\/*?:\[\]]", " ", title)[:31]  # what a sheet's title may not hold
