@@ -108,11 +108,12 @@ def read(reader: Reader, ranks: Ranks, kind: str, customer_id: int, comparisons:
 
 def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset: int, limit: int,
          descending: bool) -> tuple[bytes, int]:  # fmt: skip
-    """The page's bodies joined by commas, and the total of the span. A bounded span of at most
-    `SMALL` documents (a call's CDRs) is counted and walked as it is; a larger one by rank."""
+    """The page's bodies joined by commas, and the total of the span. Until the ordering's ranks are
+    built for the customer, a bounded span of at most `SMALL` documents (a call's CDRs) is counted
+    and walked as it is, so such lists never build them; a larger one is read by rank."""
     snapshot.unbounded()  # a span's walk is bounded by the page; a first build walks the index once
     conn, ordering = snapshot.conn, plan.ordering
-    if plan.lo is not None and plan.hi is not None:
+    if plan.lo is not None and plan.hi is not None and not ranks.built(ordering, customer_id):
         sql, params = ordering.walk_sql(customer_id, plan.lo, plan.hi, "NULL")
         total = conn.execute(f"SELECT count(*) FROM ({sql})", (*params, SMALL + 1, 0)).fetchone()[0]
         if total <= SMALL:
