@@ -11,6 +11,8 @@ wrk), an aiohttp client otherwise, with the list page cache off and on (`[api] l
   - a bare aiohttp handler answering a small JSON body (the ratios' denominator);
   - a BI-style walk: every page (`limit=5000`) of one `calldate` month, against reading the same
     rows straight from SQLite and encoding them with msgspec;
+  - pages 1..200 while calls hang up at `--hangup-rate` per second (`scripts/bench_hangups.py`,
+    which also checks that each CDR is listed as soon as its hangup is acknowledged);
 then bytes per CDR on disk, `telephony verify`, `telephony replay` (events/s), start-up time and
 the server's peak RSS; and, unless `--no-mixed`, the mixed read/write load of
 `scripts/bench_mixed.py`. Prints a table with the goal beside each figure.
@@ -33,6 +35,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from bench_hangups import reads_while_hanging_up
 from benchkit import PYTHON, free_port, login, peak_rss_mb, start_server, stop, wait_until_up
 
 BARE_APP = """
@@ -143,7 +146,7 @@ def lists(cdrs: int, pages: int) -> list[tuple[str, str, int, str]]:
         ("type eq + calldate month, sorted", "?limit=50&sort=calldate&page=%d&" + flt(("type", "eq", "O"), *month),
          200, ">= 0.50"),
         ("user_id eq", "?limit=50&page=%d&" + flt(("user_id", "eq", 1000002)), 200, ">= 0.50"),
-        ("src like (substring)", "?limit=50&" + flt(("src", "like", "7%d")), 9999, ">= 0.50"),
+        ("src like (substring)", "?limit=50&" + flt(("src", "like", "77%d")), 9999, ">= 0.50"),
         ("dst like (substring)", "?limit=50&" + flt(("dst", "like", "20%d")), 999, ">= 0.50"),
     ]  # fmt: skip
 
@@ -223,6 +226,10 @@ def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Nam
             figures[label] = measure(base + template, top, token, args, scratch)
         walk_seconds, walked = bi_walk(port, token)
         figures["BI walk (rows/s)"] = walked / walk_seconds
+        if args.hangup_rate:
+            busy = reads_while_hanging_up(port, token, argparse.Namespace(**{**vars(args), "rate": args.hangup_rate}),
+                                          scratch)  # fmt: skip
+            figures.update({f"busy {name}": value for name, value in busy.items()})
         return figures, startup, peak_rss_mb(server.pid)
     finally:
         stop(server)
@@ -236,6 +243,9 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=200, help="page numbers are drawn from 1..PAGES")
     parser.add_argument("--data-dir", type=Path, help="a data dir already holding the CDRs (kept as it is)")
     parser.add_argument("--no-mixed", action="store_true", help="skip the mixed read/write load")
+    parser.add_argument("--hangup-rate", type=float, default=200.0, help="calls hung up per second while reading "
+                        "(scripts/bench_hangups.py; 0 skips it)")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=32, help="clients hanging calls up")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="telephony-bench-api-") as scratch_name:
         scratch = Path(scratch_name)
@@ -278,7 +288,15 @@ def main() -> int:
     print(f"{'telephony replay, events/s':<40}{events / replay_seconds:>9,.0f}{'':>25}{'>= 200,000':>10}")
     print(f"{'start-up, s':<40}{startup:>9.2f}{'':>25}{'< 1':>10}")
     print(f"{'server peak RSS, MB (cache off | on)':<40}{rss:>9.0f}{'':>8}{rss_cached:>9.0f}{'':>8}{'< 200':>10}")
-    print("reads while writing (200 hangups/s): not measured by this script")
+    if args.hangup_rate:
+        off, on = uncached["busy list_rps"], cached["busy list_rps"]
+        label = f"page 1..200 while {args.hangup_rate:,.0f} hang up/s"
+        print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
+        for figures, state in ((uncached, "off"), (cached, "on")):
+            print(f"  cache {state}: {figures['busy hangups_per_s']:,.0f} hangups/s, hangup p50 "
+                  f"{figures['busy hangup_p50_ms']:.1f} ms, p99 {figures['busy hangup_p99_ms']:.1f} ms; "
+                  f"CDRs not listed right after their hangup: {figures['busy unseen']:,.0f} of "
+                  f"{figures['busy hangups']:,.0f} (goal 0), failed: {figures['busy failed']:,.0f}")  # fmt: skip
     if not args.no_mixed:
         print("\nmixed load (scripts/bench_mixed.py):", flush=True)
         subprocess.run([PYTHON, str(Path(__file__).with_name("bench_mixed.py")), "--seconds", str(args.seconds),
