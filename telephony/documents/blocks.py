@@ -33,6 +33,8 @@ class Blocks:
         self._totals = [sum(chunk) for chunk in self._counts]
         self._firsts = [chunk[0] for chunk in self._fences]
         self.total = sum(self._totals)
+        self.version = 0
+        """Moves on with every change of a count or a fence, so a rank worked out before is known stale."""
         self._sums()
 
     def _sums(self, chunk: int | None = None) -> None:
@@ -87,6 +89,7 @@ class Blocks:
 
     def _change(self, key: Key, by: int) -> None:
         chunk, block = self._locate(key)
+        self.version += 1
         counts = self._counts[chunk]
         counts[block] += by
         self._totals[chunk] += by
@@ -109,6 +112,7 @@ class Blocks:
         """The block of `fence` becomes two: `left` keys from `fence`, the rest from `at`."""
         chunk, block = self._locate(fence)
         assert self._fences[chunk][block] == fence and fence < at
+        self.version += 1
         counts = self._counts[chunk]
         right = counts[block] - left
         counts[block] = left

@@ -22,6 +22,8 @@ from .projection import DocumentTable
 
 BLOCK = 32
 BUILD = 256
+KNOWN = 4096
+"""How many ranks worked out are kept: a list's bounds come back with every page of it."""
 
 
 class Ranks:
@@ -30,6 +32,8 @@ class Ranks:
         self._journal = journal
         self._built: dict[tuple[str, int], dict[str, Blocks]] = {}
         """By (kind, customer): the built blocks of each ordering, by its name."""
+        self._known: dict[tuple[str, str, int, Key], tuple[Blocks, int, int]] = {}
+        """Ranks worked out, by (kind, ordering, customer, key): with the blocks and their version then."""
 
     @classmethod
     def of(cls, tables: Iterable[object], journal: Journal) -> Ranks:
@@ -57,11 +61,19 @@ class Ranks:
         blocks = self.blocks(conn, ordering, customer_id)
         if key is None:
             return blocks.total
+        known = (ordering.kind, ordering.name, customer_id, key)
+        found = self._known.get(known)
+        if found is not None and found[0] is blocks and found[1] == blocks.version:
+            return found[2]
         fence, before, count = blocks.block_of(key)
         if count > 2 * BLOCK:
             _split(conn, ordering, customer_id, blocks, fence, count)
             fence, before, count = blocks.block_of(key)
-        return before + ordering.count(conn, customer_id, fence or None, key)
+        rank = before + ordering.count(conn, customer_id, fence or None, key)
+        if len(self._known) >= KNOWN:
+            self._known.clear()
+        self._known[known] = (blocks, blocks.version, rank)
+        return rank
 
     def seek(self, conn: sqlite3.Connection, ordering: Ordering, customer_id: int, rank: int) -> tuple[Key | None, int]:
         """Where the document of `rank` is: a fence (None: the start) and how many keys to skip from it."""
