@@ -39,7 +39,7 @@ def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 120) -> 
             urllib.request.urlopen(url, timeout=1).read()  # noqa: S310 - loopback only
             return
         except OSError:
-            time.sleep(0.2)
+            time.sleep(0.02)  # the start-up time is measured through this wait
     raise SystemExit(f"{url} did not answer in {timeout}s")
 
 
