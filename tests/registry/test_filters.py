@@ -233,9 +233,15 @@ async def test_times_compare_as_times_and_take_a_bare_date(
     assert sorted(await listed(api, home, path, (prop, operator, value))) == sorted(expected)
 
 
+KEPT_BY_THE_PLATFORM = {("reportschedules", "next_run_at")}
+"""Time properties the platform sets itself after a record is made (a schedule's planner keeps its
+next run), so a value a test stores may be replaced at any moment."""
+
+
 def time_properties() -> list:
     return [pytest.param(r, prop, id=f"{r.path}.{prop}") for r in RESOURCES if Op.LIST in r.all_ops
-            for prop, kind in r.props.items() if kind is Kind.TIME]  # fmt: skip
+            for prop, kind in r.props.items() if kind is Kind.TIME
+            and (r.path, prop) not in KEPT_BY_THE_PLATFORM]  # fmt: skip
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
