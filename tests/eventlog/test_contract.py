@@ -148,3 +148,15 @@ async def test_a_deleted_event_is_reported_as_a_gap(tmp_path):
     conn.commit()
     problem = verify_chain(conn)
     assert problem is not None and problem.position == 2
+
+
+async def test_reading_by_type_gives_those_events_in_position_order_in_chunks(log):
+    kinds = ["a.made", "b.made", "c.made"]
+    await log.append([NewEvent(stream=f"s-{i % 5}", type=kinds[i * 7 % 3], data={"n": i}) for i in range(90)])
+    everything = await log.read()
+    for wanted in (["a.made"], ["a.made", "c.made"], kinds):
+        for after in (0, 17, 89):
+            expect = [e.position for e in everything if e.type in wanted and after < e.position <= 80]
+            chunks = [[e.position for e in chunk] async for chunk in log.chunks(after, until=80, types=wanted, size=4)]
+            assert [p for chunk in chunks for p in chunk] == expect
+            assert all(len(chunk) == 4 for chunk in chunks[:-1])
