@@ -36,7 +36,7 @@ import urllib.request
 from pathlib import Path
 
 from bench_hangups import reads_while_hanging_up
-from benchkit import PYTHON, free_port, login, peak_rss_mb, start_server, stop, wait_until_up
+from benchkit import PYTHON, compiled, free_port, login, peak_rss_mb, start_server, stop, wait_until_up
 
 BARE_APP = """
 import sys
@@ -247,6 +247,7 @@ def main() -> int:
                         "(scripts/bench_hangups.py; 0 skips it)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=32, help="clients hanging calls up")
     args = parser.parse_args()
+    compiled()
     with tempfile.TemporaryDirectory(prefix="telephony-bench-api-") as scratch_name:
         scratch = Path(scratch_name)
         data_dir, port, bare_port = args.data_dir or scratch / "data", free_port(), free_port()
