@@ -4,7 +4,8 @@ A page is stored under (kind, customer, query string) with the generation of its
 the query started; any committed event of that kind (or of a type that feeds the kind's table, as
 call events feed CDRs; or a customer's deletion) moves the generation on, so a page read before a
 change is never served after it. After a bulk load the cache starts empty again. Bounded in bytes,
-least recently used first out. `[api] list_cache_bytes = 0` turns it off.
+least recently used first out; only pages starting within a list's first `KEPT_ROWS` rows are kept.
+`[api] list_cache_bytes = 0` turns it off.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 
 Key = tuple[str, int, str]
+KEPT_ROWS = 10_000
+"""Pages starting within a list's first rows are kept: those are the pages clients read again; a walk
+through a whole collection reads each deeper page once, and keeping them would only push the first
+ones out."""
 
 
 class PageCache(MemoryProjection):
@@ -49,8 +54,11 @@ class PageCache(MemoryProjection):
         self._pages.move_to_end(key)
         return entry[1]
 
-    def put(self, key: Key, generation: int, body: bytes) -> None:
-        if not self.max_bytes or len(body) > self.max_bytes // 8 or generation != self.generation(key[0]):
+    def put(self, key: Key, generation: int, body: bytes, first_row: int = 0) -> None:
+        """Keep a page read at `generation` whose first row is the list's `first_row` (from 0)."""
+        if not self.max_bytes or len(body) > self.max_bytes // 8 or first_row >= KEPT_ROWS:
+            return
+        if generation != self.generation(key[0]):
             return
         old = self._pages.pop(key, None)
         if old is not None:

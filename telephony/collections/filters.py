@@ -232,9 +232,7 @@ def _day_bounds(operator: str, day: str) -> list[tuple[str, str]]:
     return [(operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))]
 
 
-def comparisons(
-    conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]
-) -> tuple[tuple[str, str, Any], ...] | None:
+def comparisons(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Comparisons | None:
     """The conditions as plain comparisons (=, <, <=, >, >=) of a property with a value, as `to_sql`
     means them; None when one is something else (`in`, `like`, `!=`, a null)."""
     out: list[tuple[str, str, Any]] = []

@@ -21,10 +21,6 @@ from .rendering import render_many, render_one
 from .resource import Resource
 
 _decode = msgspec.json.decode
-CACHED_ROWS = 10_000
-"""Pages starting within a list's first rows are kept in the page cache: those are the pages clients
-read again; a walk through a whole collection reads each deeper page once, and keeping them would
-only push the first ones out."""
 
 
 def _id(resource: Resource, request: web.Request):
@@ -87,8 +83,8 @@ def list_handler(resource: Resource):
             if resource.includes:
                 return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
             payload = envelope(bodies, total)
-        if plain and q.offset < CACHED_ROWS:
-            cache.put(key, generation, payload)
+        if plain:
+            cache.put(key, generation, payload, q.offset)
         return raw_collection(payload)
 
     return handle

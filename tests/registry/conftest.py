@@ -391,6 +391,11 @@ def a_change(
 # --- records -------------------------------------------------------------------------------------
 
 
+async def append_event(api: Api, event: NewEvent) -> None:
+    """A change the platform makes itself (calls delete and amend CDRs), appended as its event."""
+    await api.app[EVENT_LOG].transact(lambda conn: [event])
+
+
 async def seed(api: Api, resource: Resource, customer_id: int, **fields: Any) -> dict:
     """A stored record of a resource the platform writes (no create endpoint), appended as its
     `<kind>.created` event with every field of the model; the stored document."""

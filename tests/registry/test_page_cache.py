@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
 from telephony.eventlog import Metadata, RecordedEvent
 from telephony.keys import PAGE_CACHE
-from telephony.registry import handlers
 from tests.conftest import CONTROL_KEY
 
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
@@ -42,7 +42,7 @@ async def test_a_list_read_again_after_each_kind_of_change_shows_the_change(clie
 
 
 async def test_only_pages_within_a_lists_first_rows_are_kept(client, headers, monkeypatch):
-    monkeypatch.setattr(handlers, "CACHED_ROWS", 2)
+    monkeypatch.setattr(cache_module, "KEPT_ROWS", 2)
     for name in ("A", "B", "C"):
         await client.post(CONTACTS, json={"first_name": name}, headers=headers)
     cache = client.server.app[PAGE_CACHE]

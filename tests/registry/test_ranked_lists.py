@@ -19,9 +19,9 @@ import pytest
 from telephony.collections import parse
 from telephony.documents import blocks, listing, ranked, ranks
 from telephony.eventlog import NewEvent
-from telephony.keys import EVENT_LOG, RANKS, READER
+from telephony.keys import RANKS, READER
 from telephony.registry.catalogue import BY_PATH
-from tests.registry.conftest import LOOP, Api, Caller, seed_many
+from tests.registry.conftest import LOOP, Api, Caller, append_event, seed_many
 
 pytestmark = LOOP
 CDRS, CONTACTS = BY_PATH["cdrs"], BY_PATH["contacts"]
@@ -90,11 +90,6 @@ def a_query(rng: random.Random, props: dict[str, list[Any]], ranged: list[str], 
     return {"conditions": conditions, "sort": sort, "descending": rng.random() < 0.5, "page": page, "limit": limit}
 
 
-async def append(api: Api, event: NewEvent) -> None:
-    """A change the platform makes itself (calls delete and amend CDRs), appended as its event."""
-    await api.app[EVENT_LOG].transact(lambda conn: [event])
-
-
 async def check(api: Api, caller: Caller, path: str, records: dict[int, dict], query: dict[str, Any]) -> bool:
     """The list answers as the reference does; True when it was answered by rank."""
     params: dict[str, Any] = {"page": query["page"], "limit": query["limit"]}
@@ -130,12 +125,12 @@ async def test_cdr_lists_by_rank_equal_the_reference_while_records_come_and_go(a
             records.update((d["id"], d) for d in added)
         elif step < 0.25 and records:
             gone = rng.choice(list(records))
-            await append(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
             del records[gone]
         elif step < 0.33 and records:
             changed, fields = rng.choice(list(records)), a_cdr(rng)
             del fields["live_id"]
-            await append(
+            await append_event(
                 api, NewEvent(stream=f"cdr-{changed}", type="cdr.updated", data={"id": changed, "changes": fields})
             )
             records[changed].update(fields)

@@ -21,10 +21,10 @@ import pytest
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
 from telephony.eventlog import NewEvent
-from telephony.keys import EVENT_LOG, READER, SETTINGS
+from telephony.keys import READER, SETTINGS
 from telephony.projections import Projections
 from telephony.registry.catalogue import BY_PATH
-from tests.registry.conftest import LOOP, Api, seed_many
+from tests.registry.conftest import LOOP, Api, append_event, seed_many
 
 pytestmark = LOOP
 CDRS = BY_PATH["cdrs"]
@@ -73,10 +73,6 @@ async def scanned(api: Api, customer_id: int, params: dict[str, Any]) -> tuple[l
     return [json.loads(b)["id"] for b in bodies], total
 
 
-async def change(api: Api, event: NewEvent) -> None:
-    await api.app[EVENT_LOG].transact(lambda conn: [event])
-
-
 @pytest.mark.parametrize("seed", range(4))
 async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api, seed: int):
     rng = random.Random(seed)
@@ -92,7 +88,7 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
             records.update((d["id"], d) for d in added)
         elif step < 0.22 and records:
             gone = rng.choice(list(records))
-            await change(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
             del records[gone]
         elif step < 0.32 and records:
             amended = rng.choice(list(records))
@@ -100,7 +96,7 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
             if rng.random() < 0.3:
                 changes["type"] = "outgoing"
             data = {"id": amended, "changes": changes}
-            await change(api, NewEvent(stream=f"cdr-{amended}", type="cdr.updated", data=data))
+            await append_event(api, NewEvent(stream=f"cdr-{amended}", type="cdr.updated", data=data))
             records[amended].update(changes)
         elif step < 0.34:
             assert (await api.call("DELETE", "/cdrs", caller)).status == 204
