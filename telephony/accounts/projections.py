@@ -76,8 +76,10 @@ class Credentials(Projection):
             "expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
         )
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: sqlite3.Connection) -> None:
         self._held.flush(conn)
+
+    def index(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS credentials_email ON credentials (email)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
@@ -173,8 +175,10 @@ class Tokens(Projection):
             "'created_at', created_at, '_token_id', token_id) AS body FROM tokens"
         )
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: sqlite3.Connection) -> None:
         self._held.flush(conn)
+
+    def index(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tokens_digest ON tokens (digest)")
         conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
 

@@ -111,21 +111,22 @@ class DocumentTable(Projection):
         if self.search is not None:
             self.search.create(conn)
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: sqlite3.Connection) -> None:
         self._held.flush(conn)
+        conn.execute(f'DELETE FROM "{self.counts}"')
+        conn.execute(
+            f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
+        )
+        if self.search is not None:
+            self.search.fill(conn, self.table)
+
+    def index(self, conn: sqlite3.Connection) -> None:
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for props in self.indexed:
             conn.execute(
                 f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                 f"(customer_id, {', '.join(json_path(prop) for prop in props)}, id)"
             )
-        if self.rebuilding:
-            conn.execute(f'DELETE FROM "{self.counts}"')
-            conn.execute(
-                f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
-            )
-            if self.search is not None:
-                self.search.fill(conn, self.table)
 
     def attach(self, journal: Journal) -> None:
         """Record changes of ordered documents in `journal` (kinds with integer ids only)."""

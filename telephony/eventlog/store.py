@@ -12,6 +12,8 @@ from typing import Any
 
 import msgspec
 
+from . import compression
+from .compression import plain
 from .records import Metadata, RecordedEvent
 from .upcasting import Upcasters
 
@@ -51,8 +53,10 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
+        conn.execute(compression.SCHEMA)
     conn.execute(f"PRAGMA synchronous={'FULL' if synchronous == 'FULL' else 'NORMAL'}")
     conn.execute("PRAGMA busy_timeout=5000")
+    compression.load(conn)
     return conn
 
 
@@ -70,12 +74,12 @@ def stream_version(conn: sqlite3.Connection, stream: str) -> int:
 def stream_content(conn: sqlite3.Connection, stream: str) -> list[tuple[str, Any]]:
     """A stream's events as (type, data) pairs in version order: what a decision folds."""
     rows = conn.execute("SELECT type, data FROM events WHERE stream = ? ORDER BY version", (stream,))
-    return [(type_, _decode_data(data)) for type_, data in rows]
+    return [(type_, _decode_data(plain(data))) for type_, data in rows]
 
 
 def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
-    payload = _decode_data(data)
+    payload = _decode_data(plain(data))
     if upcasters:
         schema, payload = upcasters.upcast(type_, schema, payload)
     return RecordedEvent(
@@ -94,7 +98,7 @@ def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
 def decode_content_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty."""
     position, type_, schema, data = row
-    payload = _decode_data(data)
+    payload = _decode_data(plain(data))
     if upcasters:
         schema, payload = upcasters.upcast(type_, schema, payload)
     return RecordedEvent(position=position, stream="", version=0, type=type_, schema=schema,

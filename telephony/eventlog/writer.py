@@ -21,6 +21,7 @@ import msgspec
 
 from ..clock import Clock
 from . import store
+from .compression import Packer
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 
@@ -93,6 +94,7 @@ class GroupCommitWriter:
         self._queue: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
+        self._packer = Packer(conn)
         sink.committed(self._position)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -176,6 +178,7 @@ class GroupCommitWriter:
                 except Exception as exc:
                     conn.execute("ROLLBACK TO request")
                     conn.execute("RELEASE request")
+                    self._packer = Packer(conn)
                     self._position, self._hash = saved
                     sink.rollback(mark)
                     results.append(exc)
@@ -186,6 +189,7 @@ class GroupCommitWriter:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash
+            self._packer = Packer(conn)
             sink.rollback(0)
             return [exc] * len(batch)
         sink.committed(self._position)
@@ -215,13 +219,14 @@ class GroupCommitWriter:
                     version,
                     event.type,
                     event.schema,
-                    data_bytes,
+                    self._packer.pack(data_bytes),
                     meta_bytes,
                     recorded_at,
                     digest,
                 ),
             )
             self._position, self._hash = position, digest
+            self._packer.appended(conn, position)
             recorded = RecordedEvent(
                 position=position,
                 stream=event.stream,

@@ -31,7 +31,7 @@ class Projection:
     does, and live appends hide it from projections that do not say so, so none can work live and
     break on replay."""
     rebuilding: bool = False
-    """True while a rebuild replays the log: aggregates may then wait for `index`."""
+    """True while a rebuild replays the log: rows and aggregates may then wait for `settle`."""
 
     def declaration(self) -> tuple:
         """Everything that shapes the read model; subclasses add theirs."""
@@ -48,9 +48,13 @@ class Projection:
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         raise NotImplementedError
 
+    def settle(self, conn: sqlite3.Connection) -> None:
+        """Write the rows a rebuild held back and settle aggregates; a rebuild calls it after the replay."""
+
     def index(self, conn: sqlite3.Connection) -> None:
-        """Create secondary indexes and settle aggregates. A rebuild calls it after the replay:
-        sorting once at the end is much cheaper than keeping indexes up to date row by row."""
+        """Create secondary indexes; a rebuild calls it after `settle`: sorting once at the end is much
+        cheaper than keeping indexes up to date row by row. SQLite derives an index from the rows, so
+        a rebuild made only to compare rows leaves them out."""
 
     def attach(self, journal: Any) -> None:
         """Take the journal of changes its writes may record (`projections.journal`); most record none."""

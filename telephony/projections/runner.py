@@ -120,16 +120,31 @@ class Projections:
         *,
         until: int | None = None,
         progress: bool = True,
+        log: sqlite3.Connection | None = None,
+        indexes: bool = True,
     ) -> int:
         """Drop and refill `projections` (all by default) from the log; returns the position replayed to.
 
-        Only the rows of handled types are read and decoded; commits come every
+        The log is read from `log` when given (another database: a scratch rebuild reads the live log
+        where it lies), else from `conn`; `indexes=False` leaves secondary indexes out (a rebuild only
+        to compare rows). Only the rows of handled types are read and decoded; commits come every
         `REBUILD_COMMIT_EVERY` positions so the WAL stays small.
         """
+        targets = list(self.all if projections is None else projections)
         with _bulk_settings(conn), _without_cycle_collection():
-            return self._rebuild(conn, list(self.all if projections is None else projections), until, progress)
+            last = self._replay(conn, log or conn, targets, until, progress)
+            for projection in targets:
+                projection.settle(conn)
+                if indexes:
+                    projection.index(conn)
+                projection.rebuilding = False
+            self._checkpoint_names(conn, targets, last)
+            conn.execute("COMMIT")
+            return last
 
-    def _rebuild(self, conn: sqlite3.Connection, targets: list[Projection], until: int | None, progress: bool) -> int:
+    def _replay(self, conn: sqlite3.Connection, log: sqlite3.Connection, targets: list[Projection],
+                until: int | None, progress: bool) -> int:  # fmt: skip
+        """Recreate `targets` and feed them the log up to `until`, leaving the last transaction open."""
         subset = Projections(targets, self.upcasters, self.journal)
         conn.execute(CHECKPOINTS)
         conn.execute("BEGIN IMMEDIATE")
@@ -141,14 +156,14 @@ class Projections:
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.fingerprint),
             )
-        head = store.head(conn)[0]
+        head = store.head(log)[0]
         last = head if until is None else min(until, head)
         committed = 0
         with tqdm(total=last, desc="rebuilding projections", unit="ev", file=sys.stderr,
                   disable=None if progress else True, mininterval=0.5) as bar:  # fmt: skip
             types = sorted(subset._by_type)
             columns = store.COLUMNS if subset._reads_envelope else store.CONTENT_COLUMNS
-            chunks = store.raw_chunks(conn, until=last, types=types, chunk=REBUILD_CHUNK, columns=columns)
+            chunks = store.raw_chunks(log, until=last, types=types, chunk=REBUILD_CHUNK, columns=columns)
             for chunk in chunks if types else ():
                 subset._apply_rows(conn, chunk)
                 position = chunk[-1][0]
@@ -159,11 +174,6 @@ class Projections:
                     conn.execute("BEGIN IMMEDIATE")
                     committed = position
             bar.update(last - bar.n)
-        for projection in targets:
-            projection.index(conn)
-            projection.rebuilding = False
-        subset._checkpoint_names(conn, targets, last)
-        conn.execute("COMMIT")
         return last
 
     def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:

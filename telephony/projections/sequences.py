@@ -51,7 +51,7 @@ class Sequences(Projection):
         else:
             self._raise(conn, kind, id_)
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: sqlite3.Connection) -> None:
         for kind, highest in self._highest.items():
             self._raise(conn, kind, highest)
         self._highest.clear()

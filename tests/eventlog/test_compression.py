@@ -1,0 +1,173 @@
+"""Event data compressed with dictionaries the log trains on its own events: read back unchanged,
+hashed as plain JSON, carried by copies of the log, and damage to either is found by the chain."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+
+from telephony.audit import replay_into, verify_chain
+from telephony.eventlog import LOG_FILE, NewEvent, compression
+from telephony.projections import Projections
+
+from .counting import StreamCounts
+from .test_contract import open_log
+
+
+def cdr_like(rng: random.Random, n: int) -> NewEvent:
+    body = {
+        "id": n,
+        "src": f"+4477009{rng.randrange(10**5):05d}",
+        "dst": f"+44203{rng.randrange(10**7):07d}",
+        "disposition": rng.choice(["CONNECTED", "NO ANSWER", "BUSY"]),
+        "billsec": rng.randrange(600),
+        "src_name": None,
+        "info": None,
+    }
+    return NewEvent(stream=f"cdr-{n}", type="cdr.created", data={"id": n, "customer_id": 1, "body": body})
+
+
+def stored(data_dir) -> list[tuple[int, bytes]]:
+    with sqlite3.connect(data_dir / LOG_FILE) as conn:
+        return conn.execute("SELECT position, data FROM events ORDER BY position").fetchall()
+
+
+def dictionaries(data_dir) -> list[int]:
+    with sqlite3.connect(data_dir / LOG_FILE) as conn:
+        return [row[0] for row in conn.execute("SELECT trained_at FROM event_dictionaries ORDER BY id")]
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch):
+    """Train at 200 events and again at 800, so a test log sees two dictionaries."""
+    monkeypatch.setattr(compression, "FIRST_TRAINING", 200)
+    monkeypatch.setattr(compression, "GROWTH", 4)
+
+
+@pytest.fixture
+def forgetful(monkeypatch):
+    """Forget the dictionaries this process knows, as a new process would."""
+
+    def forget() -> None:
+        monkeypatch.setattr(compression, "_decompressors", {})
+
+    return forget
+
+
+async def append_all(data_dir, events: list[NewEvent]) -> None:
+    log = await open_log(data_dir)
+    try:
+        for start in range(0, len(events), 50):
+            await log.append(events[start : start + 50])
+    finally:
+        await log.close()
+
+
+async def test_data_is_stored_compressed_once_the_log_has_trained_and_reads_back_unchanged(
+    tmp_path, small_thresholds, forgetful
+):
+    rng = random.Random(17)
+    events = [cdr_like(rng, n) for n in range(1, 1001)]
+    await append_all(tmp_path, events)
+    assert dictionaries(tmp_path) == [200, 800]
+    rows = stored(tmp_path)
+    plain_json = [data for position, data in rows if position <= 200]
+    packed = [data for position, data in rows if position > 200]
+    assert not any(data.startswith(compression.MAGIC) for data in plain_json)
+    assert all(data.startswith(compression.MAGIC) for data in packed)
+    average = sum(map(len, packed)) / len(packed)
+    assert average < 0.5 * sum(map(len, plain_json)) / len(plain_json)
+
+    forgetful()
+    log = await open_log(tmp_path)
+    try:
+        read = await log.read()
+    finally:
+        await log.close()
+    assert [e.data for e in read] == [e.data for e in events]
+    with sqlite3.connect(tmp_path / LOG_FILE) as conn:
+        compression.load(conn)
+        assert verify_chain(conn) is None
+
+
+async def test_a_reopened_log_goes_on_with_its_latest_dictionary(tmp_path, small_thresholds, forgetful):
+    rng = random.Random(5)
+    await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 301)])
+    forgetful()
+    await append_all(tmp_path, [cdr_like(rng, n) for n in range(301, 401)])
+    assert dictionaries(tmp_path) == [200]
+    assert all(data.startswith(compression.MAGIC) for position, data in stored(tmp_path) if position > 300)
+
+
+async def test_data_that_would_not_shrink_stays_plain(tmp_path, small_thresholds):
+    rng = random.Random(3)
+    tiny = [NewEvent(stream="t", type="tick", data=n) for n in range(5)]
+    await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 251)] + tiny)
+    assert [data for _, data in stored(tmp_path)[-5:]] == [b"0", b"1", b"2", b"3", b"4"]
+
+
+async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresholds, forgetful):
+    rng = random.Random(11)
+    events = [cdr_like(rng, n) for n in range(1, 401)]
+    await append_all(tmp_path / "data", events)
+    forgetful()
+    replay_into(tmp_path / "data", tmp_path / "copy", Projections([StreamCounts()]), progress=False)
+    assert dictionaries(tmp_path / "copy") == [200]
+    forgetful()
+    log = await open_log(tmp_path / "copy")
+    try:
+        assert [e.data for e in await log.read()] == [e.data for e in events]
+    finally:
+        await log.close()
+
+
+@pytest.mark.parametrize("damage", ["frame", "dictionary"])
+async def test_damage_to_compressed_data_or_its_dictionary_is_found_by_the_chain(
+    tmp_path, small_thresholds, forgetful, damage
+):
+    rng = random.Random(23)
+    await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 301)])
+    with sqlite3.connect(tmp_path / LOG_FILE) as conn:
+        if damage == "frame":
+            (data,) = conn.execute("SELECT data FROM events WHERE position = 250").fetchone()
+            flipped = data[:-3] + bytes([data[-3] ^ 0x20]) + data[-2:]
+            conn.execute("UPDATE events SET data = ? WHERE position = 250", (flipped,))
+        else:
+            (content,) = conn.execute("SELECT content FROM event_dictionaries").fetchone()
+            middle = len(content) // 2
+            broken = content[:middle] + bytes(64) + content[middle + 64 :]
+            conn.execute("UPDATE event_dictionaries SET content = ?", (broken,))
+    forgetful()
+    with sqlite3.connect(tmp_path / LOG_FILE) as conn:
+        compression.load(conn)
+        problem = verify_chain(conn)
+    assert problem is not None
+    if damage == "frame":
+        assert problem.position == 250
+    else:  # the first event that needed the damaged part of the dictionary
+        assert 200 < problem.position <= 300
+
+
+async def test_a_dictionary_trained_in_a_request_that_fails_goes_with_its_events(tmp_path, small_thresholds):
+    rng = random.Random(29)
+    events = [cdr_like(rng, n) for n in range(1, 241)]
+    log = await open_log(tmp_path)
+    try:
+        await log.append(events[:190])
+
+        def failing(_conn):
+            yield from events[190:230]
+            raise ValueError("rule broken")
+
+        with pytest.raises(ValueError):
+            await log.transact(failing)
+        assert dictionaries(tmp_path) == []
+        await log.append(events[190:])
+        read = await log.read()
+    finally:
+        await log.close()
+    assert dictionaries(tmp_path) == [200]
+    assert [e.data for e in read] == [e.data for e in events]
+    assert all(data.startswith(compression.MAGIC) for position, data in stored(tmp_path) if position > 200)
