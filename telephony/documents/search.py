@@ -96,13 +96,18 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild): plain ASCII text by one
-        statement, any other value through `searchable`."""
-        for prop, table, insert in zip(self.props, self.tables, self._add, strict=True):
-            value = json_path(prop)
-            plain = f"typeof({value}) = 'text' AND NOT {value} GLOB ?"
-            conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {value} FROM "{documents}" WHERE {plain}',
-                         (NOT_ASCII,))  # fmt: skip
-            rows = conn.execute(f'SELECT id, {value} FROM "{documents}" WHERE {value} IS NOT NULL AND NOT ({plain})',
-                                (NOT_ASCII,)).fetchall()  # fmt: skip
-            conn.executemany(insert, [(id_, text) for id_, found in rows if (text := searchable(found)) is not None])
+        """Index every row of the document table `documents` (after a rebuild). The searched values are
+        read in one pass (each body parsed once) into a temporary table; then, per property, plain ASCII
+        text is indexed by one statement and any other value through `searchable`."""
+        values = ", ".join(f"{json_path(prop)} AS v{i}" for i, prop in enumerate(self.props))
+        conn.execute(f'CREATE TEMP TABLE searched_values AS SELECT id, {values} FROM "{documents}"')
+        try:
+            for i, (table, insert) in enumerate(zip(self.tables, self._add, strict=True)):
+                chosen = f"SELECT id, v{i} FROM temp.searched_values"
+                plain = f"typeof(v{i}) = 'text' AND NOT v{i} GLOB ?"
+                conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} WHERE {plain}', (NOT_ASCII,))
+                rows = conn.execute(f"{chosen} WHERE v{i} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
+                found = [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
+                conn.executemany(insert, found)
+        finally:
+            conn.execute("DROP TABLE temp.searched_values")

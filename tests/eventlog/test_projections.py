@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+from typing import ClassVar
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -147,3 +149,49 @@ async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data
     await log.close()
     indexes = {row[1] for row in conn.execute("PRAGMA index_list(doc_note)")}
     assert "doc_note_title" in indexes and not Projections([indexed]).stale(conn)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "found"),
+    [
+        ("UPDATE doc_note SET body = json_set(body, '$.text', 'forged') WHERE id = 2", "missing from"),
+        ("UPDATE doc_note SET customer_id = 7 WHERE id = 3", "missing from"),
+        ("DELETE FROM doc_note WHERE id = 1", "missing from"),
+        ("INSERT INTO doc_note VALUES (9, 1, '{}')", "unexpected in"),
+    ],
+)
+async def test_verify_compares_a_table_with_an_integer_key_row_by_row(tmp_path, tamper, found):
+    log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
+    for id_ in (1, 2, 3):
+        data = {"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"note {id_}"}}
+        await log.append([NewEvent(stream=f"note-{id_}", type="note.created", data=data)])
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    assert verify_projections(conn, Projections([DocumentTable("note")])) is None
+    conn.execute(tamper)
+    problem = verify_projections(conn, Projections([DocumentTable("note")]))
+    assert problem is not None and f"{found} the live table 'doc_note'" in problem.what
+
+
+class PragmaWatch(StreamCounts):
+    """Counts as `StreamCounts` and notes the connection's settings while it is fed."""
+
+    seen: ClassVar[set[tuple[int, int]]] = set()
+
+    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+        settings = tuple(conn.execute(f"PRAGMA {name}").fetchone()[0] for name in ("synchronous", "secure_delete"))
+        self.seen.add(settings)
+        super().apply(conn, event)
+
+
+async def test_a_rebuild_drops_without_zeroing_pages_and_gives_the_settings_back(tmp_path):
+    log = await EventLog.open(tmp_path, Projections([StreamCounts()]), Clock(), progress=False)
+    await log.append([NewEvent(stream="a", type="thing.happened", data={"n": 1})])
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    conn.execute("PRAGMA secure_delete=ON")
+    Projections([PragmaWatch()]).rebuild(conn, progress=False)
+    assert PragmaWatch.seen == {(1, 0)}  # NORMAL, off
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+    assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert snapshot(conn) == [("a", 1, 1)]
