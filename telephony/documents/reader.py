@@ -11,6 +11,8 @@ fold ASCII letters only), for case-insensitive filters.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -67,13 +69,15 @@ class Reader:
     def at_snapshot(self, work: Callable[[Snapshot], T]) -> T | None:
         """`work` on the loop's connection inside a read transaction, at the log position it sees; None
         when it ran past the budget of steps (the caller reads another way). The transaction is kept
-        for the next reads until a commit moves the log on (`release`, a follower of commits), so a
-        run of reads pays for it once."""
+        for the next reads of the same loop iteration, or until a commit moves the log on (`release`, a
+        follower of commits), so a run of reads pays for it once; never longer, or the log's WAL file
+        could not start over (`eventlog.wal`)."""
         conn = self._inline
         self._checks = 0
         if self._position is None:
             if not conn.in_transaction:
                 conn.execute("BEGIN")
+                _release_soon(self)
             self._position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
         try:
             return work(Snapshot(self, conn, self._position))
@@ -114,6 +118,12 @@ class Reader:
     async def close(self) -> None:
         self._inline.close()
         await self._threaded.close()
+
+
+def _release_soon(reader: Reader) -> None:
+    """Release `reader`'s snapshot at the end of the loop iteration (outside a loop: at the next commit)."""
+    with contextlib.suppress(RuntimeError):
+        asyncio.get_running_loop().call_soon(reader.release)
 
 
 class Snapshot:

@@ -24,6 +24,7 @@ from . import store
 from .compression import Packer
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
+from .wal import WalBound
 
 Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
@@ -95,6 +96,7 @@ class GroupCommitWriter:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
         self._packer = Packer(conn)
+        self.wal = WalBound(conn)
         sink.committed(self._position)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -193,6 +195,7 @@ class GroupCommitWriter:
             sink.rollback(0)
             return [exc] * len(batch)
         sink.committed(self._position)
+        self.wal.committed(conn)
         return results
 
     def _append(self, events: Iterable[NewEvent], meta: Metadata, keep: bool = True) -> list[RecordedEvent]:
