@@ -14,6 +14,7 @@ shows as broken ones.
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import zstandard
 
@@ -30,7 +31,11 @@ SAMPLES = 2000
 DICTIONARY_BYTES = 16384
 LEVEL = 3
 
-_decompressors: dict[int, zstandard.ZstdDecompressor] = {}
+_dictionaries: dict[int, zstandard.ZstdCompressionDict] = {}
+"""Every dictionary this process knows, by id (ready to decompress with: see `_register`)."""
+_per_thread = threading.local()
+"""Each thread's decompressors, by dictionary id: one must never be used by two threads at once."""
+_registering = threading.Lock()
 _frame_parameters = zstandard.get_frame_parameters
 
 
@@ -39,10 +44,27 @@ class UnreadableData(ValueError):
 
 
 def _register(content: bytes) -> zstandard.ZstdCompressionDict:
+    """Know a dictionary; its decompression tables are made here, once, so that threads only share them
+    read-only (zstd's rule for a shared dictionary)."""
     dictionary = zstandard.ZstdCompressionDict(content)
-    if dictionary.dict_id() not in _decompressors:
-        _decompressors[dictionary.dict_id()] = zstandard.ZstdDecompressor(dict_data=dictionary)
+    with _registering:
+        if dictionary.dict_id() not in _dictionaries:
+            frame = zstandard.ZstdCompressor(dict_data=dictionary).compress(b"{}")
+            zstandard.ZstdDecompressor(dict_data=dictionary).decompress(frame)  # builds the tables
+            _dictionaries[dictionary.dict_id()] = dictionary
     return dictionary
+
+
+def _decompressor(dictionary_id: int) -> zstandard.ZstdDecompressor:
+    """The calling thread's decompressor for a dictionary."""
+    mine: dict[int, zstandard.ZstdDecompressor] = _per_thread.__dict__.setdefault("decompressors", {})
+    found = mine.get(dictionary_id)
+    if found is None:
+        dictionary = _dictionaries.get(dictionary_id)
+        if dictionary is None:
+            raise UnreadableData(f"it needs dictionary {dictionary_id}, which the log does not hold")
+        found = mine[dictionary_id] = zstandard.ZstdDecompressor(dict_data=dictionary)
+    return found
 
 
 def load(conn: sqlite3.Connection) -> None:
@@ -58,11 +80,7 @@ def plain(stored: bytes) -> bytes:
     if stored[:4] != MAGIC:
         return stored
     try:
-        dictionary_id = _frame_parameters(stored).dict_id
-        decompressor = _decompressors.get(dictionary_id)
-        if decompressor is None:
-            raise UnreadableData(f"it needs dictionary {dictionary_id}, which the log does not hold")
-        return decompressor.decompress(stored)
+        return _decompressor(_frame_parameters(stored).dict_id).decompress(stored)
     except zstandard.ZstdError as exc:
         raise UnreadableData(str(exc)) from exc
 

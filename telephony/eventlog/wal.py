@@ -39,6 +39,8 @@ class WalBound:
         conn.execute(f"PRAGMA busy_timeout={WAIT_MS}")
         try:
             busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError:  # a statement of this connection is still open: next time
+            busy = 1
         finally:
             conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
         self.truncated += not busy

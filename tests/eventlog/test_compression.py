@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import threading
 
+import msgspec
 import pytest
+import zstandard
 
 from telephony.audit import replay_into, verify_chain
 from telephony.eventlog import LOG_FILE, NewEvent, compression
@@ -51,7 +54,8 @@ def forgetful(monkeypatch):
     """Forget the dictionaries this process knows, as a new process would."""
 
     def forget() -> None:
-        monkeypatch.setattr(compression, "_decompressors", {})
+        monkeypatch.setattr(compression, "_dictionaries", {})
+        monkeypatch.setattr(compression, "_per_thread", threading.local())
 
     return forget
 
@@ -171,3 +175,31 @@ async def test_a_dictionary_trained_in_a_request_that_fails_goes_with_its_events
     assert dictionaries(tmp_path) == [200]
     assert [e.data for e in read] == [e.data for e in events]
     assert all(data.startswith(compression.MAGIC) for position, data in stored(tmp_path) if position > 200)
+
+
+def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_thresholds):
+    """The writer's thread, the loop's and the readers' decompress at once: each has its own decompressor."""
+    rng = random.Random(31)
+    originals = [msgspec.json.encode(cdr_like(rng, n).data) for n in range(1, 3001)]
+    dictionary = zstandard.train_dictionary(compression.DICTIONARY_BYTES, originals[:1000])
+    compression._register(dictionary.as_bytes())
+    packer = zstandard.ZstdCompressor(dict_data=dictionary, level=compression.LEVEL)
+    frames = [packer.compress(original) for original in originals]
+    wrong: list[int] = []
+
+    def read_all(offset: int) -> None:
+        for _ in range(3):
+            for i in range(len(frames)):
+                n = (i + offset) % len(frames)
+                try:
+                    if compression.plain(frames[n]) != originals[n]:
+                        wrong.append(n)
+                except compression.UnreadableData:
+                    wrong.append(n)
+
+    threads = [threading.Thread(target=read_all, args=(offset,)) for offset in (0, 777, 1555, 2333)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
