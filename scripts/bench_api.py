@@ -298,6 +298,7 @@ def main() -> int:
                   f"{figures['busy hangup_p50_ms']:.1f} ms, p99 {figures['busy hangup_p99_ms']:.1f} ms; "
                   f"CDRs not listed right after their hangup: {figures['busy unseen']:,.0f} of "
                   f"{figures['busy hangups']:,.0f} (goal 0), failed: {figures['busy failed']:,.0f}")  # fmt: skip
+            print(*(f"    {failure}" for failure in figures["busy failures"]), sep="\n")
     if not args.no_mixed:
         print("\nmixed load (scripts/bench_mixed.py):", flush=True)
         subprocess.run([PYTHON, str(Path(__file__).with_name("bench_mixed.py")), "--seconds", str(args.seconds),

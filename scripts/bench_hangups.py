@@ -38,6 +38,7 @@ async def _hang_up_calls(port: int, token: str, rate: float, workers: int, until
     headers = {"X-Auth-Token": token}
     latencies: list[float] = []
     unseen = failed = 0
+    failures: list[str] = []
     async with aiohttp.ClientSession(headers=headers) as session:
         async with session.get(f"{api}/users?limit=1") as answer:
             user_id = (await answer.json())["data"][0]["id"]
@@ -49,6 +50,13 @@ async def _hang_up_calls(port: int, token: str, rate: float, workers: int, until
 
         async def worker() -> None:
             nonlocal unseen, failed
+
+            async def refused(method: str, answer: Any) -> None:
+                nonlocal failed
+                failed += 1
+                if len(failures) < 5:
+                    failures.append(f"{method} {answer.status} {(await answer.text())[:200]}")
+
             for n in cycles:
                 due = started + n / rate
                 if due >= until:
@@ -56,17 +64,17 @@ async def _hang_up_calls(port: int, token: str, rate: float, workers: int, until
                 await asyncio.sleep(max(0.0, due - time.monotonic()))
                 number = f"+4470{n:08d}"
                 async with session.post(f"{api}/calls", json={"to": number}) as answer:
-                    placed = await answer.json()
                     if answer.status != 201:
-                        failed += 1
+                        await refused("POST /calls", answer)
                         continue
+                    placed = await answer.json()
                 call_id = placed["data"]["id"]
                 begun = time.perf_counter()
                 async with session.delete(f"{api}/calls/{call_id}") as answer:
-                    await answer.read()
                     if answer.status != 204:
-                        failed += 1
+                        await refused("DELETE /calls/{id}", answer)
                         continue
+                    await answer.read()
                 latencies.append(time.perf_counter() - begun)
                 flt = json.dumps([{"property": "live_id", "operator": "eq", "value": call_id}])
                 async with session.get(f"{api}/cdrs", params={"filter": flt}) as answer:
@@ -83,6 +91,7 @@ async def _hang_up_calls(port: int, token: str, rate: float, workers: int, until
         "hangup_p99_ms": latencies[int(len(latencies) * 0.99)] * 1e3 if latencies else float("nan"),
         "unseen": unseen,
         "failed": failed,
+        "failures": failures,
     }
 
 
@@ -114,7 +123,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="telephony-bench-hangups-") as scratch:
         figures = reads_while_hanging_up(args.port, login(args.port), args, Path(scratch))
     for name, value in figures.items():
-        print(f"{name:<20}{value:>12,.1f}")
+        if name == "failures":
+            print(*(f"failed: {failure}" for failure in value), sep="\n")
+        else:
+            print(f"{name:<20}{value:>12,.1f}")
     return 0 if figures["unseen"] == 0 and figures["failed"] == 0 else 1
 
 

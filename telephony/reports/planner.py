@@ -4,11 +4,14 @@ run (`domain.reports.next_run`), drawn from the schedule itself, never stored an
 At start, every schedule's next run after its last one is planned; one that fell due while the
 server was down runs once, at once, and says so (`missed`), then the schedule goes on from the
 start's time. A change of a schedule (created, changed, paused, deleted) plans it again, through a
-reactor that also keeps the schedule's `next_run_at`. A run plans the next after it.
+reactor that also keeps the schedule's `next_run_at`. A run plans the next after it; a run that
+fails (nothing of it is stored) is tried again `RETRY_AFTER` seconds later, and after the last try
+the schedule goes on to its next run.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import msgspec
@@ -25,6 +28,8 @@ from ..reactors.scheduler import Job, Scheduler
 from .runs import KIND, active, ran, since
 
 SCHEDULED = Metadata(source="reports")
+RETRY_AFTER = (60.0, 300.0, 900.0, 3600.0)
+log = logging.getLogger(__name__)
 
 
 class ReportRuns:
@@ -69,14 +74,29 @@ class ReportRuns:
         for schedule_id in [s for s, c in self._planned.items() if c == customer_id]:
             self.drop(schedule_id)
 
-    def _job(self, customer_id: int, schedule_id: int, due: float, missed: bool) -> Job:
+    def _job(self, customer_id: int, schedule_id: int, due: float, missed: bool, tries: int = 0) -> Job:
         async def run() -> None:
             decision = ran(customer_id, schedule_id, due, missed, self._clock.time, self._mailer.message)
-            await self._log.transact(decision, SCHEDULED)
+            try:
+                await self._log.transact(decision, SCHEDULED)
+            except Exception:
+                log.exception("report schedule %s: the run due at %s failed (try %d)", schedule_id, due, tries + 1)
+                await self._after_failure(customer_id, schedule_id, due, missed, tries)
+                return
             if decision.result is not None:
                 self.plan(customer_id, decision.result)
 
         return run
+
+    async def _after_failure(self, customer_id: int, schedule_id: int, due: float, missed: bool, tries: int) -> None:
+        """Try the run again later; after the last try, plan the schedule's next run after this one."""
+        if tries < len(RETRY_AFTER):
+            again = self._clock.time() + RETRY_AFTER[tries]
+            self._scheduler.at(again, _key(schedule_id), self._job(customer_id, schedule_id, due, missed, tries + 1))
+            return
+        found = await self._log.query(lambda conn: reads.documents(conn, KIND, [schedule_id], customer_id))
+        if schedule_id in found:
+            self.plan(customer_id, found[schedule_id], after=due)
 
 
 class ReportPlanner(Reactor):

@@ -13,6 +13,8 @@ import pytest
 
 from telephony.app import create_app
 from telephony.config import Mail
+from telephony.reports import runs
+from telephony.reports.planner import RETRY_AFTER
 from tests.accounts.helpers import CONTROL, login
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import get, place
@@ -148,3 +150,51 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
         text = pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text()
         assert "Calls: Calls" in text and f"{ANSWERS}2" in text
     assert made["id"]
+
+
+@pytest.fixture
+def failing_runs(monkeypatch):
+    """Make the next `count` report runs fail while drawing their file (nothing of them is stored)."""
+    left = {"failures": 0}
+    drawn = runs.rendered
+
+    def flaky(*args, **kwargs):
+        if left["failures"] > 0:
+            left["failures"] -= 1
+            raise OSError("disk full")
+        return drawn(*args, **kwargs)
+
+    monkeypatch.setattr(runs, "rendered", flaky)
+
+    def fail(count: int) -> None:
+        left["failures"] = count
+
+    return fail
+
+
+async def test_a_run_that_fails_is_tried_again_later(client, failing_runs):
+    await set_clock(client, "2027-07-01 06:00:00")
+    made = (await schedule(client, timezone="UTC"))["data"]
+    failing_runs(2)
+    await set_clock(client, "2027-07-01 09:00:00")  # fails
+    await set_clock(client, "2027-07-01 09:01:00")  # the first try again, one minute later: fails
+    assert await reports_mailed(client) == []
+    assert (await shown(client, made["id"]))["last_run_at"] is None
+    await set_clock(client, "2027-07-01 09:06:00")  # five minutes after that
+    assert len(await reports_mailed(client)) == 1
+    ran = await shown(client, made["id"])
+    assert (ran["last_run_at"], ran["next_run_at"]) == ("2027-07-01 09:06:00", "2027-07-02 09:00:00")
+
+
+async def test_after_its_last_try_a_failing_run_gives_way_to_the_next(client, failing_runs):
+    await set_clock(client, "2027-08-01 06:00:00")
+    made = (await schedule(client, timezone="UTC"))["data"]
+    failing_runs(1 + len(RETRY_AFTER))
+    tried = 9 * 3600.0
+    for wait in (0.0, *RETRY_AFTER):
+        tried += wait
+        await set_clock(client, f"2027-08-01 {int(tried // 3600):02d}:{int(tried % 3600 // 60):02d}:00")
+    assert await reports_mailed(client) == []
+    await set_clock(client, "2027-08-02 09:00:00")
+    assert len(await reports_mailed(client)) == 1
+    assert (await shown(client, made["id"]))["last_run_at"] == "2027-08-02 09:00:00"
