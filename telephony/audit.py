@@ -142,21 +142,16 @@ def _path_of(conn: sqlite3.Connection) -> str:
 
 
 def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None) -> int:
+    """Copy the log's events (up to a point) and the dictionaries they need, then know those in `dst`."""
     dst.execute("BEGIN IMMEDIATE")
-    compression.copy(src, dst)
-    copied = 0
-    rows = store.raw_rows(src, until=until, until_time=until_time, chunk=5000)
-    batch: list[tuple] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == 5000:
-            dst.executemany(f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", batch)
-            copied += len(batch)
-            batch.clear()
-    if batch:
-        dst.executemany(f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", batch)
-        copied += len(batch)
+    copied = last = 0
+    insert = f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
+    for rows in store.raw_chunks(src, until=until, until_time=until_time, chunk=5000):
+        dst.executemany(insert, rows)
+        copied, last = copied + len(rows), rows[-1][0]
+    compression.copy(src, dst, before=last)
     dst.execute("COMMIT")
+    compression.load(dst)
     return copied
 
 

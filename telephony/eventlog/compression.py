@@ -13,6 +13,8 @@ shows as broken ones.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
 import threading
 
@@ -30,12 +32,22 @@ GROWTH = 8
 SAMPLES = 2000
 DICTIONARY_BYTES = 16384
 LEVEL = 3
+LARGEST_EVENT = 64 * 1024 * 1024
+"""No event's JSON is larger: a frame that says otherwise is damaged."""
 
 _dictionaries: dict[int, zstandard.ZstdCompressionDict] = {}
 """Every dictionary this process knows, by id (ready to decompress with: see `_register`)."""
 _per_thread = threading.local()
 """Each thread's decompressors, by dictionary id: one must never be used by two threads at once."""
 _registering = threading.Lock()
+TYPES = """
+WITH RECURSIVE seen(type) AS (
+    SELECT min(type) FROM events
+    UNION ALL SELECT (SELECT min(type) FROM events WHERE type > seen.type) FROM seen WHERE seen.type IS NOT NULL
+) SELECT type FROM seen WHERE type IS NOT NULL
+"""
+"""Every event type, one seek each in the index by type (a DISTINCT would read all of it)."""
+log = logging.getLogger(__name__)
 _frame_parameters = zstandard.get_frame_parameters
 
 
@@ -67,11 +79,22 @@ def _decompressor(dictionary_id: int) -> zstandard.ZstdDecompressor:
     return found
 
 
+def _stored(conn: sqlite3.Connection, columns: str, before: int | None = None) -> list[tuple]:
+    """Rows of the log's dictionaries (none when the log has no table for them yet, as an old log
+    opened read-only), of those trained before position `before` when given."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'event_dictionaries'").fetchone() is None:
+        return []
+    where = "" if before is None else " WHERE trained_at < ?"
+    return conn.execute(f"SELECT {columns} FROM event_dictionaries{where} ORDER BY id", () if before is None
+                        else (before,)).fetchall()  # fmt: skip
+
+
 def load(conn: sqlite3.Connection) -> None:
-    """Know the dictionaries of the log `conn` opens (one opened read-only may not hold the table yet)."""
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'event_dictionaries'").fetchone()
-    if found is not None:
-        for (content,) in conn.execute("SELECT content FROM event_dictionaries ORDER BY id"):
+    """Know the dictionaries of the log `conn` opens. A reader calls it again inside the read that
+    meets newer events (a writer in another process may have trained one since). A damaged one is
+    skipped: the events that need it show as unreadable, at their position."""
+    for (content,) in _stored(conn, "content"):
+        with contextlib.suppress(zstandard.ZstdError):
             _register(content)
 
 
@@ -80,21 +103,29 @@ def plain(stored: bytes) -> bytes:
     if stored[:4] != MAGIC:
         return stored
     try:
-        return _decompressor(_frame_parameters(stored).dict_id).decompress(stored)
+        frame = _frame_parameters(stored)
+        if frame.content_size > LARGEST_EVENT:
+            raise UnreadableData(f"its frame claims {frame.content_size} bytes")
+        return _decompressor(frame.dict_id).decompress(stored)
     except zstandard.ZstdError as exc:
         raise UnreadableData(str(exc)) from exc
 
 
-def copy(src: sqlite3.Connection, dst: sqlite3.Connection) -> None:
-    """Give the log `dst` the dictionaries of `src` (inside the caller's transaction)."""
+def copy(src: sqlite3.Connection, dst: sqlite3.Connection, before: int) -> None:
+    """Give the log `dst` the dictionaries of `src` that events up to `before` may need (inside the
+    caller's transaction; call it after reading those events: a dictionary is committed before any
+    event that needs it). Later ones hold fragments of later events, so they stay behind."""
     dst.executemany(
         "INSERT OR IGNORE INTO event_dictionaries (id, trained_at, content) VALUES (?, ?, ?)",
-        src.execute("SELECT id, trained_at, content FROM event_dictionaries ORDER BY id").fetchall(),
+        _stored(src, "id, trained_at, content", before),
     )
 
 
 class Packer:
-    """What the writer stores of each event's JSON, and when it trains the next dictionary."""
+    """What the writer stores of each event's JSON, and when it trains the next dictionary.
+
+    The writer marks its state at each request's savepoint and rolls it back with the request (a
+    dictionary trained inside goes with its row)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         latest = conn.execute("SELECT content, trained_at FROM event_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
@@ -113,24 +144,34 @@ class Packer:
         packed = self._compressor.compress(data)
         return packed if len(packed) < len(data) else data
 
+    def mark(self) -> tuple[zstandard.ZstdCompressor | None, int]:
+        return self._compressor, self._next_training
+
+    def rollback(self, mark: tuple[zstandard.ZstdCompressor | None, int]) -> None:
+        self._compressor, self._next_training = mark
+
     def appended(self, conn: sqlite3.Connection, position: int) -> None:
         """Once the log has grown enough, train the next dictionary and keep it in the writer's
-        transaction (a writer that rolls back makes a new `Packer`: the dictionary goes with the events)."""
+        transaction. Training never fails a write: when it cannot learn (too few or too alike events,
+        an unreadable sample), it tries again after more growth."""
         if position < self._next_training:
             return
         try:
             dictionary = zstandard.train_dictionary(DICTIONARY_BYTES, _samples(conn), level=LEVEL)
-        except zstandard.ZstdError:  # too few or too alike to learn from: try again after more growth
+            content = dictionary.as_bytes()
+            registered = _register(content)
+        except (zstandard.ZstdError, UnreadableData) as exc:
+            log.warning("no event dictionary trained at position %d (%s); next try at %d", position, exc,
+                        position * GROWTH)  # fmt: skip
             self._next_training = position * GROWTH
             return
-        content = dictionary.as_bytes()
         conn.execute("INSERT INTO event_dictionaries (trained_at, content) VALUES (?, ?)", (position, content))
-        self._use(_register(content), position)
+        self._use(registered, position)
 
 
 def _samples(conn: sqlite3.Connection) -> list[bytes | bytearray | memoryview]:
     """The latest events' JSON, an even share of `SAMPLES` per type (rare types teach their keys too)."""
-    types = [row[0] for row in conn.execute("SELECT DISTINCT type FROM events")]
+    types = [row[0] for row in conn.execute(TYPES)]
     share = max(1, SAMPLES // max(1, len(types)))
     latest = "SELECT data FROM events WHERE type = ? ORDER BY position DESC LIMIT ?"
     return [plain(data) for type_ in types for (data,) in conn.execute(latest, (type_, share))]

@@ -143,8 +143,11 @@ def raw_chunks(
         where.append("recorded_at <= ?")
         args.append(until_time)
     cursor = conn.execute(f"SELECT {columns} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
-    while rows := cursor.fetchmany(chunk):
+    rows = cursor.fetchmany(chunk)
+    compression.load(conn)  # in the read that now holds the rows: every dictionary they may need
+    while rows:
         yield rows
+        rows = cursor.fetchmany(chunk)
 
 
 def rows_after(

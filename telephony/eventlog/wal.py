@@ -5,26 +5,31 @@ still holds an older snapshot; a server answering lists all day nearly always ha
 the file grew by megabytes a second under calls and lists, and once past `wal_autocheckpoint` pages
 every commit also paid for a checkpoint. After a commit that leaves the file past `LIMIT_BYTES`, the
 writer asks for a TRUNCATE checkpoint, waiting at most `WAIT_MS` for the readers of older snapshots
-(the loop's reader lets its snapshot go at the end of each loop iteration); when one holds on
-longer, the next commit tries again.
+(the loop's reader lets its snapshot go at the end of each loop iteration). When a reader holds on
+longer (a `verify` or `replay --out` reading the whole log), the writer tries again only once the
+file has grown by another `LIMIT_BYTES`, so a long read costs the commits nothing meanwhile.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 
 LIMIT_BYTES = 16 * 1024 * 1024
 WAIT_MS = 20
+log = logging.getLogger(__name__)
 
 
 class WalBound:
-    """Run by the writer after each commit, on its own connection."""
+    """Run by the writer after each commit, on its own connection; never raises (the commit is done)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         path = conn.execute("PRAGMA database_list").fetchone()[2]
         self._wal = f"{path}-wal" if path else None
         self._busy_ms = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+        self._refused_at = 0
+        """The file's size when a reader last kept the checkpoint from finishing (0: none since)."""
         self.truncated = 0
 
     def committed(self, conn: sqlite3.Connection) -> None:
@@ -32,15 +37,22 @@ class WalBound:
             return
         try:
             size = os.stat(self._wal).st_size
-        except FileNotFoundError:
+        except OSError:
             return
-        if size <= LIMIT_BYTES:
+        if size <= LIMIT_BYTES + self._refused_at:
             return
+        if self._truncate(conn):
+            self._refused_at, self.truncated = 0, self.truncated + 1
+        else:
+            self._refused_at = size
+
+    def _truncate(self, conn: sqlite3.Connection) -> bool:
         conn.execute(f"PRAGMA busy_timeout={WAIT_MS}")
         try:
             busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.OperationalError:  # a statement of this connection is still open: next time
-            busy = 1
+            return not busy
+        except sqlite3.Error as exc:  # a statement of this connection still open, or worse: next time
+            log.warning("the WAL checkpoint failed (%s); trying again after more growth", exc)
+            return False
         finally:
             conn.execute(f"PRAGMA busy_timeout={self._busy_ms}")
-        self.truncated += not busy

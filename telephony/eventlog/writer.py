@@ -167,20 +167,21 @@ class GroupCommitWriter:
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
         start_position, start_hash = self._position, self._hash
-        sink = self._sink
+        sink, packer = self._sink, self._packer
+        packed_at_start = packer.mark()
         results: list[list[RecordedEvent] | BaseException] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
             for request in batch:
                 conn.execute("SAVEPOINT request")
-                saved, mark = (self._position, self._hash), sink.mark()
+                saved, mark, packed = (self._position, self._hash), sink.mark(), packer.mark()
                 try:
                     results.append(self._append(request.decide(conn), request.meta, request.keep))
                     conn.execute("RELEASE request")
                 except Exception as exc:
                     conn.execute("ROLLBACK TO request")
                     conn.execute("RELEASE request")
-                    self._packer = Packer(conn)
+                    packer.rollback(packed)
                     self._position, self._hash = saved
                     sink.rollback(mark)
                     results.append(exc)
@@ -191,7 +192,7 @@ class GroupCommitWriter:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash
-            self._packer = Packer(conn)
+            packer.rollback(packed_at_start)
             sink.rollback(0)
             return [exc] * len(batch)
         sink.committed(self._position)

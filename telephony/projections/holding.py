@@ -18,7 +18,7 @@ class HeldRows(dict[Key, Held]):
     A projection holds a record at its creation and, for each later event, changes the held copy when
     `get` finds one or runs its SQL otherwise (`pop` forgets a record deleted before being written).
     It must `flush` before any statement that reads or changes several rows of its table, and in
-    `index`, so the table is whole by the end. A dict, so the hot lookups cost no Python call.
+    `settle`, so the table is whole by the end. A dict, so the hot lookups cost no Python call.
     """
 
     def __init__(self, insert: str, row: Callable[[Key, Held], Sequence[Any]] | None = None) -> None:

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
 REBUILD_COMMIT_EVERY = 100_000
 REBUILD_CHUNK = 5000
 BULK_SETTINGS = {"synchronous": "NORMAL", "cache_size": "-16384", "secure_delete": "OFF"}
+SECURE_DELETE = {0: "OFF", 1: "ON", 2: "FAST"}
 
 
 @contextmanager
@@ -34,15 +35,18 @@ def _bulk_settings(conn: sqlite3.Connection) -> Iterator[None]:
     itself is never written here) and sorts in a larger cache. It drops the old tables without zeroing
     their pages (`secure_delete`, on in many builds, rewrote every page of them: 3 s for a million
     documents, 0.2 s without): whatever they held, the log in the same file holds too. The settings
-    come back afterwards."""
+    come back afterwards, also after a rebuild that failed (its transaction rolled back first: a
+    safety level cannot change inside one)."""
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in BULK_SETTINGS}
     for name, value in BULK_SETTINGS.items():
         conn.execute(f"PRAGMA {name}={value}")
     try:
         yield
     finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         for name, value in saved.items():
-            conn.execute(f"PRAGMA {name}={int(value)}")
+            conn.execute(f"PRAGMA {name}={SECURE_DELETE[value] if name == 'secure_delete' else int(value)}")
 
 
 @contextmanager

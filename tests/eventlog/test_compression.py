@@ -13,6 +13,7 @@ import zstandard
 
 from telephony.audit import replay_into, verify_chain
 from telephony.eventlog import LOG_FILE, NewEvent, compression
+from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
 from .counting import StreamCounts
@@ -203,3 +204,46 @@ def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_threshold
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+async def test_a_reader_connected_before_a_dictionary_was_trained_reads_what_it_compresses(
+    tmp_path, small_thresholds, forgetful
+):
+    rng = random.Random(37)
+    events = [cdr_like(rng, n) for n in range(1, 301)]
+    await append_all(tmp_path, events[:50])
+    reader = sqlite_store.connect(tmp_path / LOG_FILE, readonly=True)  # as another process would
+    await append_all(tmp_path, events[50:])
+    forgetful()  # the writer's process knew the new dictionary; this one never heard of it
+    assert [e.data for e in sqlite_store.read_events(reader)] == [e.data for e in events]
+    assert verify_chain(reader) is None
+
+
+async def test_a_copy_up_to_a_point_takes_only_the_dictionaries_its_events_need(tmp_path, small_thresholds):
+    rng = random.Random(41)
+    await append_all(tmp_path / "data", [cdr_like(rng, n) for n in range(1, 1001)])
+    for until, kept in ((150, []), (500, [200]), (1000, [200, 800])):
+        out = tmp_path / f"until-{until}"
+        replay_into(tmp_path / "data", out, Projections([StreamCounts()]), until=until, progress=False)
+        assert dictionaries(out) == kept
+
+
+async def test_a_dictionary_that_cannot_be_trained_never_fails_a_write(tmp_path, small_thresholds, monkeypatch):
+    def unreadable(_conn):
+        raise compression.UnreadableData("a damaged sample")
+
+    rng = random.Random(43)
+    events = [cdr_like(rng, n) for n in range(1, 901)]
+    log = await open_log(tmp_path)
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(compression, "_samples", unreadable)
+            for start in range(0, 300, 50):
+                await log.append(events[start : start + 50])
+        assert dictionaries(tmp_path) == []
+        for start in range(300, 900, 50):  # tried again once the log has grown fourfold
+            await log.append(events[start : start + 50])
+        assert [e.data for e in await log.read()] == [e.data for e in events]
+    finally:
+        await log.close()
+    assert dictionaries(tmp_path) == [800]
