@@ -142,7 +142,7 @@ def _path_of(conn: sqlite3.Connection) -> str:
 
 
 def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None) -> int:
-    """Copy the log's events (up to a point) and the dictionaries they need, then know those in `dst`."""
+    """Copy the log's events (up to a point) and the dictionaries they need."""
     dst.execute("BEGIN IMMEDIATE")
     copied = last = 0
     insert = f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
@@ -151,7 +151,6 @@ def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | 
         copied, last = copied + len(rows), rows[-1][0]
     compression.copy(src, dst, before=last)
     dst.execute("COMMIT")
-    compression.load(dst)
     return copied
 
 

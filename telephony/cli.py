@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from . import audit, datadir, logs, wiring
 from .config import ConfigError, Settings, load_settings
-from .eventlog import LOG_FILE, compression, store
+from .eventlog import LOG_FILE, store
 from .projections.memory import MemoryProjections
 from .redaction import redact
 
@@ -152,7 +152,6 @@ def cmd_log(args: argparse.Namespace) -> int:
             if not args.follow:
                 return 0
             time.sleep(0.5)
-            compression.load(conn)  # the server may have trained a dictionary meanwhile
     except (KeyboardInterrupt, BrokenPipeError):
         return 0
 

@@ -82,9 +82,7 @@ class SearchIndex:
 
     def remove(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
         """Unindex a document: a contentless table needs the very values it was indexed with."""
-        for delete, value in zip(self._remove, values, strict=True):
-            if (text := searchable(value)) is not None:
-                conn.execute(delete, (id_, text))
+        self.remove_rows(conn, [(id_, *values)])
 
     def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Unindex documents given as (id, value, ...) rows."""
