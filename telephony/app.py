@@ -38,6 +38,7 @@ from .keys import (
     WEBHOOKS,
 )
 from .mail import Mailer
+from .projections import snapshots
 from .projections.clock import ClockOffset
 from .projections.memory import MemoryProjections
 from .reactors.reactor import Reactor, runners
@@ -89,14 +90,19 @@ def _event_log(progress: bool):
                 progress=progress,
             )
             memory = MemoryProjections(wiring.memory_projections(settings))
-            await memory.attach(event_log)
+            kept = await event_log.query(lambda conn: snapshots.load(conn, memory.all))
+            restored = snapshots.restore(memory, kept)
+            await memory.attach(event_log, restored)
             event_log.follow_commits("in-memory projections", memory.follow)
+            keeper = snapshots.Keeper(memory, event_log.query, restored)
+            event_log.follow_commits("snapshots", keeper.follow)
             moved = memory[ClockOffset]
             if moved.epoch:
                 app[CLOCK].restore(moved.offset, moved.epoch)
             app[EVENT_LOG], app[MEMORY] = event_log, memory
             app[RANKS] = Ranks.of(projections.all, projections.journal)
             yield
+            await keeper.close()
             await event_log.close()
 
     return ctx

@@ -20,8 +20,8 @@ from pathlib import Path
 from .eventlog import LOG_FILE, RecordedEvent, compression, store
 from .eventlog.compression import plain
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
-from .projections import Projections
-from .projections.memory import MemoryProjections
+from .projections import Projections, snapshots
+from .projections.memory import MemoryProjections, restores
 from .redaction import redact
 
 CARRIED_FILES = ("control-key.sha256", "secret.key")
@@ -119,10 +119,26 @@ class _LogFile:
 
 
 def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem | None:
-    """Fold the in-memory projections from the log: one that cannot replay it is a problem."""
-    asyncio.run(memory.attach(_LogFile(conn)))
-    for name, failure in memory.failures.items():
-        return Problem(None, f"in-memory projection {name!r} failed to fold the log: {failure}")
+    """Fold the in-memory projections from the log: one that cannot replay it is a problem, and so is
+    a stored snapshot that differs from the fold at its position."""
+    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.all)))
+
+
+async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
+                          kept: list[snapshots.Snapshot]) -> Problem | None:  # fmt: skip
+    reader = _LogFile(conn)
+    head = reader.position
+    stops = sorted({snapshot.position for snapshot in kept} | {head})
+    reader.position = stops[0]
+    await memory.attach(reader)
+    by_name = {projection.name: projection for projection in memory.all}
+    for stop in stops:
+        await memory.fold([p for p in memory.all if p.history], reader, stop)
+        for name, failure in memory.failures.items():
+            return Problem(None, f"in-memory projection {name!r} failed to fold the log: {failure}")
+        for snapshot in kept:
+            if snapshot.position == stop and not restores(by_name[snapshot.name], snapshot.state):
+                return Problem(stop, f"the snapshot of in-memory projection {snapshot.name!r} differs from a fold")
     return None
 
 

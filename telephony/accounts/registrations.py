@@ -27,6 +27,7 @@ class _Clients:
 class Registrations(MemoryProjection):
     name = "registrations"
     handles = frozenset({ev.SIP_REGISTERED, ev.SIP_UNREGISTERED, ev.USER_DELETED, ev.CUSTOMER_DELETED})
+    kept_as = list[tuple[int, int, list[Registration]]]
 
     def __init__(self) -> None:
         self.reset()
@@ -45,6 +46,13 @@ class Registrations(MemoryProjection):
 
     def state(self) -> Any:
         return sorted((user_id, c.customer_id, tuple(c.by_id.values())) for user_id, c in self._users.items())
+
+    def snapshot(self) -> Any:
+        return [(user_id, c.customer_id, list(c.by_id.values())) for user_id, c in self._users.items()]
+
+    def restore(self, kept: Any) -> None:
+        for user_id, customer_id, registrations in kept:
+            self._users[user_id] = _Clients(customer_id, {r.registration_id: r for r in registrations})
 
     def apply(self, event: RecordedEvent) -> None:
         d, t = event.data, event.type

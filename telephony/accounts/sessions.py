@@ -58,6 +58,7 @@ class SessionIndex(MemoryProjection):
     name = "sessions"
     handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED, ev.USER_CREATED, ev.USER_UPDATED,
                          ev.USER_DELETED, ev.CUSTOMER_DELETED})  # fmt: skip
+    kept_as = tuple[list[Session], list[tuple[int, Account]]]
 
     def __init__(self) -> None:
         self.reset()
@@ -69,6 +70,15 @@ class SessionIndex(MemoryProjection):
 
     def state(self) -> tuple:
         return sorted(self.by_id.items()), sorted(self.accounts.items())
+
+    def snapshot(self) -> tuple:
+        return list(self.by_id.values()), list(self.accounts.items())
+
+    def restore(self, kept: tuple) -> None:
+        sessions, accounts = kept
+        self.by_id = {session.token_id: session for session in sessions}
+        self.by_digest = {session.digest: session for session in sessions}
+        self.accounts = dict(accounts)
 
     def apply(self, event: RecordedEvent) -> None:
         d, t = event.data, event.type

@@ -25,6 +25,7 @@ class QueueRecords(MemoryProjection):
 
     name = "queue_records"
     handles = frozenset({rules.ROUTED, rules.ENDED})
+    kept_as = tuple[list[tuple[int, int, int, float]], list[tuple[int, int]]]
 
     def __init__(self) -> None:
         self.reset()
@@ -48,6 +49,15 @@ class QueueRecords(MemoryProjection):
 
     def state(self) -> Any:
         return {"served": dict(self.served), "rung": dict(self.rung)}
+
+    def snapshot(self) -> Any:
+        served = [(queue, agent, calls, at) for (queue, agent), (calls, at) in self.served.items()]
+        return served, list(self.rung.items())
+
+    def restore(self, kept: Any) -> None:
+        served, rung = kept
+        self.served = {(queue, agent): (calls, at) for queue, agent, calls, at in served}
+        self.rung = dict(rung)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ class LiveCalls(MemoryProjection):
 
     name = "live_calls"
     handles = rules.CALL_TYPES | {CUSTOMER_DELETED}
+    kept_as = list[Call]
 
     def __init__(self) -> None:
         self.reset()
@@ -48,18 +49,28 @@ class LiveCalls(MemoryProjection):
             return
         call_id = event.data["id"]
         before = self.calls.get(call_id) if event.type != rules.PLACED else None
-        call = rules.evolve(before or Call(id=call_id), event.type, event.data)
+        self._put(before, rules.evolve(before or Call(id=call_id), event.type, event.data))
+
+    def _put(self, before: Call | None, call: Call) -> None:
+        """Keep `call` where `before` (None: a new call) was, or drop it once it ended."""
         of_customer = self._by_customer.setdefault(call.customer_id, {})
         if call.live:
-            self.calls[call_id] = of_customer[call_id] = call
+            self.calls[call.id] = of_customer[call.id] = call
         else:
-            self.calls.pop(call_id, None)
-            of_customer.pop(call_id, None)
-        _reindex(self._by_user, call_id, _users(before), _users(call) if call.live else set(), call)
-        _reindex(self._by_queue, call_id, _queue(before), _queue(call) if call.live else set(), call)
+            self.calls.pop(call.id, None)
+            of_customer.pop(call.id, None)
+        _reindex(self._by_user, call.id, _users(before), _users(call) if call.live else set(), call)
+        _reindex(self._by_queue, call.id, _queue(before), _queue(call) if call.live else set(), call)
 
     def state(self) -> Any:
         return dict(self.calls)
+
+    def snapshot(self) -> list[Call]:
+        return list(self.calls.values())
+
+    def restore(self, kept: list[Call]) -> None:
+        for call in kept:
+            self._put(None, call)
 
     def get(self, call_id: int, customer_id: int) -> Call | None:
         return self._by_customer.get(customer_id, {}).get(call_id)

@@ -29,6 +29,7 @@ class Pending(MemoryProjection):
     name = "pending_messages"
     handles = frozenset({"sms.created", "sms.updated", "sms.deleted", "sms.cleared", "chat.created", "chat.updated",
                          CUSTOMER_DELETED})  # fmt: skip
+    kept_as = list[tuple[str, int, int, dict[str, Any], float]]
 
     def __init__(self, on_change: Callable[[Key], None] | None = None) -> None:
         self.on_change = on_change
@@ -72,6 +73,12 @@ class Pending(MemoryProjection):
 
     def state(self) -> Any:
         return dict(self.due)
+
+    def snapshot(self) -> Any:
+        return [(kind, id_, customer, plan, due) for (kind, id_), (customer, plan, due) in self.due.items()]
+
+    def restore(self, kept: Any) -> None:
+        self.due = {(kind, id_): (customer, plan, due) for kind, id_, customer, plan, due in kept}
 
     def fresh(self) -> MemoryProjection:
         return Pending()

@@ -20,6 +20,7 @@ def clock_moved(offset: float, now: float) -> NewEvent:
 class ClockOffset(MemoryProjection):
     name = "clock_offset"
     handles = frozenset({CLOCK_MOVED})
+    kept_as = tuple[float, float]
 
     def __init__(self) -> None:
         self.reset()
@@ -33,3 +34,9 @@ class ClockOffset(MemoryProjection):
 
     def state(self) -> tuple[float, float]:
         return self.offset, self.epoch
+
+    def snapshot(self) -> tuple[float, float]:
+        return self.state()
+
+    def restore(self, kept: tuple[float, float]) -> None:
+        self.offset, self.epoch = kept

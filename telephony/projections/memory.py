@@ -1,8 +1,9 @@
 """In-memory projections: read models kept in the server's memory, folded from the log.
 
 Live calls, queue waiting lists, the session index and the list page cache are this one kind. Each
-is rebuilt from the log (never from tables) when the app starts, then follows every durable commit
-before the commit's callers are answered, so a request sees its own writes. The runner tracks the
+is rebuilt from the log when the app starts (from its last snapshot on, when it keeps one and the
+snapshot is still its own: `projections.snapshots`), then follows every durable commit before the
+commit's callers are answered, so a request sees its own writes. The runner tracks the
 position it has applied up to: an event is applied once, in order, and a gap (a bulk load keeps no
 events) is read from the log before going on. A projection that raises is logged and reported
 (health), and the others go on.
@@ -12,10 +13,13 @@ events) is read from the log before going on. A projection that raises is logged
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
+
+import msgspec
 
 from ..eventlog.records import RecordedEvent
 
@@ -26,11 +30,45 @@ class MemoryProjection:
     """A read model in memory. Subclasses set `name` and `handles` (None: every event type), and
     implement `reset`, `apply` (no I/O) and `state` (a value equal for equal models; None when the
     model is not compared, such as a cache). `history = False` means the model needs no past (a
-    cache): it starts empty at the head of the log, and empty again after a gap (a bulk load)."""
+    cache): it starts empty at the head of the log, and empty again after a gap (a bulk load).
+
+    A model that sets `kept_as` (the type of what `snapshot` returns, for msgspec) is saved at times
+    and restored at the next start, which then folds only what followed. `version` names the meaning
+    of `apply` and of the snapshot: bump it when either changes, and older snapshots are left unused
+    (the `fingerprint` also holds the name, the event types and `kept_as`)."""
 
     name: ClassVar[str]
     handles: ClassVar[frozenset[str] | None] = None
     history: ClassVar[bool] = True
+    version: ClassVar[int] = 1
+    kept_as: ClassVar[Any] = None
+
+    @property
+    def fingerprint(self) -> str:
+        declared = (type(self).__qualname__, self.name, sorted(self.handles or ()), repr(self.kept_as))
+        return f"{self.version}:{hashlib.sha256(repr(declared).encode()).hexdigest()[:16]}"
+
+    def snapshot(self) -> Any:
+        """The model as a value of type `kept_as` (only called when it is set)."""
+        raise NotImplementedError
+
+    def restore(self, kept: Any) -> None:
+        """Become the model `snapshot` returned `kept` from (only called after `reset`)."""
+        raise NotImplementedError
+
+    def pack(self) -> bytes:
+        """The snapshot, encoded."""
+        return msgspec.msgpack.encode(self.snapshot())
+
+    def unpack(self, packed: bytes) -> None:
+        """Become the model `packed` was taken of; a snapshot that cannot be read leaves the model
+        empty and raises ValueError."""
+        self.reset()
+        try:
+            self.restore(msgspec.msgpack.decode(packed, type=self.kept_as))
+        except (msgspec.DecodeError, ValueError, TypeError, KeyError) as exc:
+            self.reset()
+            raise ValueError(f"unreadable snapshot of {self.name}: {exc}") from exc
 
     def reset(self) -> None:
         raise NotImplementedError
@@ -63,9 +101,10 @@ class LogReader(Protocol):
 class Difference:
     projection: str
     position: int
+    what: str = "differs from a fresh replay"
 
     def __str__(self) -> str:
-        return f"in-memory projection {self.projection!r} differs from a fresh replay at position {self.position}"
+        return f"in-memory projection {self.projection!r} {self.what} at position {self.position}"
 
 
 class MemoryProjections:
@@ -86,12 +125,23 @@ class MemoryProjections:
         """The projection of class `kind` (each class appears once)."""
         return next(p for p in self.all if type(p) is kind)
 
-    async def attach(self, reader: LogReader) -> None:
-        """Fold the projections with history from the log up to its head, and read gaps from it later."""
+    @property
+    def kept(self) -> list[MemoryProjection]:
+        """The projections that keep snapshots: with history, `kept_as` and no failure."""
+        return [p for p in self.all if p.history and p.kept_as is not None and p.name not in self.failures]
+
+    async def attach(self, reader: LogReader, restored: Mapping[str, int] | None = None) -> None:
+        """Fold the projections with history from the log up to its head, and read gaps from it later.
+        `restored` names the projections already restored from a snapshot, with its position: they
+        take only the events after it."""
         self._reader = reader
+        since = dict(restored or {})
         for projection in self.all:
-            projection.reset()
-        await self._fold([p for p in self.all if p.history], reader, reader.position)
+            if projection.name not in since:
+                projection.reset()
+        targets = [p for p in self.all if p.history]
+        self.position = min((since.get(p.name, 0) for p in targets), default=0)
+        await self.fold(targets, reader, reader.position, since)
 
     async def follow(self, events: list[RecordedEvent], head: int) -> None:
         """The commit follower: apply what was committed, reading any gap from the log first."""
@@ -104,31 +154,39 @@ class MemoryProjections:
             for projection in self.all:
                 if not projection.history:
                     projection.reset()
-            await self._fold([p for p in self.all if p.history], self._reader, head)
+            await self.fold([p for p in self.all if p.history], self._reader, head)
 
     async def verify(self, reader: LogReader) -> Difference | None:
         """Fold fresh copies from the log up to the live position and compare their states."""
         compared = self.compared
         fresh = MemoryProjections(p.fresh() for p in compared)
         while fresh.position < self.position:
-            await fresh._fold(fresh.all, reader, self.position)
+            await fresh.fold(fresh.all, reader, self.position)
         for live, copy in zip(compared, fresh.all, strict=True):
             if live.state() != copy.state():
                 return Difference(live.name, self.position)
+        for live in self.kept:
+            if not restores(live, live.pack()):
+                return Difference(live.name, self.position, "is not restored by its own snapshot")
         return None
 
-    async def _fold(self, targets: list[MemoryProjection], reader: LogReader, until: int) -> None:
-        """Apply the events after this runner's position up to `until`, read from the log in chunks."""
+    async def fold(self, targets: list[MemoryProjection], reader: LogReader, until: int,
+                   since: Mapping[str, int] | None = None) -> None:  # fmt: skip
+        """Apply the events after this runner's position up to `until`, read from the log in chunks;
+        a projection named in `since` takes only those after its position there."""
         async for chunk in reader.chunks(self.position, until=until, types=_types_of(targets)):
-            self._apply(targets, chunk)
+            self._apply(targets, chunk, since)
         self.position = max(self.position, until)
 
-    def _apply(self, targets: list[MemoryProjection], events: Iterable[RecordedEvent]) -> None:
+    def _apply(self, targets: list[MemoryProjection], events: Iterable[RecordedEvent],
+               since: Mapping[str, int] | None = None) -> None:  # fmt: skip
         for event in events:
             if event.position <= self.position:
                 continue
             for projection in targets:
                 if projection.handles is not None and event.type not in projection.handles:
+                    continue
+                if since and event.position <= since.get(projection.name, 0):
                     continue
                 try:
                     projection.apply(event)
@@ -136,6 +194,16 @@ class MemoryProjections:
                     log.exception("in-memory projection %s failed at position %s", projection.name, event.position)
                     self.failures[projection.name] = f"{type(exc).__name__} at position {event.position}"
             self.position = event.position
+
+
+def restores(projection: MemoryProjection, packed: bytes) -> bool:
+    """Whether the snapshot `packed` restores the state `projection` has."""
+    copy = projection.fresh()
+    try:
+        copy.unpack(packed)
+    except ValueError:
+        return False
+    return copy.state() == projection.state()
 
 
 def _types_of(projections: Iterable[MemoryProjection]) -> list[str] | None:

@@ -173,6 +173,7 @@ class PendingDeliveries(MemoryProjection):
 
     name = "pending_deliveries"
     handles = frozenset({QUEUED, ATTEMPTED, CUSTOMER_DELETED})
+    kept_as = tuple[list[Pending], list[tuple[int, str, list[int]]]]
 
     def __init__(self, on_change: Callable[[tuple[int, str]], None] | None = None) -> None:
         self.on_change = on_change
@@ -233,6 +234,14 @@ class PendingDeliveries(MemoryProjection):
     def state(self) -> Any:
         return {key: list(lane) for key, lane in self.lanes.items()}, {
             id_: (p.attempts, p.due) for id_, p in self.pending.items()}  # fmt: skip
+
+    def snapshot(self) -> Any:
+        return list(self.pending.values()), [(webhook, lane, list(ids)) for (webhook, lane), ids in self.lanes.items()]
+
+    def restore(self, kept: Any) -> None:
+        pending, lanes = kept
+        self.pending = {p.id: p for p in pending}
+        self.lanes = {(webhook, lane): deque(ids) for webhook, lane, ids in lanes}
 
     def fresh(self) -> MemoryProjection:
         return PendingDeliveries()

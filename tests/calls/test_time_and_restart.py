@@ -1,14 +1,23 @@
-"""The simulator in clock time: the same seed gives the same calls; a restart lets live calls go on."""
+"""The simulator in clock time: the same seed gives the same calls; a restart lets live calls go on,
+from the snapshot of them taken at shutdown."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
 import msgspec
 
+from telephony import audit, wiring
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Simulator, Storage
 from telephony.domain.calls import CALL_TYPES
-from telephony.keys import EVENT_LOG, SCHEDULER
+from telephony.eventlog import LOG_FILE, store
+from telephony.keys import EVENT_LOG, SCHEDULER, SETTINGS
+from telephony.projections.memory import MemoryProjections
 from tests.accounts.helpers import login
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, by_live_id, get, place
@@ -80,3 +89,41 @@ async def test_a_step_that_fell_due_while_the_server_was_down_is_taken_at_the_st
     await advance(second, 60)
     (cdr,) = (await get(second, root, "/cdrs" + by_live_id(call_id)))["data"]
     assert (cdr["t_cause"], cdr["billsec"], cdr["duration"]) == ("normal clearing", 60, 665)
+
+
+async def test_a_restart_takes_live_calls_from_their_snapshot_and_verify_compares_it(aiohttp_client, settings):
+    first = await aiohttp_client(create_app(settings, clock=Clock.virtual(START)))
+    root = await login(first, "v1.2", settings.bootstrap.admin_email, settings.bootstrap.admin_password)
+    await place(first, root, to=ANSWERS + "1")
+    await advance(first, 70)  # that one ended
+    for n in (2, 3):
+        await place(first, root, to=ANSWERS + str(n))
+    await advance(first, 3)
+    live = (await get(first, root, "/calls"))["data"]
+    head = first.app[EVENT_LOG].position
+    await first.close()
+    log_path = Path(settings.data_dir) / LOG_FILE
+    with closing(sqlite3.connect(log_path)) as conn:
+        saved = dict(conn.execute("SELECT name, position FROM memory_snapshots").fetchall())
+    assert len(live) == 2 and saved["live_calls"] == saved["queue_records"] == saved["sessions"] == head
+
+    second = await aiohttp_client(create_app(settings, clock=Clock.virtual(START)))
+    assert (await get(second, root, "/calls"))["data"] == live
+    assert await verify_problem(second) is None
+    await second.close()
+
+    with closing(sqlite3.connect(log_path)) as conn, conn:  # a snapshot claiming no call is live
+        conn.execute("UPDATE memory_snapshots SET state = ? WHERE name = 'live_calls'", (msgspec.msgpack.encode([]),))
+    third = await aiohttp_client(create_app(settings, clock=Clock.virtual(START)))
+    assert (await get(third, root, "/calls"))["data"] == []  # the start took the snapshot, not a fold
+    assert "'live_calls' differs" in await verify_problem(third)
+    await third.close()
+    with closing(store.connect(log_path, readonly=True)) as conn:
+        fresh = MemoryProjections(wiring.memory_projections(settings))
+        problem = await asyncio.to_thread(audit.fold_memory, conn, fresh)  # as `telephony verify` does
+    assert problem is not None and "snapshot of in-memory projection 'live_calls' differs" in str(problem)
+
+
+async def verify_problem(client) -> str | None:
+    response = await client.post("/_telephony/verify", headers={"X-Control-Key": client.app[SETTINGS].control.key})
+    return (await response.json())["data"]["problem"]
