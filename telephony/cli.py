@@ -102,10 +102,17 @@ def _listen(host: str, port: int) -> list[socket.socket]:
     return sockets
 
 
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread holds the GIL while another waits for it (Python's default: 0.005). The loop lets
+it go for every SQLite step and must then win it back from the writer's thread; with the default,
+lists read while calls hang up waited up to 5 ms each time (10-15% fewer of them per second)."""
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     logs.configure(settings.log.format, settings.log.level)
     sockets = _listen(settings.server.host, settings.server.port)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     asyncio.run(_serve(settings, sockets))
     return 0
 

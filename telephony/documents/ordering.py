@@ -135,11 +135,12 @@ class Ordering:
 
     def _condition(self, shape: tuple[Any, ...]) -> str:
         """The SQL condition of a box of this shape: `customer_id = ?`, equal leading columns, a range
-        on the next, and the later properties set."""
+        on the next, and the properties that no comparison makes set tested (on each row's body)."""
         column, low, high = shape
         conditions = ["customer_id = ?", *(f"{expr} = ?" for expr in self._columns[:column])]
         conditions.extend(f"{self._columns[column]} {op} ?" for op in (low, high) if op is not None)
-        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[column:-1])
+        unset = column + 1 if low or high else column  # a compared property is set: no test per row
+        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[unset:-1])
         return " AND ".join(conditions)
 
     def _statement(self, boxes: list[Box], build: Any, customer_id: int) -> tuple[str, list[Any]]:
@@ -173,8 +174,9 @@ class Ordering:
         return "SELECT " + " + ".join(f"(SELECT count(*) FROM {self.table} WHERE {where})" for where, _ in arms)
 
     def walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
-        """A query of `selected` (plus the ordering's columns) over [lo, hi) in order, ending in
-        `LIMIT ? OFFSET ?` for the caller to bind. Walks start at a few fences again and again, so the
+        """A query of `selected` over [lo, hi) in order, ending in `LIMIT ? OFFSET ?` for the caller to
+        bind. Only what a walk selects is read: SQLite computes a property again from the body for
+        each row it selects it of, even where the index holds it. Walks start at a few fences again and again, so the
         last `WALKS` are kept."""
         key = (customer_id, lo, hi, selected)
         found = self._recent_walks.get(key)
@@ -187,7 +189,7 @@ class Ordering:
     def _walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
         boxes = self.boxes(lo, hi)
         if not boxes:
-            return f"SELECT {selected}, {self._selected} FROM {self.table} WHERE 0 LIMIT ? OFFSET ?", []
+            return f"SELECT {selected} FROM {self.table} WHERE 0 LIMIT ? OFFSET ?", []
         return self._statement(boxes, self._walks(selected), customer_id)
 
     def _walks(self, selected: str) -> Any:
@@ -197,7 +199,7 @@ class Ordering:
             def build(arms: list[tuple[str, int]]) -> str:
                 return (
                     " UNION ALL ".join(
-                        f"SELECT * FROM (SELECT {selected}, {self._selected} FROM {self.table} "
+                        f"SELECT * FROM (SELECT {selected} FROM {self.table} "
                         f"WHERE {where} ORDER BY {self._order(column)})"
                         for where, column in arms
                     )
@@ -209,9 +211,9 @@ class Ordering:
 
     def key_at(self, conn: sqlite3.Connection, customer_id: int, lo: Key | None, offset: int) -> Key | None:
         """The key `offset` places after `lo` (0: the first at or after it), or None past the end."""
-        sql, params = self.walk_sql(customer_id, lo, None, "NULL")
+        sql, params = self.walk_sql(customer_id, lo, None, self._selected)
         row = conn.execute(sql, [*params, 1, offset]).fetchone()
-        return self.key_of_row(row[1:]) if row is not None else None
+        return self.key_of_row(row) if row is not None else None
 
 
 def _flat(columns: list[Any]) -> tuple[Any, ...]:
