@@ -119,3 +119,21 @@ async def test_a_projection_that_failed_keeps_no_snapshot(tmp_path):
     await run(tmp_path, memory, [1, 2])
     memory, restored = await start(tmp_path, KeptTally())
     assert restored == {} and memory[KeptTally].seen == [1, 2]
+
+
+async def test_a_snapshot_that_cannot_be_written_is_logged_and_costs_the_writes_nothing(tmp_path, caplog):
+    memory = MemoryProjections([KeptTally()])
+    log = await open_with(tmp_path, memory)
+
+    async def refused(work) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    keeper = snapshots.Keeper(memory, refused, {}, every=2)
+    log.follow_commits("snapshots", keeper.follow)
+    for n in range(1, 5):
+        await log.append(happened("a", n))
+    await keeper.close()
+    assert log.follower_failures == {} and memory[KeptTally].state() == {"a": [4, 10]}
+    assert await log.query(lambda conn: snapshots.load(conn, memory.all)) == []
+    await log.close()
+    assert "saving snapshots of the in-memory projections" in caplog.text
