@@ -90,7 +90,7 @@ def _event_log(progress: bool):
                 progress=progress,
             )
             memory = MemoryProjections(wiring.memory_projections(settings))
-            kept = await event_log.query(lambda conn: snapshots.load(conn, memory.all))
+            kept = await event_log.query(lambda conn: snapshots.load(conn, memory.kept))
             restored = snapshots.restore(memory, kept)
             await memory.attach(event_log, restored)
             event_log.follow_commits("in-memory projections", memory.follow)

@@ -121,7 +121,7 @@ class _LogFile:
 def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem | None:
     """Fold the in-memory projections from the log: one that cannot replay it is a problem, and so is
     a stored snapshot that differs from the fold at its position."""
-    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.all)))
+    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept)))
 
 
 async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
@@ -133,7 +133,7 @@ async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
     await memory.attach(reader)
     by_name = {projection.name: projection for projection in memory.all}
     for stop in stops:
-        await memory.fold([p for p in memory.all if p.history], reader, stop)
+        await memory.fold(memory.folded, reader, stop)
         for name, failure in memory.failures.items():
             return Problem(None, f"in-memory projection {name!r} failed to fold the log: {failure}")
         for snapshot in kept:

@@ -135,12 +135,13 @@ class Ordering:
 
     def _condition(self, shape: tuple[Any, ...]) -> str:
         """The SQL condition of a box of this shape: `customer_id = ?`, equal leading columns, a range
-        on the next, and the properties that no comparison makes set tested (on each row's body)."""
+        on the next, and `IS NOT NULL` on each later property (tested on each row's body, so not on
+        the ranged one, which its comparison already requires to be set)."""
         column, low, high = shape
         conditions = ["customer_id = ?", *(f"{expr} = ?" for expr in self._columns[:column])]
         conditions.extend(f"{self._columns[column]} {op} ?" for op in (low, high) if op is not None)
-        unset = column + 1 if low or high else column  # a compared property is set: no test per row
-        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[unset:-1])
+        first_tested = column + 1 if low or high else column
+        conditions.extend(f"{e} IS NOT NULL" for e in self._columns[first_tested:-1])
         return " AND ".join(conditions)
 
     def _statement(self, boxes: list[Box], build: Any, customer_id: int) -> tuple[str, list[Any]]:
@@ -175,9 +176,9 @@ class Ordering:
 
     def walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
         """A query of `selected` over [lo, hi) in order, ending in `LIMIT ? OFFSET ?` for the caller to
-        bind. Only what a walk selects is read: SQLite computes a property again from the body for
-        each row it selects it of, even where the index holds it. Walks start at a few fences again and again, so the
-        last `WALKS` are kept."""
+        bind. Select only what is used: SQLite computes a property again from the body for each row
+        it is selected of, even where the index holds it. Walks start at a few fences again and
+        again, so the last `WALKS` are kept."""
         key = (customer_id, lo, hi, selected)
         found = self._recent_walks.get(key)
         if found is None:

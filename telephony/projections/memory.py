@@ -126,9 +126,14 @@ class MemoryProjections:
         return next(p for p in self.all if type(p) is kind)
 
     @property
+    def folded(self) -> list[MemoryProjection]:
+        """The projections folded from the log's history (all but caches)."""
+        return [p for p in self.all if p.history]
+
+    @property
     def kept(self) -> list[MemoryProjection]:
         """The projections that keep snapshots: with history, `kept_as` and no failure."""
-        return [p for p in self.all if p.history and p.kept_as is not None and p.name not in self.failures]
+        return [p for p in self.folded if p.kept_as is not None and p.name not in self.failures]
 
     async def attach(self, reader: LogReader, restored: Mapping[str, int] | None = None) -> None:
         """Fold the projections with history from the log up to its head, and read gaps from it later.
@@ -139,9 +144,8 @@ class MemoryProjections:
         for projection in self.all:
             if projection.name not in since:
                 projection.reset()
-        targets = [p for p in self.all if p.history]
-        self.position = min((since.get(p.name, 0) for p in targets), default=0)
-        await self.fold(targets, reader, reader.position, since)
+        self.position = min((since.get(p.name, 0) for p in self.folded), default=0)
+        await self.fold(self.folded, reader, reader.position, since)
 
     async def follow(self, events: list[RecordedEvent], head: int) -> None:
         """The commit follower: apply what was committed, reading any gap from the log first."""
@@ -154,7 +158,7 @@ class MemoryProjections:
             for projection in self.all:
                 if not projection.history:
                     projection.reset()
-            await self.fold([p for p in self.all if p.history], self._reader, head)
+            await self.fold(self.folded, self._reader, head)
 
     async def verify(self, reader: LogReader) -> Difference | None:
         """Fold fresh copies from the log up to the live position and compare their states."""

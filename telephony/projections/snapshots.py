@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,10 +71,10 @@ def save(conn: sqlite3.Connection, snapshots: Iterable[Snapshot]) -> int:
 
 
 def load(conn: sqlite3.Connection, projections: Iterable[MemoryProjection]) -> list[Snapshot]:
-    """The stored snapshots still valid for these projections and this log."""
+    """The stored snapshots still valid for these projections (`MemoryProjections.kept`) and this log."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_snapshots'").fetchone() is None:
         return []
-    wanted = {p.name: p.fingerprint for p in projections if p.history and p.kept_as is not None}
+    wanted = {p.name: p.fingerprint for p in projections}
     rows = conn.execute(
         "SELECT s.name, s.fingerprint, s.position, s.state FROM memory_snapshots s "
         "JOIN events e ON e.position = s.position AND e.hash = s.hash"
@@ -97,11 +97,15 @@ def restore(memory: MemoryProjections, snapshots: Iterable[Snapshot]) -> dict[st
     return restored
 
 
+Write = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
+"""Runs work on the writer's connection (`EventLog.query`)."""
+
+
 class Keeper:
     """Saves snapshots of the in-memory projections through `write(work)` (the writer's thread):
     every `every` applied events as a commit follower, and once more at `close`."""
 
-    def __init__(self, memory: MemoryProjections, write: Any, restored: Mapping[str, int],
+    def __init__(self, memory: MemoryProjections, write: Write, restored: Mapping[str, int],
                  every: int = SAVE_EVERY) -> None:  # fmt: skip
         self._memory, self._write, self._every = memory, write, every
         self._saved_at = min((restored.get(p.name, 0) for p in memory.kept), default=memory.position)

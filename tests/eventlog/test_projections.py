@@ -23,6 +23,14 @@ from telephony.projections import Projections
 from .counting import EnvelopeTrail, StreamCounts
 
 
+async def log_of_one_event(data_dir) -> sqlite3.Connection:
+    """A closed log of one `thing.happened` with `StreamCounts` applied, opened again."""
+    log = await EventLog.open(data_dir, Projections([StreamCounts()]), Clock(), progress=False)
+    await log.append([NewEvent(stream="a", type="thing.happened", data={"n": 1})])
+    await log.close()
+    return sqlite_store.connect(data_dir / "events.db")
+
+
 def generated_log(seed: int, size: int) -> list[list[NewEvent]]:
     rng = random.Random(seed)
     batches = []
@@ -62,10 +70,7 @@ def test_rebuild_equals_incremental_application(tmp_path_factory, seed, size):
 
 
 async def test_a_changed_projection_version_is_rebuilt_at_start(tmp_path):
-    log = await EventLog.open(tmp_path, Projections([StreamCounts()]), Clock(), progress=False)
-    await log.append([NewEvent(stream="a", type="thing.happened", data={"n": 1})])
-    await log.close()
-    conn = sqlite_store.connect(tmp_path / "events.db")
+    conn = await log_of_one_event(tmp_path)
     conn.execute("DELETE FROM test_stream_counts")
 
     class StreamCountsV2(StreamCounts):
@@ -78,10 +83,7 @@ async def test_a_changed_projection_version_is_rebuilt_at_start(tmp_path):
 
 
 async def test_verify_reports_a_projection_that_drifted_from_the_log(tmp_path):
-    log = await EventLog.open(tmp_path, Projections([StreamCounts()]), Clock(), progress=False)
-    await log.append([NewEvent(stream="a", type="thing.happened", data={"n": 1})])
-    await log.close()
-    conn = sqlite_store.connect(tmp_path / "events.db")
+    conn = await log_of_one_event(tmp_path)
     conn.execute("UPDATE test_stream_counts SET n = 99")
     problem = verify_projections(conn, Projections([StreamCounts()]))
     assert problem is not None and "test_stream_counts" in problem.what
@@ -185,10 +187,7 @@ class PragmaWatch(StreamCounts):
 
 
 async def test_a_rebuild_drops_without_zeroing_pages_and_gives_the_settings_back(tmp_path):
-    log = await EventLog.open(tmp_path, Projections([StreamCounts()]), Clock(), progress=False)
-    await log.append([NewEvent(stream="a", type="thing.happened", data={"n": 1})])
-    await log.close()
-    conn = sqlite_store.connect(tmp_path / "events.db")
+    conn = await log_of_one_event(tmp_path)
     conn.execute("PRAGMA secure_delete=ON")
     Projections([PragmaWatch()]).rebuild(conn, progress=False)
     assert PragmaWatch.seen == {(1, 0)}  # NORMAL, off
