@@ -50,6 +50,10 @@ class Condition(msgspec.Struct, forbid_unknown_fields=False):
 class Where(msgspec.Struct, frozen=True):
     sql: str
     params: tuple[Any, ...]
+    match: search.Match | None = None
+    """The first condition the search index answers, when there is one: a list can be driven by it."""
+    others: tuple[str, tuple[Any, ...]] = ("1", ())
+    """The AND of the conditions other than `match` (SQL, params)."""
 
 
 def _bad(field: str, message: str) -> Invalid:
@@ -155,6 +159,8 @@ def to_sql(
     reads the search index of documents of `kind` when it can."""
     clauses: list[str] = []
     params: list[Any] = []
+    match: tuple[search.Match, int, int] | None = None
+    """The first condition the index answers, with where its clause and its parameter are."""
     for prop, operator, value in conditions:
         column = json_path(prop)
         kind_ = props[prop]
@@ -164,10 +170,12 @@ def to_sql(
             operator == "like"
             and prop in searched
             and kind_ is Kind.TEXT
-            and (found := search.condition(kind, prop, value))
+            and (found := search.match(kind, prop, value))
         ):
-            clauses.append(found[0])
-            params.append(found[1])
+            if match is None:
+                match = found, len(clauses), len(params)
+            clauses.append(found.condition)
+            params.append(found.phrase)
         elif operator in ("like", "notlike"):
             clauses.append(_like(column, value, operator == "notlike", params))
         elif value is None:
@@ -177,7 +185,12 @@ def to_sql(
         else:
             clauses.append(f"{column} {operator} ?")
             params.append(_bind(value))
-    return Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+    where = Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+    if match is None:
+        return where
+    found, clause, param = match
+    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "1"
+    return Where(where.sql, where.params, found, (others, (*params[:param], *params[param + 1 :])))
 
 
 def _among(column: str, kind: Kind, values: list[Any], params: list[Any]) -> str:

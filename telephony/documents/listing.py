@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from .names import counts_of, json_path, table_of
 from .reader import Reader
+from .search import Match
 
 Scope = tuple[str, tuple[Any, ...]]
 """The rows a list may show: an SQL condition and its parameters."""
@@ -27,6 +28,10 @@ class Where(Protocol):
     def sql(self) -> str: ...
     @property
     def params(self) -> tuple[Any, ...]: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def others(self) -> Scope: ...
 
 
 class Query(Protocol):
@@ -108,6 +113,9 @@ async def _page(
         grouped = f"{base} GROUP BY {json_path(q.group_by)}"
         total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
         sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
+    elif (match := q.where.match) is not None and q.sort in (None, "id"):
+        total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
+        sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY id {direction}'
     else:
         if counts is not None and q.where.sql == "1":
             total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
@@ -125,6 +133,27 @@ async def _page(
     found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
     total, present = next(iter(found))
     return ([], total) if present else None
+
+
+def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str
+              ) -> tuple[str, tuple[Any, ...], str, tuple[Any, ...]]:  # fmt: skip
+    """(total SQL, its params, page-of-ids SQL, its params before LIMIT and OFFSET) of a list by id driven by
+    a search table: its matches are read in id order (as the table keeps them) and each looked up,
+    until the page is full. When the customer owns every document of the table (its kept count is the
+    count of all) and nothing else narrows the list, the total is the count of matches alone, read
+    from the index without looking any document up."""
+    fts = f'"{match.table}"'
+    joined = (f'FROM {fts} CROSS JOIN "{table}" ON "{table}".id = {fts}.rowid '
+              f"WHERE {fts} MATCH ? AND {scope[0]} AND ({others[0]})")  # fmt: skip
+    params = (match.phrase, *scope[1], *others[1])
+    total_sql, total_params = f"SELECT count(*) {joined}", params
+    if counts is not None and others[0] == "1":
+        sole = f'(SELECT n FROM "{counts[0]}" WHERE customer_id = ?) = (SELECT sum(n) FROM "{counts[0]}")'
+        matches = f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?"
+        total_sql = f"SELECT CASE WHEN {sole} THEN ({matches}) ELSE ({total_sql}) END"
+        total_params = (counts[1], match.phrase, *params)
+    chosen = f'SELECT "{table}".id {joined} ORDER BY {fts}.rowid {direction} LIMIT ? OFFSET ?'
+    return total_sql, total_params, chosen, params
 
 
 def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str) -> str:

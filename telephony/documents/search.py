@@ -4,7 +4,7 @@ A document table names the text properties clients search with `like` (CDRs: `sr
 each in a contentless FTS5 table of its own whose rowid is the document's id, in the same transaction
 as the documents (one table per property, so a trigram common in one, as a user's own number is in
 `src`, costs nothing to a search of another). `like` of three or more ASCII characters without
-wildcards is then a phrase of trigrams answered by the index (`condition`), with the meaning of the
+wildcards is then a phrase of trigrams answered by the index (`match`), with the meaning of the
 SQL path exactly: the index folds ASCII case as LIKE does, and every other character is indexed as
 one that no such pattern holds. Any other `like` (wildcards, shorter, another alphabet) is read by
 SQL as before.
@@ -15,6 +15,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import msgspec
 
 from .names import json_path, search_of
 
@@ -44,14 +46,22 @@ def phrase(pattern: str) -> str | None:
     return '"' + pattern.replace('"', '""') + '"'
 
 
-def condition(kind: str, prop: str, pattern: str) -> tuple[str, str] | None:
-    """The SQL condition (on a document table's `id`) and its bound MATCH text for `prop like pattern`,
-    when the kind's search index answers it."""
+class Match(msgspec.Struct, frozen=True):
+    """`prop like pattern` answered by a search table: the FTS5 `table` and its bound MATCH `phrase`."""
+
+    table: str
+    phrase: str
+
+    @property
+    def condition(self) -> str:
+        """The same as an SQL condition on a document table's `id` (the phrase bound)."""
+        return f'id IN (SELECT rowid FROM "{self.table}" WHERE "{self.table}" MATCH ?)'
+
+
+def match(kind: str, prop: str, pattern: str) -> Match | None:
+    """`prop like pattern` on documents of `kind`, when the kind's search index answers it."""
     found = phrase(pattern)
-    if found is None:
-        return None
-    table = search_of(kind, prop)
-    return f'id IN (SELECT rowid FROM "{table}" WHERE "{table}" MATCH ?)', found
+    return None if found is None else Match(search_of(kind, prop), found)
 
 
 class SearchIndex:
@@ -96,7 +106,8 @@ class SearchIndex:
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
         """Index every row of the document table `documents` (after a rebuild). The searched values are
         read in one pass (each body parsed once) into a temporary table; then, per property, plain ASCII
-        text is indexed by one statement and any other value through `searchable`."""
+        text is indexed by one statement and any other value through `searchable`; then each index is
+        merged into one segment (a phrase is then read from one b-tree, not one per batch inserted)."""
         values = ", ".join(f"{json_path(prop)} AS v{i}" for i, prop in enumerate(self.props))
         conn.execute(f'CREATE TEMP TABLE searched_values AS SELECT id, {values} FROM "{documents}"')
         try:
@@ -107,5 +118,6 @@ class SearchIndex:
                 rows = conn.execute(f"{chosen} WHERE v{i} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
                 found = [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
                 conn.executemany(insert, found)
+                conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
         finally:
             conn.execute("DROP TABLE temp.searched_values")
