@@ -224,6 +224,7 @@ def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Nam
                 scratch,
             )  # warm
             figures[label] = measure(base + template, top, token, args, scratch)
+        bi_walk(port, token)  # warm, as every list above: the ordering's ranks are built by a first read
         walk_seconds, walked = bi_walk(port, token)
         figures["BI walk (rows/s)"] = walked / walk_seconds
         if args.hangup_rate:

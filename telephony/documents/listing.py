@@ -105,7 +105,8 @@ async def _page(
     if parent is not None:
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction = "DESC" if q.descending else "ASC"
-    order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort else f"id {direction}"
+    sort = None if q.sort == "id" else q.sort  # a row's `id` is its body's: the key's order is the same
+    order = f"{json_path(sort)} {direction}, id {direction}" if sort else f"id {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
     total_params: tuple[Any, ...]
@@ -113,7 +114,7 @@ async def _page(
         grouped = f"{base} GROUP BY {json_path(q.group_by)}"
         total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
         sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
-    elif (match := q.where.match) is not None and q.sort in (None, "id"):
+    elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
         sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY id {direction}'
     else:
