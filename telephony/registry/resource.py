@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -145,7 +145,7 @@ class Resource:
         return tuple(name for name, kind in self.props.items() if kind is Kind.TIME)
 
     @cached_property
-    def coded(self) -> dict[str, str]:
+    def coded(self) -> Mapping[str, str]:
         """Dictionary-backed fields of the create body: wire name -> dictionary name."""
         return dictionary_fields(self.create) if self.create is not None else {}
 
