@@ -150,7 +150,10 @@ async def test_a_deleted_event_is_reported_as_a_gap(tmp_path):
     assert problem is not None and problem.position == 2
 
 
-async def test_reading_by_type_gives_those_events_in_position_order_in_chunks(log):
+@pytest.mark.parametrize("scanned_span", [0, sqlite_store.SCANNED_SPAN], ids=["by type", "scanned"])
+async def test_reading_by_type_gives_those_events_in_position_order_in_chunks(log, monkeypatch, scanned_span):
+    """Whether a span is read by the index of types or through (short spans: a live reactor's tail)."""
+    monkeypatch.setattr(sqlite_store, "SCANNED_SPAN", scanned_span)
     kinds = ["a.made", "b.made", "c.made"]
     await log.append([NewEvent(stream=f"s-{i % 5}", type=kinds[i * 7 % 3], data={"n": i}) for i in range(90)])
     everything = await log.read()
