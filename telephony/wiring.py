@@ -105,7 +105,8 @@ def reactors(app: web.Application) -> list[Reactor]:
     settings, accounts = app[SETTINGS], app[ACCOUNTS]
     smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK], app[READER])] if settings.mail.host else []
     planner = reports.ReportPlanner(app[REPORTS], app[READER])
-    return [calls_engine(app).simulator, VoicemailMail(app[READER], accounts.mailer), webhooks.Dispatcher(), planner,
+    reader = app[READER]
+    return [calls_engine(app).simulator, VoicemailMail(reader, accounts.mailer), webhooks.Dispatcher(reader), planner,
             *smtp]  # fmt: skip
 
 

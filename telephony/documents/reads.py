@@ -43,6 +43,11 @@ async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) ->
     return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
 
 
+async def any_of(reader: Reader, kind: str) -> bool:
+    """Whether any customer has a document of `kind`."""
+    return bool(await reader.execute_fetchall(f'SELECT 1 FROM "{table_of(kind)}" LIMIT 1'))
+
+
 async def owned_by(reader: Reader, kind: str, id_: Any) -> tuple[int, str] | None:
     """(customer id, JSON body) of the document of `kind` with this id, whoever owns it (operator reads)."""
     rows = await reader.execute_fetchall(f'SELECT customer_id, body FROM "{table_of(kind)}" WHERE id = ?', (id_,))

@@ -5,7 +5,8 @@ event it folds the call's stream up to that event, asks the rules which of the s
 makes (`domain.webhooks.events_of`), draws each one's body once (its id `evt_<position>_<n>`, the
 same for every webhook and every retry) and queues a delivery per enabled webhook of the customer
 subscribed to it, all in the transaction that records the dispatcher's position: each event is
-queued exactly once.
+queued exactly once. While no customer has any webhook, an event makes no transaction at all (the
+position is then recorded from time to time, as for any event a reactor passes over).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import sqlite3
 import msgspec
 
 from ..documents import reads
+from ..documents.reader import Reader
 from ..domain import calls as rules
 from ..domain import webhooks as hooks
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
+from .configuration import KIND
 from .deliveries import Outgoing, queued, since
 
 SMS_CREATED = "sms.created"
@@ -32,14 +35,19 @@ class Dispatcher(Reactor):
     name = "webhook-dispatcher"
     handles = frozenset({*CHANGES, SMS_CREATED})
 
+    def __init__(self, reader: Reader) -> None:
+        self._reader = reader
+
     async def react(self, event: RecordedEvent) -> Reaction:
+        if not await reads.any_of(self._reader, KIND):
+            return None  # no customer has a webhook yet: no transaction for an event nobody can want
         if event.type == SMS_CREATED:
             return (lambda conn: _sms(conn, event)) if event.data["body"].get("type") == "in" else None
         return lambda conn: _call(conn, event)
 
 
 def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str) -> list[dict]:
-    return [w for w in reads.every_document(conn, "webhook", customer_id)
+    return [w for w in reads.every_document(conn, KIND, customer_id)
             if w["enabled"] and hooks.wanted(w["events"], event_name)]  # fmt: skip
 
 

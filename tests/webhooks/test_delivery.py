@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from telephony.keys import CLOCK
+from telephony.keys import CLOCK, EVENT_LOG
+from telephony.reactors import tracking
+from telephony.webhooks.dispatcher import Dispatcher
 from tests.accounts.helpers import CONTROL, create_user, login
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, by_live_id, get, patch, place
@@ -240,3 +242,24 @@ async def test_a_received_sms_is_delivered_as_the_specs_event(client, root, rece
     assert body == {"id": body["id"], "event_time": received["created_at"], "event_name": "sms.received",
                     "customer_id": HOME, "user_id": user_id, "from_no": "+447700900555", "to_no": NUMBER,
                     "text": "Call me back"}  # fmt: skip
+
+
+async def test_while_no_webhook_exists_a_call_costs_the_dispatcher_no_transaction(client, root, receiver):
+    """Until some customer has a webhook, the dispatcher passes call events over without recording its
+    position for each; once one exists, the next call is delivered whole and recorded to its end."""
+    event_log = client.server.app[EVENT_LOG]
+
+    async def recorded() -> int:
+        return await event_log.query(lambda conn: tracking.position(conn, Dispatcher.name, default=0))
+
+    unseen = await answered_call(client, root)
+    await delivered(client)
+    (placed,) = await event_log.read(types=["call.placed"])
+    assert await recorded() < placed.position
+    await hook(client, root, url=receiver.url)
+    seen = await answered_call(client, root)
+    await delivered(client)
+    assert receiver.names(unseen) == []
+    assert receiver.names(seen) == ["call.initial", "call.ringing", "call.ringing", "call.connected", "call.hangup"]
+    last_call_event = max(e.position for e in await event_log.read(types=["call.ended"]))
+    assert await recorded() >= last_call_event
