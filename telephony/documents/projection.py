@@ -121,6 +121,8 @@ class DocumentTable(Projection):
             self.search.fill(conn, self.table)
 
     def index(self, conn: sqlite3.Connection) -> None:
+        if self.search is not None:
+            self.search.optimize(conn)
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for props in self.indexed:
             conn.execute(
