@@ -121,7 +121,7 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
             if count <= 0:
                 return b"", total
             start = total - offset - count if descending else offset
-            return _walk(conn, ordering, customer_id, plan.lo, start, count, descending), total
+            return _walk(conn, ordering, customer_id, plan.lo, start, count, descending, plan.hi), total
     lo = ranks.rank(conn, ordering, customer_id, plan.lo) if plan.lo is not None else 0
     total = ranks.rank(conn, ordering, customer_id, plan.hi) - lo
     count = min(limit, total - offset)
@@ -133,10 +133,10 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
 
 
 def _walk(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, start: Key | None, skip: int, count: int,
-          descending: bool) -> bytes:  # fmt: skip
-    """The bodies of `count` documents from `skip` places after `start`, joined by commas, in the
-    list's direction."""
-    sql, params = ordering.walk_sql(customer_id, start, None, "body")
+          descending: bool, end: Key | None = None) -> bytes:  # fmt: skip
+    """The bodies of `count` documents from `skip` places after `start` (and before `end`, when the
+    span is known), joined by commas, in the list's direction."""
+    sql, params = ordering.walk_sql(customer_id, start, end, "body")
     if descending:
         rows = conn.execute(sql, (*params, count, skip)).fetchall()
         return ",".join(row[0] for row in reversed(rows)).encode()
