@@ -7,6 +7,9 @@ per query, so no follower holds the writer up or loads the whole tail at once.
 After each durable commit, the commit followers (in-memory projections) see the new events before
 the batch's callers are answered; a follower that raises is logged and counted, never stops the
 writer. Then the head moves, waking everything that waits for new events (`wait_beyond`).
+
+The last `RECENT_EVENTS` committed events are kept as the writer recorded them: a reader of a tail
+they cover (a reactor woken by a commit) takes them from memory, with no query and no decoding.
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
+
+import msgspec
 
 from ..clock import Clock
 from . import store
@@ -27,6 +34,7 @@ from .writer import Decide, GroupCommitWriter, ProjectionSink
 
 LOG_FILE = "events.db"
 READ_CHUNK = 1000
+RECENT_EVENTS = 2048
 log = logging.getLogger(__name__)
 CommitFollower = Callable[[list[RecordedEvent], int], Awaitable[None]]
 
@@ -51,6 +59,8 @@ class EventLog:
         self._head = store.head(conn)[0]
         self._moved = asyncio.Event()
         self._followers: list[tuple[str, CommitFollower]] = []
+        self._recent: deque[RecordedEvent] = deque(maxlen=RECENT_EVENTS)
+        """The last events committed, in order up to the head, as the writer recorded them."""
         self.follower_failures: dict[str, str] = {}
         self._writer = GroupCommitWriter(conn, projections, clock, self._after_commit, max_batch=max_batch)
         self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-reader")
@@ -107,6 +117,7 @@ class EventLog:
         self._followers.append((name, follower))
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
+        self._remember(events, head)
         for name, follower in self._followers:
             try:
                 await follower(events, head)
@@ -116,6 +127,14 @@ class EventLog:
         self._head = head
         moved, self._moved = self._moved, asyncio.Event()
         moved.set()
+
+    def _remember(self, events: list[RecordedEvent], head: int) -> None:
+        """Keep a commit's events with those before it; a commit that kept none (a bulk load) or that
+        does not follow on from them starts the memory over."""
+        if len(events) != head - self._head or (events and events[0].position != self._head + 1):
+            self._recent.clear()
+        else:
+            self._recent.extend(events)
 
     async def wait_beyond(self, position: int) -> None:
         """Return once the head is past `position`."""
@@ -132,6 +151,10 @@ class EventLog:
         until = self._head if until is None else until
         wanted = sorted(types) if types else None
         upcasters = self.projections.upcasters
+        if (recent := self._recent) and recent[0].position <= after + 1 and until <= recent[-1].position:
+            for chunk in _chunked(self._remembered(after, until, wanted), size):
+                yield chunk
+            return
         loop = asyncio.get_running_loop()
         while after < until:
             rows = await loop.run_in_executor(self._reads, self._rows_after, after, until, wanted, size)
@@ -139,6 +162,15 @@ class EventLog:
                 return
             yield [store.decode_row(row, upcasters) for row in rows]
             after = rows[-1][0]
+
+    def _remembered(self, after: int, until: int, types: list[str] | None) -> list[RecordedEvent]:
+        """The kept events after `after` up to `until` (of `types`), as a read of the log gives them."""
+        recent, upcasters = self._recent, self.projections.upcasters
+        newer = recent[-1].position - until  # walked from the newest end: a tail lies there
+        span = list(islice(reversed(recent), newer, newer + max(0, until - after)))
+        wanted = frozenset(types) if types else None
+        events = [event for event in reversed(span) if wanted is None or event.type in wanted]
+        return [_upcast(event, upcasters) for event in events] if upcasters else events
 
     def _rows_after(self, after: int, until: int, types: list[str] | None, size: int) -> list[tuple]:
         return store.rows_after(self._read_conn, after, until, types=types, limit=size)
@@ -173,3 +205,13 @@ class EventLog:
         self._reads.shutdown(wait=True)
         self._read_conn.close()
         self._conn.close()
+
+
+def _chunked(events: list[RecordedEvent], size: int) -> list[list[RecordedEvent]]:
+    return [events[i : i + size] for i in range(0, len(events), size)]
+
+
+def _upcast(event: RecordedEvent, upcasters: Upcasters) -> RecordedEvent:
+    """A kept event in the shape a read of the log gives it (upcast when an older schema was written)."""
+    schema, data = upcasters.upcast(event.type, event.schema, event.data)
+    return event if schema == event.schema else msgspec.structs.replace(event, schema=schema, data=data)

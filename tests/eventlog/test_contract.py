@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
+from collections import deque
 
 import pytest
 
@@ -114,6 +116,9 @@ async def test_upcasters_turn_old_shapes_into_new_ones_on_read(tmp_path):
     try:
         (stored,) = await second.read()
         assert stored.data == {"n": 3} and stored.schema == 2
+        await second.append([NewEvent(stream="u", type="thing.happened", data={"count": 4}, schema=1)])
+        (kept,) = await second.read(after=1)  # an old shape written now, read from memory
+        assert kept.data == {"n": 4} and kept.schema == 2
     finally:
         await second.close()
 
@@ -163,3 +168,45 @@ async def test_reading_by_type_gives_those_events_in_position_order_in_chunks(lo
             chunks = [[e.position for e in chunk] async for chunk in log.chunks(after, until=80, types=wanted, size=4)]
             assert [p for chunk in chunks for p in chunk] == expect
             assert all(len(chunk) == 4 for chunk in chunks[:-1])
+
+
+async def test_a_tail_read_from_memory_equals_the_same_read_of_the_log(log):
+    """The last committed events are read from memory when they cover the span (a reactor's tail):
+    the same events, chunks and order as a read of the stored log, with types or not, across commits
+    of several requests and after a bulk append that kept nothing (memory starts over then)."""
+    rng = random.Random(11)
+    kinds = ["a.made", "b.made", "c.made"]
+
+    def batch(n: int) -> list[NewEvent]:
+        return [NewEvent(stream=f"s-{rng.randrange(9)}", type=rng.choice(kinds), data={"n": n, "xs": [n, 1.5]})
+                for _ in range(rng.randint(1, 4))]  # fmt: skip
+
+    queried = 0
+    stored_rows_after = log._rows_after
+
+    def counted(*args):
+        nonlocal queried
+        queried += 1
+        return stored_rows_after(*args)
+
+    log._rows_after = counted
+    from_memory = 0
+    for step in range(60):
+        if step == 30:
+            await log.transact(lambda _conn: batch(-1), keep=False)
+        await asyncio.gather(*(log.append(batch(step)) for _ in range(rng.randint(1, 3))))
+        head = log.position
+        for _ in range(5):
+            after = rng.randint(max(0, head - 40), head)
+            until = rng.randint(after, head)
+            types, size = rng.choice([None, ["a.made"], ["a.made", "c.made"]]), rng.choice([1, 3, 1000])
+            before = queried
+            got = [chunk async for chunk in log.chunks(after, until=until, types=types, size=size)]
+            from_memory += queried == before and until > after
+            kept, log._recent = log._recent, deque()
+            try:
+                expect = [chunk async for chunk in log.chunks(after, until=until, types=types, size=size)]
+            finally:
+                log._recent = kept
+            assert got == expect, (after, until, types, size)
+    assert from_memory > 100
