@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import functools
 import gc
+import multiprocessing
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ import stat
 import sys
 import time
 import urllib.request
+from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -207,14 +209,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    conn = _open_log(settings)
-    total = store.count(conn)
-    with tqdm(total=total, desc="checking hash chain", unit="ev", file=sys.stderr, disable=None) as bar:
-        problem = audit.verify_chain(conn, bar.update)
-    if problem is None:
-        problem = audit.verify_projections(conn, wiring.projection_set())
-    if problem is None:
-        problem = audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as beside:
+        checked = beside.submit(_check_log, settings)  # forked before this process opens the log
+        conn = _open_log(settings)
+        total = store.count(conn)
+        rebuilt = audit.verify_projections(conn, wiring.projection_set())
+        chain, folded = checked.result()
+    problem = chain or rebuilt or folded
     if problem is None and args.server:
         problem = _verify_server(args.server, args.control_key or settings.control.key)
     if problem is not None:
@@ -223,6 +224,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     live = "; the server's in-memory projections match a fresh fold" if args.server else ""
     print(f"verify OK: {total} events, hash chain intact, projections match a fresh replay{live}")
     return 0
+
+
+def _check_log(settings: Settings) -> tuple[audit.Problem | None, audit.Problem | None]:
+    """The hash chain's first problem, and (when it holds) a fold of the in-memory projections': the
+    checks that read only the log, run in a process of their own beside the rebuild of the tables."""
+    conn = _open_log(settings)
+    try:
+        chain = audit.verify_chain(conn)
+        if chain is not None:
+            return chain, None
+        return None, audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+    finally:
+        conn.close()
 
 
 def _verify_server(url: str, key: str) -> audit.Problem | None:
