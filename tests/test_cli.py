@@ -138,6 +138,15 @@ def test_verify_names_the_position_of_a_changed_byte(prepared):
     assert f"position {position}" in result.stdout
 
 
+@pytest.mark.parametrize("data", [b'{"broken', b"\x00\x01garbage"], ids=["truncated", "garbage"])
+def test_verify_names_the_position_of_an_event_that_cannot_be_read(prepared, data):
+    """The replay beside the chain check fails on such an event; the chain's answer is what is shown."""
+    tamper(prepared, "UPDATE events SET data = ? WHERE position = ?", data, prepared.early_position)
+    result = run(prepared, "verify")
+    assert result.returncode == 1
+    assert f"position {prepared.early_position}" in result.stdout, result.stdout + result.stderr
+
+
 def test_verify_fails_when_a_projection_row_was_changed(prepared):
     tamper(prepared, "UPDATE tokens SET name = 'forged' WHERE name = 'early'")
     result = run(prepared, "verify")
