@@ -60,7 +60,8 @@ class EventLog:
         self._moved = asyncio.Event()
         self._followers: list[tuple[str, CommitFollower]] = []
         self._recent: deque[RecordedEvent] = deque(maxlen=RECENT_EVENTS)
-        """The last events committed, in order up to the head, as the writer recorded them."""
+        """The last events committed, in order up to the head, as the writer recorded them (decoded from
+        their stored JSON, like any read): shared with every reader, which must not change them."""
         self.follower_failures: dict[str, str] = {}
         self._writer = GroupCommitWriter(conn, projections, clock, self._after_commit, max_batch=max_batch)
         self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-reader")

@@ -28,6 +28,7 @@ from .wal import WalBound
 
 Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
+_decode = msgspec.json.decode
 T = TypeVar("T")
 
 
@@ -208,8 +209,8 @@ class GroupCommitWriter:
             current = store.stream_version(conn, event.stream)
             if event.expected_version != ANY_VERSION and event.expected_version != current:
                 raise ConcurrencyError(event.stream, event.expected_version, current)
-            data = msgspec.to_builtins(event.data)
-            data_bytes = _encode(data)
+            data_bytes = _encode(msgspec.to_builtins(event.data))
+            data = _decode(data_bytes)  # as every later read of the log gives it: lists, text keys, no NaN
             position, version = self._position + 1, current + 1
             canonical = canonical_bytes(
                 position, event.stream, version, event.type, event.schema, recorded_at, data_bytes, meta_bytes

@@ -178,7 +178,8 @@ async def test_a_tail_read_from_memory_equals_the_same_read_of_the_log(log):
     kinds = ["a.made", "b.made", "c.made"]
 
     def batch(n: int) -> list[NewEvent]:
-        return [NewEvent(stream=f"s-{rng.randrange(9)}", type=rng.choice(kinds), data={"n": n, "xs": [n, 1.5]})
+        data = {"n": n, "xs": [n, 1.5], "pair": ("t", n), 7: "int key", "nan": float("nan")}  # JSON reshapes these
+        return [NewEvent(stream=f"s-{rng.randrange(9)}", type=rng.choice(kinds), data=data)
                 for _ in range(rng.randint(1, 4))]  # fmt: skip
 
     queried = 0
