@@ -39,8 +39,9 @@ FORMS = {
     Kind.OBJECT: "a single value",
 }  # fmt: skip
 SQL_INTEGERS = range(-(2**63), 2**63)
-PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T][0-9]{2}:[0-9]{2}:[0-9]{2})?")
-"""A date (from year 1000), or a time with a space or a `T`, in digits of exactly their width."""
+PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})?")
+"""A date (from year 1000), or a time with a space or a `T`, in digits of exactly their width (hours
+to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
 Comparisons = tuple[tuple[str, str, Any], ...]
 """Conditions that are each (property, one of = < <= > >=, value)."""
 
