@@ -71,6 +71,12 @@ def stream_version(conn: sqlite3.Connection, stream: str) -> int:
     return row[0] or 0
 
 
+def opened_at(conn: sqlite3.Connection, stream: str) -> int | None:
+    """The position of a stream's first event; None while it has none."""
+    row = conn.execute("SELECT position FROM events WHERE stream = ? AND version = 1", (stream,)).fetchone()
+    return row[0] if row else None
+
+
 def stream_content(conn: sqlite3.Connection, stream: str) -> list[tuple[str, Any]]:
     """A stream's events as (type, data) pairs in version order: what a decision folds."""
     rows = conn.execute("SELECT type, data FROM events WHERE stream = ? ORDER BY version", (stream,))

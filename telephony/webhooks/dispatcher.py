@@ -5,8 +5,9 @@ event it folds the call's stream up to that event, asks the rules which of the s
 makes (`domain.webhooks.events_of`), draws each one's body once (its id `evt_<position>_<n>`, the
 same for every webhook and every retry) and queues a delivery per enabled webhook of the customer
 subscribed to it, all in the transaction that records the dispatcher's position: each event is
-queued exactly once. While no customer has any webhook, an event makes no transaction at all (the
-position is then recorded from time to time, as for any event a reactor passes over).
+queued exactly once. A webhook is sent only what the log recorded after its creation, however late
+the dispatcher reaches an event; so while no customer has any webhook, an event makes no transaction
+at all (the position is then recorded from time to time, as for any event a reactor passes over).
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ class Dispatcher(Reactor):
         return lambda conn: _call(conn, event)
 
 
-def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str) -> list[dict]:
+def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, position: int) -> list[dict]:
+    """The customer's enabled webhooks that want `event_name` and were created before the log event at
+    `position` made it (one created later gets what happens from then on, however far behind the
+    dispatcher is, or from however far back it resumes after a crash)."""
     return [w for w in reads.every_document(conn, KIND, customer_id)
-            if w["enabled"] and hooks.wanted(w["events"], event_name)]  # fmt: skip
+            if w["enabled"] and hooks.wanted(w["events"], event_name)
+            and (store.opened_at(conn, f"{KIND}-{w['id']}") or 0) < position]  # fmt: skip
 
 
 def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
@@ -63,7 +68,7 @@ def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
         event_id = f"evt_{event.position}_{n}"
         body = _encode(hooks.call_body(event_id, name, after, data["at"])).decode()
         outgoing += [Outgoing(webhook, f"call:{after.id}", after.id, event_id, name, body)
-                     for webhook in _subscribed(conn, after.customer_id, name)]  # fmt: skip
+                     for webhook in _subscribed(conn, after.customer_id, name, event.position)]  # fmt: skip
     return queued(conn, after.customer_id, outgoing, data["at"])
 
 
@@ -73,5 +78,5 @@ def _sms(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
     body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
                                   sms["to"], sms["message"])).decode()  # fmt: skip
     outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, event_id, hooks.SMS_RECEIVED, body)
-                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED)]  # fmt: skip
+                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED, event.position)]  # fmt: skip
     return queued(conn, customer_id, outgoing, since(sms["created_at"]) or 0.0)

@@ -10,6 +10,7 @@ import pytest
 from telephony.keys import CLOCK, EVENT_LOG
 from telephony.reactors import tracking
 from telephony.webhooks.dispatcher import Dispatcher
+from telephony.webhooks.dispatcher import _call as dispatcher_call
 from tests.accounts.helpers import CONTROL, create_user, login
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, by_live_id, get, patch, place
@@ -263,3 +264,20 @@ async def test_while_no_webhook_exists_a_call_costs_the_dispatcher_no_transactio
     assert receiver.names(seen) == ["call.initial", "call.ringing", "call.ringing", "call.connected", "call.hangup"]
     last_call_event = max(e.position for e in await event_log.read(types=["call.ended"]))
     assert await recorded() >= last_call_event
+
+
+async def test_a_webhook_gets_only_what_happened_after_it_was_created(client, root, receiver):
+    """However late the dispatcher reacts to an event (behind the log, or resuming after a crash from
+    its last recorded position), a webhook created after that event is not sent it."""
+    event_log = client.server.app[EVENT_LOG]
+    await answered_call(client, root)
+    await delivered(client)
+    before = await event_log.read(types=["call.ended"])
+    await hook(client, root, url=receiver.url)
+    await answered_call(client, root)
+    await delivered(client)
+    (_, after) = await event_log.read(types=["call.ended"])
+    late = await event_log.query(lambda conn: dispatcher_call(conn, before[0]))
+    assert late == []
+    again = await event_log.query(lambda conn: dispatcher_call(conn, after))
+    assert [e.data["event_name"] for e in again] == ["call.hangup"]
