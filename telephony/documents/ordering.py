@@ -109,8 +109,8 @@ class Ordering:
     def boxes(self, lo: Key | None, hi: Key | None) -> list[Box]:
         """The index ranges of [lo, hi), in order."""
         if lo is not None and hi is not None and lo[-1] == LOWEST and hi[-1] == HIGHEST and lo[:-1] == hi[:-1]:
-            prefix = tuple(self._columns_of(lo)[:-1])  # every document with these values (`eq` lists)
-            return [] if any(_open(value) for value in prefix) else [Box(prefix, (LOWEST, True), (HIGHEST, False))]
+            box = Box(tuple(self._columns_of(lo)[:-1]), (LOWEST, True), (HIGHEST, False))  # `eq` lists: one box
+            return [] if _empty(box) else [box]
         width = len(self._columns)
         low = self._columns_of(lo) if lo is not None else [(BELOW, None)] * (width - 1) + [LOWEST]
         high = self._columns_of(hi) if hi is not None else [(ABOVE, None)] * (width - 1) + [HIGHEST]
