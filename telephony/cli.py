@@ -26,6 +26,7 @@ from tqdm import tqdm
 from . import audit, datadir, logs, wiring
 from .config import ConfigError, Settings, load_settings
 from .eventlog import LOG_FILE, store
+from .projections import Projections
 from .projections.memory import MemoryProjections
 from .redaction import redact
 
@@ -210,17 +211,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as beside:
-        checked = beside.submit(_check_log, settings)  # forked before this process opens the log
+        beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
         conn = _open_log(settings)
         total = store.count(conn)
+        mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * total)
+        checked = beside.submit(_check_log, settings, [projection.name for projection in theirs.all])
         try:
-            rebuilt = audit.verify_projections(conn, wiring.projection_set())
+            rebuilt = audit.verify_projections(conn, mine)
         except Exception:
             if checked.result()[0] is None:
                 raise
             rebuilt = None  # an event the chain names could not be replayed: the chain's problem is the answer
-        chain, folded = checked.result()
-    problem = chain or rebuilt or folded
+        chain, rebuilt_beside, folded = checked.result()
+    problem = chain or rebuilt or rebuilt_beside or folded
     if problem is None and args.server:
         problem = _verify_server(args.server, args.control_key or settings.control.key)
     if problem is not None:
@@ -231,15 +234,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_log(settings: Settings) -> tuple[audit.Problem | None, audit.Problem | None]:
-    """The hash chain's first problem, and (when it holds) a fold of the in-memory projections': the
-    checks that read only the log, run in a process of their own beside the rebuild of the tables."""
+def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | None, ...]:
+    """The second process's share of `verify`: the hash chain's first problem and, when it holds, the
+    comparison of the projections named `rebuilt` with a fresh replay, and a fold of the in-memory
+    projections'. The first process rebuilds the other projections meanwhile (`audit.split`)."""
     conn = _open_log(settings)
     try:
         chain = audit.verify_chain(conn)
         if chain is not None:
-            return chain, None
-        return None, audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+            return chain, None, None
+        projections = wiring.projection_set()
+        named = Projections([p for p in projections.all if p.name in rebuilt], projections.upcasters)
+        return (None, audit.verify_projections(conn, named),
+                audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings))))  # fmt: skip
     finally:
         conn.close()
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from telephony import audit, wiring
 from telephony.app import create_app
 from telephony.config import Control, Settings, Storage
+from telephony.eventlog import store
 from telephony.security import digest
 
 from .serving import ADMIN, CONTROL_KEY, SERVICE, Server, logged_events, login, telephony
@@ -160,6 +162,29 @@ def test_verify_compares_the_substring_index_too(prepared):
     result = run(prepared, "verify")
     assert result.returncode == 1
     assert "doc_cdr_dst_search" in result.stdout
+
+
+def test_verify_compares_the_projections_each_process_rebuilt(prepared):
+    """`verify` rebuilds the projections in two groups, one in each of two processes (`audit.split`): a
+    row gone from a table of either group is found."""
+    with sqlite3.connect(prepared.data_dir / "events.db") as conn:
+        groups = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * store.count(conn))
+        tables = [_a_table_with_rows(conn, group) for group in groups]
+    assert all(groups[n].all for n in (0, 1)), "both processes rebuild some projection here"
+    for table in tables:
+        tamper(prepared, f'DELETE FROM "{table}" WHERE rowid = (SELECT min(rowid) FROM "{table}")')
+        result = run(prepared, "verify")
+        assert result.returncode == 1 and f"missing from the live table {table!r}" in result.stdout, result.stdout
+        assert run(prepared, "replay").returncode == 0
+    assert run(prepared, "verify").returncode == 0
+
+
+def _a_table_with_rows(conn: sqlite3.Connection, group) -> str:
+    for table in (table for projection in group.all for table in projection.tables):
+        found = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        if found and "VIRTUAL" not in found[0] and conn.execute(f'SELECT 1 FROM "{table}"').fetchone():
+            return table
+    raise AssertionError("no table of the group holds a row")
 
 
 # --- replay --------------------------------------------------------------------------------------

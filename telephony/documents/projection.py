@@ -40,6 +40,9 @@ DocumentChange = tuple[str, dict[str, Any]]
 """A change to a document table: an action of the table's own events and its data."""
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
+SEARCHED_COST = 0.35
+"""A searched property's share of the work of rebuilding its table, relative to writing the documents
+(measured on a million CDRs, `src` and `dst`: 17.6 s against the conversations' 10.4 s)."""
 
 
 def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
@@ -81,6 +84,7 @@ class DocumentTable(Projection):
         self.counts = counts_of(kind)
         self.search = SearchIndex(kind, searched) if searched else None
         self.tables = (self.table, self.counts, *(self.search.tables if self.search else ()))
+        self.rebuild_cost = 1.0 + SEARCHED_COST * len(searched)
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?)'
         self._held: HeldRows[Any, tuple[int, dict]] = HeldRows(
             self._insert, lambda id_, held: (id_, held[0], _encode(held[1]).decode())

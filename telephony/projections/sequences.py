@@ -20,6 +20,7 @@ SEQUENCE_RESERVED = "sequence.reserved"
 class Sequences(Projection):
     name = "sequences"
     tables = ("sequences",)
+    rebuild_cost = 0.1  # a comparison per event until `settle`
 
     def __init__(self, kinds: Iterable[str], claiming: Iterable[str] = ()) -> None:
         self.claiming = frozenset(claiming)

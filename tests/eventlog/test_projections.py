@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from telephony.audit import verify_projections
+from telephony.audit import split, verify_projections
 from telephony.clock import Clock
 from telephony.documents import DocumentTable
 from telephony.documents.projection import patch, put
@@ -173,6 +173,29 @@ async def test_verify_compares_a_table_with_an_integer_key_row_by_row(tmp_path, 
     conn.execute(tamper)
     problem = verify_projections(conn, Projections([DocumentTable("note")]))
     assert problem is not None and f"{found} the live table 'doc_note'" in problem.what
+
+
+async def test_verify_splits_the_rebuild_into_two_groups_of_like_weight(tmp_path):
+    """Each projection weighs its events in the log times its cost; the heaviest go first to the lighter
+    group, the second group starting with the work beside it; each group keeps the set's order."""
+    log = await EventLog.open(tmp_path, Projections([]), Clock(), progress=False)
+    for kind, count in (("note", 6), ("memo", 3), ("task", 1)):
+        for id_ in range(1, count + 1):
+            data = {"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"{kind} {id_}"}}
+            await log.append([NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)])
+    await log.close()
+    conn = sqlite_store.connect(tmp_path / "events.db")
+    task, note, memo = DocumentTable("task"), DocumentTable("note"), DocumentTable("memo", searched=("text",))
+    unused = DocumentTable("fax")
+    every = Projections([task, note, unused, memo])  # weights: 1, 6, 0 and 3 x 1.35
+    for beside, first, second in (
+        (0.0, [note], [task, unused, memo]),
+        (5.0, [task, note, unused], [memo]),
+        (20.0, [task, note, unused, memo], []),
+    ):
+        mine, theirs = split(conn, every, beside)
+        assert (mine.all, theirs.all) == (first, second), beside
+        assert mine.upcasters is every.upcasters and theirs.upcasters is every.upcasters
 
 
 class PragmaWatch(StreamCounts):
