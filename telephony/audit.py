@@ -107,10 +107,14 @@ def split(conn: sqlite3.Connection, projections: Projections, beside: float) -> 
 
 
 def _difference(conn: sqlite3.Connection, table: str) -> Problem | None:
-    """The first row that differs between the scratch (`main`) and the `live` table. Rows keyed by an
+    """The first difference between the scratch (`main`) and the `live` table: their columns (a live
+    table of another shape, as an older version made it, is one), then their rows. Rows keyed by an
     integer are looked up one way only: when every scratch row is in the live table as it is and both
     hold as many rows, the live table holds no other (keys are unique), so the other way is read only
     when the counts differ."""
+    if (live := _columns(conn, "live", table)) != _columns(conn, "main", table):
+        shape = "has other columns than a fresh replay makes" if live else "is missing"
+        return Problem(None, f"the live table {table!r} {shape}")
     for left, right, side in (("main", "live", "missing from"), ("live", "main", "unexpected in")):
         sql, keyed = _first_unmatched(conn, left, right, table)
         if keyed and left == "live" and _count(conn, "main", table) == _count(conn, "live", table):
@@ -120,6 +124,12 @@ def _difference(conn: sqlite3.Connection, table: str) -> Problem | None:
             shown = redact(dict(zip([c[0] for c in cursor.description], row[:3], strict=False)))
             return Problem(None, f"row {shown!r}... {side} the live table {table!r}")
     return None
+
+
+def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[tuple]:
+    """A table's columns: name, declared type, NOT NULL and place in the primary key."""
+    return [(name, type_, notnull, pk) for _, name, type_, notnull, _, pk in
+            conn.execute(f'PRAGMA {schema}.table_info("{table}")')]  # fmt: skip
 
 
 def _count(conn: sqlite3.Connection, schema: str, table: str) -> int:

@@ -31,10 +31,10 @@ class Projection:
     does, and live appends hide it from projections that do not say so, so none can work live and
     break on replay."""
     rebuilding: bool = False
+    """True while a rebuild replays the log: rows and aggregates may then wait for `settle`."""
     rebuild_cost: float = 1.0
     """The work of replaying one of its events, relative to a plain document table's: weighs the split
     of `verify`'s rebuild between two processes (`audit.split`)."""
-    """True while a rebuild replays the log: rows and aggregates may then wait for `settle`."""
 
     def declaration(self) -> tuple:
         """Everything that shapes the read model; subclasses add theirs."""

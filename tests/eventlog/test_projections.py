@@ -153,6 +153,16 @@ async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data
     assert "doc_note_title" in indexes and not Projections([indexed]).stale(conn)
 
 
+async def notes_logged(tmp_path, count: int) -> sqlite3.Connection:
+    """A log of `count` notes made (ids 1..count) with their document table, opened."""
+    log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
+    for id_ in range(1, count + 1):
+        data = {"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"note {id_}"}}
+        await log.append([NewEvent(stream=f"note-{id_}", type="note.created", data=data)])
+    await log.close()
+    return sqlite_store.connect(tmp_path / "events.db")
+
+
 @pytest.mark.parametrize(
     ("tamper", "found"),
     [
@@ -163,16 +173,27 @@ async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data
     ],
 )
 async def test_verify_compares_a_table_with_an_integer_key_row_by_row(tmp_path, tamper, found):
-    log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
-    for id_ in (1, 2, 3):
-        data = {"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"note {id_}"}}
-        await log.append([NewEvent(stream=f"note-{id_}", type="note.created", data=data)])
-    await log.close()
-    conn = sqlite_store.connect(tmp_path / "events.db")
+    conn = await notes_logged(tmp_path, 3)
     assert verify_projections(conn, Projections([DocumentTable("note")])) is None
     conn.execute(tamper)
     problem = verify_projections(conn, Projections([DocumentTable("note")]))
     assert problem is not None and f"{found} the live table 'doc_note'" in problem.what
+
+
+@pytest.mark.parametrize(
+    ("change", "found"),
+    [
+        ("ALTER TABLE doc_note ADD COLUMN extra TEXT DEFAULT 'kept'", "has other columns than a fresh replay makes"),
+        ("ALTER TABLE doc_note DROP COLUMN body", "has other columns than a fresh replay makes"),
+        ("DROP TABLE doc_note", "is missing"),
+    ],
+)
+async def test_verify_reports_a_live_table_of_another_shape(tmp_path, change, found):
+    """A table an older version made differently (or none) is a difference, not rows compared in part."""
+    conn = await notes_logged(tmp_path, 1)
+    conn.execute(change)
+    problem = verify_projections(conn, Projections([DocumentTable("note")]))
+    assert problem is not None and f"the live table 'doc_note' {found}" in problem.what
 
 
 async def test_verify_splits_the_rebuild_into_two_groups_of_like_weight(tmp_path):
