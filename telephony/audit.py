@@ -112,14 +112,16 @@ def _difference(conn: sqlite3.Connection, table: str) -> Problem | None:
     integer are looked up one way only: when every scratch row is in the live table as it is and both
     hold as many rows, the live table holds no other (keys are unique), so the other way is read only
     when the counts differ."""
-    if (live := _columns(conn, "live", table)) != _columns(conn, "main", table):
+    columns = _columns(conn, "main", table)
+    if (live := _columns(conn, "live", table)) != columns:
         shape = "has other columns than a fresh replay makes" if live else "is missing"
         return Problem(None, f"the live table {table!r} {shape}")
+    keys = [(name, type_) for name, type_, _, pk in columns if pk]
+    key = keys[0][0] if len(keys) == 1 and keys[0][1].upper() == "INTEGER" else None
     for left, right, side in (("main", "live", "missing from"), ("live", "main", "unexpected in")):
-        sql, keyed = _first_unmatched(conn, left, right, table)
-        if keyed and left == "live" and _count(conn, "main", table) == _count(conn, "live", table):
+        if key is not None and left == "live" and _count(conn, "main", table) == _count(conn, "live", table):
             return None
-        cursor = conn.execute(sql)
+        cursor = conn.execute(_first_unmatched(conn, left, right, table, [c[0] for c in columns], key))
         if (row := cursor.fetchone()) is not None:
             shown = redact(dict(zip([c[0] for c in cursor.description], row[:3], strict=False)))
             return Problem(None, f"row {shown!r}... {side} the live table {table!r}")
@@ -136,22 +138,18 @@ def _count(conn: sqlite3.Connection, schema: str, table: str) -> int:
     return conn.execute(f'SELECT count(*) FROM {schema}."{table}"').fetchone()[0]
 
 
-def _first_unmatched(conn: sqlite3.Connection, left: str, right: str, table: str) -> tuple[str, bool]:
-    """SQL for the first row of `left`'s `table` that `right`'s lacks, and whether it goes by the table's
-    integer key: by that key when it has one (one scan with ordered lookups), else with EXCEPT (which
-    sorts all of the other side)."""
-    columns = conn.execute(f'PRAGMA {left}.table_info("{table}")').fetchall()
-    keys = [column for column in columns if column[5]]
-    if len(keys) != 1 or keys[0][2].upper() != "INTEGER":
+def _first_unmatched(conn: sqlite3.Connection, left: str, right: str, table: str, names: list[str],
+                     key: str | None) -> str:  # fmt: skip
+    """SQL for the first row of `left`'s `table` that `right`'s lacks: by its integer `key` when it has
+    one (one scan with ordered lookups), else with EXCEPT (which sorts all of the other side)."""
+    if key is None:
         ours, theirs = _readable(conn, left, table), _readable(conn, right, table)
-        return f"SELECT * FROM {ours} EXCEPT SELECT * FROM {theirs} LIMIT 1", False
-    key = keys[0][1]
-    same = " AND ".join(f'b."{name}" IS a."{name}"' for _, name, *_ in columns if name != key)
-    sql = (
+        return f"SELECT * FROM {ours} EXCEPT SELECT * FROM {theirs} LIMIT 1"
+    same = "".join(f' AND b."{name}" IS a."{name}"' for name in names if name != key)
+    return (
         f'SELECT a.* FROM {left}."{table}" a WHERE NOT EXISTS (SELECT 1 FROM {right}."{table}" b '
-        f'WHERE b."{key}" = a."{key}"{" AND " + same if same else ""}) LIMIT 1'
+        f'WHERE b."{key}" = a."{key}"{same}) LIMIT 1'
     )
-    return sql, True
 
 
 class _LogFile:
