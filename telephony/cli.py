@@ -235,18 +235,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | None, ...]:
-    """The second process's share of `verify`: the hash chain's first problem and, when it holds, the
-    comparison of the projections named `rebuilt` with a fresh replay, and a fold of the in-memory
-    projections'. The first process rebuilds the other projections meanwhile (`audit.split`)."""
+    """The second process's share of `verify`: the hash chain's first problem, checked on the rows the
+    rebuild of the projections named `rebuilt` reads, and when it holds, their comparison with that
+    fresh replay, and a fold of the in-memory projections'. The first process rebuilds the other
+    projections meanwhile (`audit.split`)."""
     conn = _open_log(settings)
     try:
-        chain = audit.verify_chain(conn)
-        if chain is not None:
-            return chain, None, None
         projections = wiring.projection_set()
         named = Projections([p for p in projections.all if p.name in rebuilt], projections.upcasters)
-        return (None, audit.verify_projections(conn, named),
-                audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings))))  # fmt: skip
+        chain = audit.Chain()
+        compared = audit.verify_projections(conn, named, chain)
+        if chain.problem is not None:
+            return chain.problem, None, None
+        return None, compared, audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
     finally:
         conn.close()
 

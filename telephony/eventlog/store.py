@@ -83,9 +83,10 @@ def stream_content(conn: sqlite3.Connection, stream: str) -> list[tuple[str, Any
     return [(type_, _decode_data(plain(data))) for type_, data in rows]
 
 
-def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
+def decode_row(row: tuple, upcasters: Upcasters | None = None, content: bytes | None = None) -> RecordedEvent:
+    """A stored row as an event (`content`: its data already made plain, when the caller has)."""
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
-    payload = _decode_data(plain(data))
+    payload = _decode_data(plain(data) if content is None else content)
     if upcasters:
         schema, payload = upcasters.upcast(type_, schema, payload)
     return RecordedEvent(
@@ -101,10 +102,10 @@ def decode_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
     )
 
 
-def decode_content_row(row: tuple, upcasters: Upcasters | None = None) -> RecordedEvent:
+def decode_content_row(row: tuple, upcasters: Upcasters | None = None, content: bytes | None = None) -> RecordedEvent:
     """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty."""
     position, type_, schema, data = row
-    payload = _decode_data(plain(data))
+    payload = _decode_data(plain(data) if content is None else content)
     if upcasters:
         schema, payload = upcasters.upcast(type_, schema, payload)
     return RecordedEvent(position=position, stream="", version=0, type=type_, schema=schema,

@@ -25,5 +25,9 @@ class Upcasters:
             schema += 1
         return schema, data
 
+    def changes(self, type_: str) -> bool:
+        """Whether some stored data of this type may be upcast."""
+        return any(step_type == type_ for step_type, _ in self._steps)
+
     def __bool__(self) -> bool:
         return bool(self._steps)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import msgspec
+
 from ..documents.projection import DocumentChange, clear, patch, put
 from ..eventlog import RecordedEvent
 
@@ -42,17 +44,41 @@ SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
                        "duration": b.get("duration") or 0, "type": "in", "user_id": b.get("operator_id")},
 }  # fmt: skip
 """A conversation's fields from the record of each channel."""
+READ = {
+    "call": ("calldate", "src", "dst", "duration", "type", "user_id"),
+    "sms": ("created_at", "from", "to", "type", "user_id"),
+    "fax": ("created_at", "from", "to", "type"),
+    "chat": ("created_at", "visitor_name", "visitor_id", "operator_id", "duration"),
+}
+"""The fields of a record each channel's shape reads (besides its id)."""
 
 
-def records(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
-    """A feed of a kind's own events: its records made (`created`) and cleared."""
+def made(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
+    """A feed of a kind's records made (`<kind>.created`). A rebuild hands it the event's JSON
+    (`from_json`), of which it decodes only the fields the conversation reads."""
+    record = msgspec.defstruct(f"{channel}_record", [(name, Any, None) for name in ("id", *READ[channel])])
+    decode = msgspec.json.Decoder(msgspec.defstruct(f"{channel}_made", [("customer_id", Any), ("body", record)])).decode
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
-        data = event.data
-        if event.type.endswith(".cleared"):
-            yield clear(data["customer_id"], channel=channel)
-        else:
-            yield conversation(channel, data["body"], data["customer_id"])
+        yield conversation(channel, event.data["body"], event.data["customer_id"])
+
+    def from_json(data: bytes) -> Iterable[DocumentChange]:
+        try:
+            found: Any = decode(data)
+        except msgspec.ValidationError:  # not the usual shape: read whole, as `feed` does
+            whole = msgspec.json.decode(data)
+            return [conversation(channel, whole["body"], whole["customer_id"])]
+        return [conversation(channel, msgspec.structs.asdict(found.body), found.customer_id)]
+
+    feed.from_json = from_json  # type: ignore[attr-defined]
+    return feed
+
+
+def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
+    """A feed of a kind's records cleared (`<kind>.cleared`): their conversations go."""
+
+    def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
+        yield clear(event.data["customer_id"], channel=channel)
 
     return feed
 
@@ -66,9 +92,9 @@ def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 FEEDS = {
     "conversation": {
-        "cdr.created": records("call"), "cdr.cleared": records("call"),
-        "sms.created": records("sms"), "sms.cleared": records("sms"),
-        "fax.created": records("fax"), "chat.created": records("chat"), "chat.updated": chat_ended,
+        "cdr.created": made("call"), "cdr.cleared": cleared("call"),
+        "sms.created": made("sms"), "sms.cleared": cleared("sms"),
+        "fax.created": made("fax"), "chat.created": made("chat"), "chat.updated": chat_ended,
     }
 }  # fmt: skip
 """The conversations' document kind and the events of records it is made from (the call engine

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ..eventlog.records import RecordedEvent
@@ -32,6 +33,11 @@ class Projection:
     break on replay."""
     rebuilding: bool = False
     """True while a rebuild replays the log: rows and aggregates may then wait for `settle`."""
+    replays_json: Mapping[str, Callable[[sqlite3.Connection, bytes], None]] = {}
+    """Event types a rebuild may hand over as their data's stored JSON, undecoded, with what takes it:
+    a projection that keeps part of an event as it was written, or reads only a few of its fields,
+    need not decode all of it. Used while `rebuilding` only, for types no upcaster may change; `apply`
+    stays the meaning of every event."""
     rebuild_cost: float = 1.0
     """The work of replaying one of its events, relative to a plain document table's: weighs the split
     of `verify`'s rebuild between two processes (`audit.split`)."""

@@ -7,12 +7,13 @@ import os
 import sqlite3
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from tqdm import tqdm
 
 from ..eventlog import store
+from ..eventlog.compression import plain
 from ..eventlog.records import RecordedEvent
 from ..eventlog.upcasting import Upcasters
 from .base import Projection
@@ -132,17 +133,20 @@ class Projections:
         progress: bool = True,
         log: sqlite3.Connection | None = None,
         indexes: bool = True,
+        watch: Callable[[tuple], bytes] | None = None,
     ) -> int:
         """Drop and refill `projections` (all by default) from the log; returns the position replayed to.
 
         The log is read from `log` when given (another database: a scratch rebuild reads the live log
         where it lies), else from `conn`; `indexes=False` leaves secondary indexes out (a rebuild only
         to compare rows). Only the rows of handled types are read and decoded; commits come every
-        `REBUILD_COMMIT_EVERY` positions so the WAL stays small.
+        `REBUILD_COMMIT_EVERY` positions so the WAL stays small. A `watch` is handed every stored row
+        of the log (all types, whole) before it is applied and gives back its data made plain: the
+        hash chain is checked so (`audit.Chain`) on the same read.
         """
         targets = list(self.all if projections is None else projections)
         with _bulk_settings(conn), _without_cycle_collection():
-            last = self._replay(conn, log or conn, targets, until, progress)
+            last = self._replay(conn, log or conn, targets, until, progress, watch)
             for projection in targets:
                 projection.settle(conn)
                 if indexes:
@@ -153,7 +157,7 @@ class Projections:
             return last
 
     def _replay(self, conn: sqlite3.Connection, log: sqlite3.Connection, targets: list[Projection],
-                until: int | None, progress: bool) -> int:  # fmt: skip
+                until: int | None, progress: bool, watch: Callable[[tuple], bytes] | None = None) -> int:  # fmt: skip
         """Recreate `targets` and feed them the log up to `until`, leaving the last transaction open."""
         subset = Projections(targets, self.upcasters, self.journal)
         conn.execute(CHECKPOINTS)
@@ -172,10 +176,11 @@ class Projections:
         with tqdm(total=last, desc="rebuilding projections", unit="ev", file=sys.stderr,
                   disable=None if progress else True, mininterval=0.5) as bar:  # fmt: skip
             types = sorted(subset._by_type)
-            columns = store.COLUMNS if subset._reads_envelope else store.CONTENT_COLUMNS
-            chunks = store.raw_chunks(log, until=last, types=types, chunk=REBUILD_CHUNK, columns=columns)
-            for chunk in chunks if types else ():
-                subset._apply_rows(conn, chunk)
+            columns = store.COLUMNS if subset._reads_envelope or watch else store.CONTENT_COLUMNS
+            read = None if watch else types
+            chunks = store.raw_chunks(log, until=last, types=read, chunk=REBUILD_CHUNK, columns=columns)
+            for chunk in chunks if types or watch else ():
+                subset._apply_rows(conn, chunk, watch)
                 position = chunk[-1][0]
                 bar.update(position - bar.n)
                 if position - committed >= REBUILD_COMMIT_EVERY:
@@ -186,15 +191,38 @@ class Projections:
             bar.update(last - bar.n)
         return last
 
-    def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple]) -> None:
-        """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop)."""
-        handlers = {type_: tuple(p.apply for p in projections) for type_, projections in self._by_type.items()}
-        decode = store.decode_row if self._reads_envelope else store.decode_content_row
+    def _apply_rows(self, conn: sqlite3.Connection, rows: list[tuple], watch: Callable[[tuple], bytes] | None = None,
+                    ) -> None:  # fmt: skip
+        """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop);
+        a projection that takes a type as stored JSON (`replays_json`) is handed it undecoded. Rows
+        are read whole (with their envelope) when a projection or the `watch` needs it."""
+        envelope = self._reads_envelope or watch is not None
+        decode = store.decode_row if envelope else store.decode_content_row
+        type_at, data_at = (3, 5) if envelope else (1, 3)
         upcasters = self.upcasters or None
+        takers = self._takers()
         for row in rows:
-            event = decode(row, upcasters)
-            for apply in handlers[event.type]:
-                apply(conn, event)
+            data = plain(row[data_at]) if watch is None else watch(row)
+            if (found := takers.get(row[type_at])) is None:
+                continue  # read for the watch only
+            undecoded, decoded = found
+            for take in undecoded:
+                take(conn, data)
+            if decoded:
+                event = decode(row, upcasters, data)
+                for apply in decoded:
+                    apply(conn, event)
+
+    def _takers(self) -> dict[str, tuple[tuple, tuple]]:
+        """Per type: what takes its stored JSON (see `replays_json`; never a type an upcaster may
+        change) and what applies it decoded."""
+        found = {}
+        for type_, projections in self._by_type.items():
+            upcast = self.upcasters is not None and self.upcasters.changes(type_)
+            undecoded = () if upcast else tuple(p.replays_json[type_] for p in projections if type_ in p.replays_json)
+            decoded = tuple(p.apply for p in projections if upcast or type_ not in p.replays_json)
+            found[type_] = (undecoded, decoded)
+        return found
 
     @staticmethod
     def _checkpoint_names(conn: sqlite3.Connection, targets: Sequence[Projection], position: int) -> None:

@@ -5,8 +5,13 @@ from __future__ import annotations
 import io
 import json
 
+import msgspec
 import pypdf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from telephony.eventlog import Metadata, RecordedEvent
+from telephony.history.conversations import CHANNELS, FEEDS
 from tests.accounts.helpers import CONTROL, error_of
 from tests.billing.test_billing import LANDLINE, TALKED
 from tests.calls.helpers import advance, get, place
@@ -14,6 +19,7 @@ from tests.calls.test_voicemail_mail import settled
 
 HOME = 100001
 FAX_LINE = "+442071230999"
+KINDS = {"call": "cdr", "sms": "sms", "fax": "fax", "chat": "chat"}
 
 
 async def provision(client, **fields) -> None:
@@ -87,3 +93,27 @@ async def test_conversations_list_calls_sms_and_faxes_together(client, root):
     assert [c["channel"] for c in (await get(client, root, "/conversations?sort=id"))["data"]] == [
         "fax", "sms", "sms"]  # the calls go with their records  # fmt: skip
     await error_of(await client.get("/v1.2/voipstudio/conversations/999999", headers=root.headers()), 404)
+
+
+FIELDS = ("id", "calldate", "created_at", "src", "dst", "from", "to", "duration", "type", "user_id", "visitor_name",
+          "visitor_id", "operator_id", "billsec", "message")  # fmt: skip
+VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**12)
+    | st.sampled_from(["I", "O", "M", "in", "out", "x"])
+    | st.text(max_size=8)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(channel=st.sampled_from(CHANNELS), body=st.dictionaries(st.sampled_from(FIELDS), VALUES),
+       id_=st.integers(1, 10**9), customer_id=st.integers(1, 10**6))  # fmt: skip
+def test_a_rebuild_reads_a_record_made_into_the_conversation_a_live_append_makes(channel, body, id_, customer_id):
+    """The conversation a rebuild makes from a record's stored JSON, decoding only the fields it reads,
+    is the one the feed makes of the whole decoded event, whatever fields the record has or lacks."""
+    data = {"id": id_, "customer_id": customer_id, "body": {**body, "id": id_}}
+    feed = FEEDS["conversation"][f"{KINDS[channel]}.created"]
+    event = RecordedEvent(position=1, stream="s", version=1, type=f"{KINDS[channel]}.created", schema=1, data=data,
+                          meta=Metadata(), recorded_at="", hash="")  # fmt: skip
+    assert feed.from_json(msgspec.json.encode(data)) == list(feed(event))
