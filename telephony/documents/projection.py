@@ -171,8 +171,12 @@ class DocumentTable(Projection):
         if action is not None:
             action(conn, event.data)
             return
+        self._change(conn, self.feeds[event.type](event))
+
+    def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
+        """Apply a feed's document changes, each as the table's own event of that action."""
         actions = self._actions
-        for name, data in self.feeds[event.type](event):
+        for name, data in changes:
             actions[f"{self.kind}.{name}"](conn, data)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
@@ -188,9 +192,7 @@ class DocumentTable(Projection):
     def _fed_json(self, changes_of: Callable[[bytes], Iterable[DocumentChange]], conn: sqlite3.Connection,
                   data: bytes) -> None:  # fmt: skip
         """A rebuild's event of a feed that reads its JSON itself (a feed's `from_json`)."""
-        actions = self._actions
-        for name, changed in changes_of(data):
-            actions[f"{self.kind}.{name}"](conn, changed)
+        self._change(conn, changes_of(data))
 
     @cached_property
     def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:

@@ -59,16 +59,18 @@ def made(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
     record = msgspec.defstruct(f"{channel}_record", [(name, Any, None) for name in ("id", *READ[channel])])
     decode = msgspec.json.Decoder(msgspec.defstruct(f"{channel}_made", [("customer_id", Any), ("body", record)])).decode
 
+    def of(data: dict[str, Any]) -> list[DocumentChange]:
+        return [conversation(channel, data["body"], data["customer_id"])]
+
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
-        yield conversation(channel, event.data["body"], event.data["customer_id"])
+        return of(event.data)
 
     def from_json(data: bytes) -> Iterable[DocumentChange]:
         try:
             found: Any = decode(data)
         except msgspec.ValidationError:  # not the usual shape: read whole, as `feed` does
-            whole = msgspec.json.decode(data)
-            return [conversation(channel, whole["body"], whole["customer_id"])]
-        return [conversation(channel, msgspec.structs.asdict(found.body), found.customer_id)]
+            return of(msgspec.json.decode(data))
+        return of({"body": msgspec.structs.asdict(found.body), "customer_id": found.customer_id})
 
     feed.from_json = from_json  # type: ignore[attr-defined]
     return feed

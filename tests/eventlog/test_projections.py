@@ -154,14 +154,19 @@ async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data
     assert "doc_note_title" in indexes and not Projections([indexed]).stale(conn)
 
 
-async def notes_logged(tmp_path, count: int) -> sqlite3.Connection:
-    """A log of `count` notes made (ids 1..count) with their document table, opened."""
+async def documents_logged(tmp_path, events: list[tuple[str, dict]]) -> sqlite3.Connection:
+    """A log of these (type, data) note events with their document table, opened."""
     log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
-    for id_ in range(1, count + 1):
-        data = {"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"note {id_}"}}
-        await log.append([NewEvent(stream=f"note-{id_}", type="note.created", data=data)])
+    for type_, data in events:
+        await log.append([NewEvent(stream=f"note-{data['id']}", type=type_, data=data)])
     await log.close()
     return sqlite_store.connect(tmp_path / "events.db")
+
+
+async def notes_logged(tmp_path, count: int) -> sqlite3.Connection:
+    """A log of `count` notes made (ids 1..count) with their document table, opened."""
+    made = [{"id": id_, "customer_id": 1, "body": {"id": id_, "text": f"note {id_}"}} for id_ in range(1, count + 1)]
+    return await documents_logged(tmp_path, [("note.created", data) for data in made])
 
 
 @pytest.mark.parametrize(
@@ -239,15 +244,6 @@ async def test_a_rebuild_drops_without_zeroing_pages_and_gives_the_settings_back
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
     assert conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
     assert snapshot(conn) == [("a", 1, 1)]
-
-
-async def documents_logged(tmp_path, events: list[tuple[str, dict]]) -> sqlite3.Connection:
-    """A log of these (type, data) note events with their document table, opened."""
-    log = await EventLog.open(tmp_path, Projections([DocumentTable("note")]), Clock(), progress=False)
-    for type_, data in events:
-        await log.append([NewEvent(stream=f"note-{data['id']}", type=type_, data=data)])
-    await log.close()
-    return sqlite_store.connect(tmp_path / "events.db")
 
 
 def notes(conn: sqlite3.Connection) -> list[tuple]:
