@@ -90,7 +90,8 @@ async def page_of(
 
     One statement does both: the page is chosen on ids alone (a deferred join, so skipped rows
     are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
-    list is unfiltered. A second query runs only for a page past the end.
+    list is unfiltered, and not run at all when the page is short (`_counted_unless_short`). A
+    second query runs only for a page past the end.
     """
     found = await _page(reader, table, scope, q, counts, None)
     assert found is not None
@@ -114,26 +115,45 @@ async def _page(
         grouped = f"{base} GROUP BY {json_path(q.group_by)}"
         total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
         sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
+        bound = (*total_params, *params, q.limit, q.offset)
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
-        sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY id {direction}'
-    else:
-        if counts is not None and q.where.sql == "1":
-            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
-            total_params = (counts[1],)
-        else:
-            total_sql, total_params = f"SELECT count(*) {base}", params
+        sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, f"id {direction}", q)
+    elif counts is not None and q.where.sql == "1":
+        total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
+        total_params = (counts[1],)
         chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
         sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
-    rows = await reader.execute_fetchall(sql, (*total_params, *params, q.limit, q.offset))
+        bound = (*total_params, *params, q.limit, q.offset)
+    else:
+        total_sql, total_params = f"SELECT count(*) {base}", params
+        chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
+        sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, order, q)
+    rows = await reader.execute_fetchall(sql, bound)
     if rows:
         return [row[1] for row in rows], next(iter(rows))[0]
+    if parent is None and q.offset == 0:
+        return [], 0
     if parent is None:
         total = await reader.execute_fetchall(total_sql, total_params)
         return [], next(iter(total))[0]
     found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
     total, present = next(iter(found))
     return ([], total) if present else None
+
+
+def _counted_unless_short(table: str, total_sql: str, total_params: tuple[Any, ...], chosen: str,
+                          params: tuple[Any, ...], order: str, q: Query) -> tuple[str, tuple[Any, ...]]:  # fmt: skip
+    """The page statement whose total is counted only when the page cannot tell it: a page shorter than
+    the limit ends the list, so the total is its offset plus its rows (a page past the end has no row
+    to carry it, and is counted apart). SQLite runs the count's subquery only in the branch that reads
+    it, and the page's ids are chosen once (`chosen` binds `params`, then LIMIT and OFFSET). Returns
+    the statement and every parameter it binds."""
+    page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
+    total = f"CASE WHEN n < ? THEN ? + n ELSE ({total_sql}) END"
+    sql = (f'WITH {page} SELECT {total}, body FROM "{table}", shown '
+           f"WHERE id IN (SELECT id FROM page) ORDER BY {order}")  # fmt: skip
+    return sql, (*params, q.limit, q.offset, q.limit, q.offset, *total_params)
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str

@@ -114,14 +114,9 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
     snapshot.unbounded()  # a span's walk is bounded by the page; a first build walks the index once
     conn, ordering = snapshot.conn, plan.ordering
     if plan.lo is not None and plan.hi is not None and not ranks.built(ordering, customer_id):
-        sql, params = ordering.walk_sql(customer_id, plan.lo, plan.hi, "NULL")
-        total = conn.execute(f"SELECT count(*) FROM ({sql})", (*params, SMALL + 1, 0)).fetchone()[0]
-        if total <= SMALL:
-            count = min(limit, total - offset)
-            if count <= 0:
-                return b"", total
-            start = total - offset - count if descending else offset
-            return _walk(conn, ordering, customer_id, plan.lo, start, count, descending, plan.hi), total
+        small = _small_span(conn, ordering, customer_id, plan.lo, plan.hi, offset, limit, descending)
+        if small is not None:
+            return small
     lo = ranks.rank(conn, ordering, customer_id, plan.lo) if plan.lo is not None else 0
     total = ranks.rank(conn, ordering, customer_id, plan.hi) - lo
     count = min(limit, total - offset)
@@ -130,6 +125,32 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
     start = lo + (total - offset - count if descending else offset)
     fence, skip = ranks.seek(conn, ordering, customer_id, start)
     return _walk(conn, ordering, customer_id, fence, skip, count, descending), total
+
+
+def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, lo: Key, hi: Key, offset: int,
+                limit: int, descending: bool) -> tuple[bytes, int] | None:  # fmt: skip
+    """The page of a bounded span and its total, when the span holds at most `SMALL` documents (None
+    otherwise: it is read by rank). In id order the page is walked in the statement that counts the
+    span, and a page shorter than the limit ends the span, so its total is its offset plus its rows and
+    nothing is counted: an equality that one document has, as a call's `live_id`, costs one walk."""
+    counted, counted_params = ordering.walk_sql(customer_id, lo, hi, "NULL")
+    if descending:
+        total = conn.execute(f"SELECT count(*) FROM ({counted})", (*counted_params, SMALL + 1, 0)).fetchone()[0]
+        if total > SMALL:
+            return None
+        count = min(limit, total - offset)
+        if count <= 0:
+            return b"", total
+        return _walk(conn, ordering, customer_id, lo, total - offset - count, count, True, hi), total
+    walk, params = ordering.walk_sql(customer_id, lo, hi, "body")
+    sql = (
+        f"SELECT n, CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE (SELECT count(*) FROM ({counted})) END, "
+        f"joined FROM (SELECT count(*) AS n, CAST(group_concat(body, ',') AS BLOB) AS joined FROM ({walk}))"
+    )
+    bound = (limit, offset, offset, *counted_params, SMALL + 1, 0, *params, limit, offset)
+    shown, total, joined = conn.execute(sql, bound).fetchone()
+    ended = shown < limit and (shown > 0 or offset == 0)
+    return (joined or b"", total) if ended or total <= SMALL else None
 
 
 def _walk(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, start: Key | None, skip: int, count: int,
