@@ -25,6 +25,9 @@ UNICODE_LOWER = "unicode_lower"
 UNBOUNDED = -(2**62)
 INLINE_CACHE_KIB = 32 * 1024
 """The page cache of the loop's connection: the pages lists come back to stay in memory."""
+WRITING_SECONDS = 1.0
+"""How long after a commit the log counts as being written: the loop's snapshot is let go at the end of
+each iteration meanwhile, and otherwise kept until the next commit."""
 T = TypeVar("T")
 
 
@@ -46,6 +49,8 @@ class Reader:
         self._checks = 0
         self._position: int | None = None
         """The log position of the kept read transaction, if one is open."""
+        self._committed_at = -WRITING_SECONDS
+        """The loop's time of the last commit this reader followed."""
         inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
 
     @classmethod
@@ -69,15 +74,16 @@ class Reader:
     def at_snapshot(self, work: Callable[[Snapshot], T]) -> T | None:
         """`work` on the loop's connection inside a read transaction, at the log position it sees; None
         when it ran past the budget of steps (the caller reads another way). The transaction is kept
-        for the next reads of the same loop iteration, or until a commit moves the log on (`release`, a
-        follower of commits), so a run of reads pays for it once; never longer, or the log's WAL file
-        could not start over (`eventlog.wal`)."""
+        until a commit moves the log on (`release`, a follower of commits), so a run of reads pays for
+        it once; while the log is being written, never past the loop iteration that took it, or the
+        log's WAL file could not start over (`eventlog.wal`). With nothing written it is the latest
+        snapshot, and holds back no checkpoint."""
         conn = self._inline
         self._checks = 0
         if self._position is None:
             if not conn.in_transaction:
                 conn.execute("BEGIN")
-                _release_soon(self)
+                _release_soon(self, self._committed_at)
             self._position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
         try:
             return work(Snapshot(self, conn, self._position))
@@ -94,6 +100,7 @@ class Reader:
 
     async def follow(self, events: object, head: int) -> None:
         """A commit follower: each commit releases the kept snapshot before its callers are answered."""
+        self._committed_at = asyncio.get_running_loop().time()
         self.release()
 
     def unbounded(self) -> None:
@@ -120,10 +127,13 @@ class Reader:
         await self._threaded.close()
 
 
-def _release_soon(reader: Reader) -> None:
-    """Release `reader`'s snapshot at the end of the loop iteration (outside a loop: at the next commit)."""
+def _release_soon(reader: Reader, committed_at: float) -> None:
+    """Release `reader`'s snapshot at the end of the loop iteration while the log is being written (a
+    commit less than `WRITING_SECONDS` ago); otherwise, and outside a loop, at the next commit."""
     with contextlib.suppress(RuntimeError):
-        asyncio.get_running_loop().call_soon(reader.release)
+        loop = asyncio.get_running_loop()
+        if loop.time() - committed_at < WRITING_SECONDS:
+            loop.call_soon(reader.release)
 
 
 class Snapshot:
