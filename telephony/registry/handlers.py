@@ -68,14 +68,14 @@ def _ranked(request: web.Request, resource: Resource, q, customer_id: int) -> tu
 def list_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=False)
-        api = request.app[SETTINGS].api
-        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
-                  kind=resource.kind, searched=resource.searched)  # fmt: skip
         plain = resource.scope is None and not resource.includes
         cache, key = request.app[PAGE_CACHE], (resource.kind, who.customer_id, request.query_string)
         if plain and (page := cache.get(key)) is not None:
-            return raw_collection(page)
+            return raw_collection(page)  # kept only after its query string was parsed and served
         generation = cache.generation(resource.kind)
+        api = request.app[SETTINGS].api
+        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
+                  kind=resource.kind, searched=resource.searched)  # fmt: skip
         if plain and (by_rank := _ranked(request, resource, q, who.customer_id)) is not None:
             payload = joined_envelope(*by_rank)
         else:
