@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -49,7 +50,7 @@ class Reader:
         self._checks = 0
         self._position: int | None = None
         """The log position of the kept read transaction, if one is open."""
-        self._committed_at = -WRITING_SECONDS
+        self._committed_at = -math.inf
         """The loop's time of the last commit this reader followed."""
         inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
 
