@@ -72,6 +72,8 @@ class Ordering:
         """SQL by builder and the shapes of its boxes: the same few shapes come back with other values."""
         self._walk_builders: dict[str, Any] = {}
         self._recent_walks: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
+        self._onward_walks: dict[str, str] = {}
+        """The SQL of a walk onward from a document's key, by what it selects: the same for every key."""
 
     def __repr__(self) -> str:
         return f"Ordering({self.kind!r}, {self.props!r})"
@@ -182,6 +184,8 @@ class Ordering:
         bind. Select only what is used: SQLite computes a property again from the body for each row
         it is selected of, even where the index holds it. Walks start at a few fences again and
         again, so the last `WALKS` are kept."""
+        if hi is None and lo is not None and self._placed(lo):
+            return self._onward(customer_id, lo, selected)
         key = (customer_id, lo, hi, selected)
         found = self._recent_walks.get(key)
         if found is None:
@@ -189,6 +193,28 @@ class Ordering:
                 self._recent_walks.clear()
             found = self._recent_walks[key] = self._walk_sql(customer_id, lo, hi, selected)
         return found
+
+    def _placed(self, key: Key) -> bool:
+        """Whether `key` is a document's own (every value set, a real id): a fence, never a bound."""
+        return (
+            len(key) == 2 * len(self.props) + 1
+            and all(key[i] in (NUMBER, TEXT) for i in range(0, len(key) - 1, 2))
+            and key[-1] not in (LOWEST, HIGHEST)
+        )
+
+    def _onward(self, customer_id: int, lo: Key, selected: str) -> tuple[str, list[Any]]:
+        """`walk_sql` from a document's key to the end. Its boxes always have one shape (equal leading
+        values, then a bound on the next column, for each column from the id back to the first), so
+        the SQL is made once and only the parameters are worked out per key, without the boxes."""
+        sql = self._onward_walks.get(selected)
+        if sql is None:
+            sql = self._onward_walks[selected] = self._walk_sql(customer_id, lo, None, selected)[0]
+        values = (*lo[1:-1:2], lo[-1])
+        params: list[Any] = []
+        for column in range(len(values) - 1, -1, -1):
+            params.append(customer_id)
+            params.extend(values[: column + 1])
+        return sql, params
 
     def _walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
         boxes = self.boxes(lo, hi)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from telephony.collections import parse
-from telephony.documents import blocks, listing, ranked, ranks
+from telephony.documents import blocks, listing, ordering, ranked, ranks
 from telephony.eventlog import NewEvent
 from telephony.keys import RANKS, READER
 from telephony.registry.catalogue import BY_PATH
@@ -171,3 +171,21 @@ async def test_contact_lists_by_rank_follow_creates_patches_and_deletes(api: Api
             query = a_query(rng, {"user_id": users}, ["user_id"], len(records))
             answered_by_rank += await check(api, caller, "/contacts", records, query)
     assert answered_by_rank > 10
+
+
+@pytest.mark.parametrize("props", [(), ("calldate",), ("type", "calldate"), ("user_id", "type", "calldate")])
+async def test_a_walk_onward_from_a_documents_key_is_the_walk_its_boxes_make(props: tuple[str, ...]):
+    """The SQL made once for walks onward from a document's key (a fence), with its parameters worked
+    out per key, equals what the key's boxes make, for keys of numbers and text of any kind."""
+    rng = random.Random(len(props))
+    made = ordering.Ordering("cdr", props)
+    for _ in range(500):
+        key: list[Any] = []
+        for _prop in props:
+            if rng.random() < 0.5:
+                key += [ordering.NUMBER, rng.choice([0, 5, -3, 2.5, 10**12, True])]
+            else:
+                key += [ordering.TEXT, rng.choice(["", "a", "2026-03-01 12:30:00", "zz"])]
+        key.append(rng.randint(-5, 10**9))
+        selected = rng.choice(["body", "NULL", "id"])
+        assert made.walk_sql(7, tuple(key), None, selected) == made._walk_sql(7, tuple(key), None, selected)
