@@ -111,7 +111,8 @@ def _event_log(progress: bool):
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
     reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
-    app[EVENT_LOG].follow_commits("reader snapshot", reader.follow)
+    app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
+    app[EVENT_LOG].on_write(reader.writing)
     app[READER] = reader
     app[PAGE_CACHE] = app[MEMORY][PageCache]
     yield

@@ -27,8 +27,9 @@ UNBOUNDED = -(2**62)
 INLINE_CACHE_KIB = 32 * 1024
 """The page cache of the loop's connection: the pages lists come back to stay in memory."""
 WRITING_SECONDS = 1.0
-"""How long after a commit the log counts as being written: the loop's snapshot is let go at the end of
-each iteration meanwhile, and otherwise kept until the next commit."""
+"""How long after a write was handed to the log, or committed, the log counts as being written: the
+loop's snapshot is let go at the end of each iteration meanwhile, and otherwise kept until the next
+write."""
 T = TypeVar("T")
 
 
@@ -50,8 +51,8 @@ class Reader:
         self._checks = 0
         self._position: int | None = None
         """The log position of the kept read transaction, if one is open."""
-        self._committed_at = -math.inf
-        """The loop's time of the last commit this reader followed."""
+        self._written_at = -math.inf
+        """The loop's time of the last write handed to the log, or commit, that this reader heard of."""
         inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
 
     @classmethod
@@ -75,16 +76,16 @@ class Reader:
     def at_snapshot(self, work: Callable[[Snapshot], T]) -> T | None:
         """`work` on the loop's connection inside a read transaction, at the log position it sees; None
         when it ran past the budget of steps (the caller reads another way). The transaction is kept
-        until a commit moves the log on (`release`, a follower of commits), so a run of reads pays for
-        it once; while the log is being written, never past the loop iteration that took it, or the
-        log's WAL file could not start over (`eventlog.wal`). With nothing written it is the latest
-        snapshot, and holds back no checkpoint."""
+        until a write is handed to the log (`writing`) or commits (`follow`), so a run of reads pays
+        for it once; while the log is being written, never past the loop iteration that took it, or the
+        writer's WAL checkpoint after a commit would find it held (`eventlog.wal`). With nothing
+        written it is the latest snapshot."""
         conn = self._inline
         self._checks = 0
         if self._position is None:
             if not conn.in_transaction:
                 conn.execute("BEGIN")
-                _release_soon(self, self._committed_at)
+                _release_soon(self, self._written_at)
             self._position = conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
         try:
             return work(Snapshot(self, conn, self._position))
@@ -99,10 +100,16 @@ class Reader:
         if self._inline.in_transaction:
             self._inline.execute("COMMIT")
 
-    async def follow(self, events: object, head: int) -> None:
-        """A commit follower: each commit releases the kept snapshot before its callers are answered."""
-        self._committed_at = asyncio.get_running_loop().time()
+    def writing(self) -> None:
+        """A write was handed to the log: let the snapshot go, so none taken before it is held while the
+        writer commits and checkpoints; those taken meanwhile go at the end of their iteration."""
+        self._written_at = asyncio.get_running_loop().time()
         self.release()
+
+    async def follow(self, events: object, head: int) -> None:
+        """A commit follower, the first: each commit releases the kept snapshot before its callers are
+        answered and before any other follower lets the loop read (a page read then is the commit's)."""
+        self.writing()
 
     def unbounded(self) -> None:
         """Lift the budget of steps for the rest of the current `at_snapshot` (a one-off long read)."""
@@ -128,12 +135,12 @@ class Reader:
         await self._threaded.close()
 
 
-def _release_soon(reader: Reader, committed_at: float) -> None:
+def _release_soon(reader: Reader, written_at: float) -> None:
     """Release `reader`'s snapshot at the end of the loop iteration while the log is being written (a
-    commit less than `WRITING_SECONDS` ago); otherwise, and outside a loop, at the next commit."""
+    write less than `WRITING_SECONDS` ago); otherwise, and outside a loop, at the next write."""
     with contextlib.suppress(RuntimeError):
         loop = asyncio.get_running_loop()
-        if loop.time() - committed_at < WRITING_SECONDS:
+        if loop.time() - written_at < WRITING_SECONDS:
             loop.call_soon(reader.release)
 
 

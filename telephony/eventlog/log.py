@@ -59,6 +59,7 @@ class EventLog:
         self._head = store.head(conn)[0]
         self._moved = asyncio.Event()
         self._followers: list[tuple[str, CommitFollower]] = []
+        self._write_hooks: list[Callable[[], None]] = []
         self._recent: deque[RecordedEvent] = deque(maxlen=RECENT_EVENTS)
         """The last events committed, in order up to the head, as the writer recorded them (decoded from
         their stored JSON, like any read): shared with every reader, which must not change them."""
@@ -100,11 +101,13 @@ class EventLog:
 
     async def append(self, events: Sequence[NewEvent], meta: Metadata | None = None) -> list[RecordedEvent]:
         """Append `events` atomically; answered once they are durable and projected."""
+        self._writing()
         return await self._writer.submit(lambda _conn: events, meta or Metadata())
 
     async def transact(self, decide: Decide, meta: Metadata | None = None, *, keep: bool = True) -> list[RecordedEvent]:
         """Run `decide(conn)` inside the writer's transaction and append the events it returns
         (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
+        self._writing()
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
     async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
@@ -113,9 +116,18 @@ class EventLog:
 
     # --- following ---------------------------------------------------------------------------------
 
-    def follow_commits(self, name: str, follower: CommitFollower) -> None:
-        """Have `follower(events, head)` see every commit before its callers are answered."""
-        self._followers.append((name, follower))
+    def follow_commits(self, name: str, follower: CommitFollower, *, first: bool = False) -> None:
+        """Have `follower(events, head)` see every commit before its callers are answered; `first`
+        puts it before the followers there are (they may let the loop run while they follow)."""
+        self._followers.insert(0 if first else len(self._followers), (name, follower))
+
+    def on_write(self, hook: Callable[[], None]) -> None:
+        """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits."""
+        self._write_hooks.append(hook)
+
+    def _writing(self) -> None:
+        for hook in self._write_hooks:
+            hook()
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
         self._remember(events, head)
