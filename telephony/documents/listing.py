@@ -119,16 +119,16 @@ async def _page(
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
         sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, f"id {direction}", q)
-    elif counts is not None and q.where.sql == "1":
-        total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
-        total_params = (counts[1],)
-        chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
-        sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
-        bound = (*total_params, *params, q.limit, q.offset)
     else:
-        total_sql, total_params = f"SELECT count(*) {base}", params
         chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
-        sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, order, q)
+        if counts is not None and q.where.sql == "1":
+            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
+            total_params = (counts[1],)
+            sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
+            bound = (*total_params, *params, q.limit, q.offset)
+        else:
+            total_sql, total_params = f"SELECT count(*) {base}", params
+            sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, order, q)
     rows = await reader.execute_fetchall(sql, bound)
     if rows:
         return [row[1] for row in rows], next(iter(rows))[0]
@@ -144,16 +144,24 @@ async def _page(
 
 def _counted_unless_short(table: str, total_sql: str, total_params: tuple[Any, ...], chosen: str,
                           params: tuple[Any, ...], order: str, q: Query) -> tuple[str, tuple[Any, ...]]:  # fmt: skip
-    """The page statement whose total is counted only when the page cannot tell it: a page shorter than
-    the limit ends the list, so the total is its offset plus its rows (a page past the end has no row
-    to carry it, and is counted apart). SQLite runs the count's subquery only in the branch that reads
-    it, and the page's ids are chosen once (`chosen` binds `params`, then LIMIT and OFFSET). Returns
-    the statement and every parameter it binds."""
+    """The page statement whose total is counted only when the page cannot tell it (`total_unless_short`;
+    a page past the end has no row to carry it, and is counted apart). The page's ids are chosen once
+    (`chosen` binds `params`, then LIMIT and OFFSET). Returns the statement and every parameter it binds."""
     page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
-    total = f"CASE WHEN n < ? THEN ? + n ELSE ({total_sql}) END"
-    sql = (f'WITH {page} SELECT {total}, body FROM "{table}", shown '
+    sql = (f'WITH {page} SELECT {total_unless_short(total_sql)}, body FROM "{table}", shown '
            f"WHERE id IN (SELECT id FROM page) ORDER BY {order}")  # fmt: skip
-    return sql, (*params, q.limit, q.offset, q.limit, q.offset, *total_params)
+    return sql, (*params, q.limit, q.offset, *short_page_params(q.limit, q.offset), *total_params)
+
+
+def total_unless_short(count_sql: str) -> str:
+    """A list's total from its page's row count `n`: a page shorter than the limit that holds a row, or
+    starts the list, ends it, so the total is its offset plus `n`; otherwise `count_sql` is run (SQLite
+    runs a subquery only in the CASE branch that reads it). Binds `short_page_params`, then the count's."""
+    return f"CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({count_sql}) END"
+
+
+def short_page_params(limit: int, offset: int) -> tuple[int, int, int]:
+    return limit, offset, offset
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from .listing import short_page_params, total_unless_short
 from .ordering import ABOVE, BELOW, HIGHEST, LOWEST, Key, Ordering, Unorderable, component
 from .ranks import Ranks
 from .reader import Reader, Snapshot
@@ -144,10 +145,10 @@ def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, 
         return _walk(conn, ordering, customer_id, lo, total - offset - count, count, True, hi), total
     walk, params = ordering.walk_sql(customer_id, lo, hi, "body")
     sql = (
-        f"SELECT n, CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE (SELECT count(*) FROM ({counted})) END, "
+        f"SELECT n, {total_unless_short(f'SELECT count(*) FROM ({counted})')}, "
         f"joined FROM (SELECT count(*) AS n, CAST(group_concat(body, ',') AS BLOB) AS joined FROM ({walk}))"
     )
-    bound = (limit, offset, offset, *counted_params, SMALL + 1, 0, *params, limit, offset)
+    bound = (*short_page_params(limit, offset), *counted_params, SMALL + 1, 0, *params, limit, offset)
     shown, total, joined = conn.execute(sql, bound).fetchone()
     ended = shown < limit and (shown > 0 or offset == 0)
     return (joined or b"", total) if ended or total <= SMALL else None

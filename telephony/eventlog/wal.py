@@ -6,9 +6,9 @@ the file grew by megabytes a second under calls and lists, and once past `wal_au
 every commit also paid for a checkpoint. After a commit that leaves the file past `LIMIT_BYTES`, the
 writer asks for a TRUNCATE checkpoint, waiting at most `WAIT_MS` for the readers of older snapshots
 (the loop's reader lets its snapshot go when a write is handed to the log, and at the end of each loop
-iteration while writes come). When a reader holds on
-longer (a `verify` or `replay --out` reading the whole log), the writer tries again only once the
-file has grown by another `LIMIT_BYTES`, so a long read costs the commits nothing meanwhile.
+iteration while writes come). When a reader holds on longer (a `verify` or `replay --out` reading the
+whole log), the writer tries again only once the file has grown by another `LIMIT_BYTES`, so a long
+read costs the commits nothing meanwhile.
 """
 
 from __future__ import annotations
