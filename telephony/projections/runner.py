@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
 """
 REBUILD_COMMIT_EVERY = 100_000
 REBUILD_CHUNK = 5000
-BULK_SETTINGS = {"synchronous": "NORMAL", "cache_size": "-16384", "secure_delete": "OFF",
+BULK_SETTINGS = {"synchronous": "1", "cache_size": "-16384", "secure_delete": "OFF",  # synchronous 1: NORMAL
                  "threads": str(min(4, os.cpu_count() or 1))}  # fmt: skip
 SECURE_DELETE = {0: "OFF", 1: "ON", 2: "FAST"}
 
@@ -40,10 +40,11 @@ def _bulk_settings(conn: sqlite3.Connection) -> Iterator[None]:
     documents, 0.2 s without): whatever they held, the log in the same file holds too. The settings
     come back afterwards, also after a rebuild that failed (its transaction rolled back first: a
     safety level cannot change inside one). Indexes are sorted by as many threads as there are cores
-    (up to 4): a fifth off each index of a million documents on two."""
+    (up to 4): a fifth off each index of a million documents on two. A connection already less safe
+    than NORMAL (a scratch database) stays so."""
     saved = {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in BULK_SETTINGS}
     for name, value in BULK_SETTINGS.items():
-        conn.execute(f"PRAGMA {name}={value}")
+        conn.execute(f"PRAGMA {name}={min(int(value), saved[name]) if name == 'synchronous' else value}")
     try:
         yield
     finally:

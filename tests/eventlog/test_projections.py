@@ -246,6 +246,16 @@ async def test_a_rebuild_drops_without_zeroing_pages_and_gives_the_settings_back
     assert snapshot(conn) == [("a", 1, 1)]
 
 
+async def test_a_rebuild_never_makes_a_connection_safer_than_it_was(tmp_path):
+    """A scratch database (verify's) that waits for no disk keeps not waiting during its rebuild."""
+    conn = await log_of_one_event(tmp_path)
+    conn.execute("PRAGMA synchronous=OFF")
+    PragmaWatch.seen.clear()
+    Projections([PragmaWatch()]).rebuild(conn, progress=False)
+    assert PragmaWatch.seen == {(0, 0)}
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 0
+
+
 def notes(conn: sqlite3.Connection) -> list[tuple]:
     return conn.execute("SELECT id, customer_id, body FROM doc_note ORDER BY id").fetchall()
 
