@@ -8,6 +8,8 @@ subscribed to it, all in the transaction that records the dispatcher's position:
 queued exactly once. A webhook is sent only what the log recorded after its creation, however late
 the dispatcher reaches an event; so while no customer has any webhook, an event makes no transaction
 at all (the position is then recorded from time to time, as for any event a reactor passes over).
+Whether one exists is asked of the database once; from then on the dispatcher learns of new ones from
+their `webhook.created` events, which it meets in log order before any event they may be sent.
 """
 
 from __future__ import annotations
@@ -29,18 +31,26 @@ SMS_CREATED = "sms.created"
 """An SMS's record: an inbound one (`type` in) is delivered as the spec's `sms.received`."""
 CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
 """The call events that can change a call's state; the others make no webhook event."""
+WEBHOOK_CREATED = f"{KIND}.created"
 _encode = msgspec.json.encode
 
 
 class Dispatcher(Reactor):
     name = "webhook-dispatcher"
-    handles = frozenset({*CHANGES, SMS_CREATED})
+    handles = frozenset({*CHANGES, SMS_CREATED, WEBHOOK_CREATED})
 
     def __init__(self, reader: Reader) -> None:
         self._reader = reader
+        self._any_webhook: bool | None = None
+        """Whether some customer may have a webhook (None: not asked yet); once true it stays so."""
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if not await reads.any_of(self._reader, KIND):
+        if event.type == WEBHOOK_CREATED:
+            self._any_webhook = True
+            return None
+        if self._any_webhook is None:
+            self._any_webhook = await reads.any_of(self._reader, KIND)
+        if not self._any_webhook:
             return None  # no customer has a webhook yet: no transaction for an event nobody can want
         if event.type == SMS_CREATED:
             return (lambda conn: _sms(conn, event)) if event.data["body"].get("type") == "in" else None
