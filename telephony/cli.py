@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from . import audit, datadir, logs, wiring
 from .config import ConfigError, Settings, load_settings
-from .eventlog import LOG_FILE, store
+from .eventlog import LOG_FILE, readahead, store
 from .projections import Projections
 from .projections.memory import MemoryProjections
 from .redaction import redact
@@ -189,7 +189,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     settings = _settings(args)
     projections = wiring.projection_set()
     until, until_time = _until(args.until)
-    _log_path(settings)
+    readahead.in_background(_log_path(settings))
     if args.out:
         try:
             with datadir.exclusive(Path(args.out)):
@@ -212,6 +212,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as beside:
         beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
+        readahead.in_background(_log_path(settings))
         conn = _open_log(settings)
         total = store.count(conn)
         mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * total)
