@@ -75,6 +75,7 @@ async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
     for sock in sockets:
         await web.SockSite(runner, sock).start()
     _settle_heap()
+    readahead.in_background(settings.data_dir / LOG_FILE)  # lists right after a start find their pages cached
     host, port = runner.addresses[0][:2]
     print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service}", flush=True)
     stop = asyncio.Event()
