@@ -74,6 +74,8 @@ class Ordering:
         self._recent_walks: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
         self._onward_walks: dict[str, str] = {}
         """The SQL of a walk onward from a document's key, by what it selects: the same for every key."""
+        self._equal_walks: dict[str, str] = {}
+        """The SQL of a walk through an `eq` list, by what it selects: the same for every value."""
 
     def __repr__(self) -> str:
         return f"Ordering({self.kind!r}, {self.props!r})"
@@ -186,6 +188,8 @@ class Ordering:
         again, so the last `WALKS` are kept."""
         if hi is None and lo is not None and self._placed(lo):
             return self._onward(customer_id, lo, selected)
+        if lo is not None and hi is not None and self._equal(lo, hi):
+            return self._among_equal(customer_id, lo, hi, selected)
         key = (customer_id, lo, hi, selected)
         found = self._recent_walks.get(key)
         if found is None:
@@ -196,11 +200,23 @@ class Ordering:
 
     def _placed(self, key: Key) -> bool:
         """Whether `key` is a document's own (every value set, a real id): a fence, never a bound."""
-        return (
-            len(key) == 2 * len(self.props) + 1
-            and all(key[i] in (NUMBER, TEXT) for i in range(0, len(key) - 1, 2))
-            and key[-1] not in (LOWEST, HIGHEST)
-        )
+        return self._valued(key) and key[-1] not in (LOWEST, HIGHEST)
+
+    def _valued(self, key: Key) -> bool:
+        """Whether `key` sets every property to a value (none BELOW or ABOVE)."""
+        return len(key) == 2 * len(self.props) + 1 and all(key[i] in (NUMBER, TEXT) for i in range(0, len(key) - 1, 2))
+
+    def _equal(self, lo: Key, hi: Key) -> bool:
+        """Whether [lo, hi) holds the documents whose every property equals a value (an `eq` list)."""
+        return lo[-1] == LOWEST and hi[-1] == HIGHEST and lo[:-1] == hi[:-1] and self._valued(lo)
+
+    def _among_equal(self, customer_id: int, lo: Key, hi: Key, selected: str) -> tuple[str, list[Any]]:
+        """`walk_sql` of an `eq` list: one box of one shape, whatever the values (a call's `live_id` is
+        asked for once), so its SQL is made once and its parameters are the values."""
+        sql = self._equal_walks.get(selected)
+        if sql is None:
+            sql = self._equal_walks[selected] = self._walk_sql(customer_id, lo, hi, selected)[0]
+        return sql, [customer_id, *lo[1:-1:2]]
 
     def _onward(self, customer_id: int, lo: Key, selected: str) -> tuple[str, list[Any]]:
         """`walk_sql` from a document's key to the end. Its boxes always have one shape (equal leading

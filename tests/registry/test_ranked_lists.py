@@ -175,8 +175,9 @@ async def test_contact_lists_by_rank_follow_creates_patches_and_deletes(api: Api
 
 @pytest.mark.parametrize("props", [(), ("calldate",), ("type", "calldate"), ("user_id", "type", "calldate")])
 async def test_a_walk_onward_from_a_documents_key_is_the_walk_its_boxes_make(props: tuple[str, ...]):
-    """The SQL made once for walks onward from a document's key (a fence), with its parameters worked
-    out per key, equals what the key's boxes make, for keys of numbers and text of any kind."""
+    """The SQL made once for walks onward from a document's key (a fence), and for `eq` lists, with its
+    parameters worked out per key, equals what the key's boxes make, for keys of numbers and text of
+    any kind."""
     rng = random.Random(len(props))
     made = ordering.Ordering("cdr", props)
     for _ in range(500):
@@ -189,3 +190,11 @@ async def test_a_walk_onward_from_a_documents_key_is_the_walk_its_boxes_make(pro
         key.append(rng.randint(-5, 10**9))
         selected = rng.choice(["body", "NULL", "id"])
         assert made.walk_sql(7, tuple(key), None, selected) == made._walk_sql(7, tuple(key), None, selected)
+        lo, hi = (*key[:-1], ordering.LOWEST), (*key[:-1], ordering.HIGHEST)  # an `eq` list of the values
+        assert made.walk_sql(7, lo, hi, selected) == made._walk_sql(7, lo, hi, selected)
+        if props:  # a bound left open on the last property: not an `eq` list of every property
+            lo, hi = (
+                (*key[:-3], ordering.BELOW, None, ordering.LOWEST),
+                (*key[:-3], ordering.ABOVE, None, ordering.HIGHEST),
+            )
+            assert made.walk_sql(7, lo, hi, selected) == made._walk_sql(7, lo, hi, selected)
