@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
-from telephony.eventlog import readahead
+from telephony.eventlog import readahead, store
 
 
 @pytest.fixture
@@ -36,9 +40,37 @@ def test_nothing_is_read_where_the_os_does_not_say_what_memory_is_free(log_file,
     assert readahead.available_memory() == 2048 * 1024
 
 
-def test_a_missing_file_reads_nothing_and_the_background_read_ends(tmp_path, log_file, monkeypatch):
+def test_a_missing_file_reads_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(readahead, "available_memory", lambda: 1 << 40)
     assert readahead.read_through(tmp_path / "gone.db") == 0
-    thread = readahead.in_background(log_file)
-    thread.join(timeout=10)
-    assert not thread.is_alive() and thread.daemon
+
+
+PROBE = """
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+# who holds SQLite's SHARED byte range (510 bytes from PENDING_BYTE + 2) of the database file
+asked = struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0x40000002, 510, 0)
+kind, _, _, _, pid = struct.unpack("hhqqi", fcntl.fcntl(fd, fcntl.F_GETLK, asked))
+print(pid if kind != fcntl.F_UNLCK else 0)
+"""
+
+
+def holder_of_shared_lock(path) -> int:
+    found = subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=True)
+    return int(found.stdout)
+
+
+def test_the_read_in_the_background_leaves_the_locks_of_this_processs_connections(tmp_path):
+    """Closing a descriptor of a file drops every POSIX lock its process holds on it, SQLite's too: the
+    file is read by a process of its own, and the connections open here keep their locks."""
+    path = tmp_path / "events.db"
+    writer = store.connect(path)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("INSERT INTO t VALUES (1)")
+    reader = store.connect(path, readonly=True)
+    assert reader.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    assert holder_of_shared_lock(path) == os.getpid()
+    assert readahead.in_background(path).wait(timeout=30) == 0
+    assert holder_of_shared_lock(path) == os.getpid()
+    writer.close()
+    reader.close()
