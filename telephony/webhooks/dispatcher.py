@@ -8,8 +8,9 @@ subscribed to it, all in the transaction that records the dispatcher's position:
 queued exactly once. A webhook is sent only what the log recorded after its creation, however late
 the dispatcher reaches an event; so while no customer has any webhook, an event makes no transaction
 at all (the position is then recorded from time to time, as for any event a reactor passes over).
-Whether one exists is asked of the database once; from then on the dispatcher learns of new ones from
-their `webhook.created` events, which it meets in log order before any event they may be sent.
+Whether one exists is asked of the database once, and again after a webhook or a customer is deleted;
+meanwhile the dispatcher learns of new ones from their `webhook.created` events, which it meets in
+log order before any event they may be sent.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..documents import reads
 from ..documents.reader import Reader
 from ..domain import calls as rules
 from ..domain import webhooks as hooks
+from ..domain.accounts import CUSTOMER_DELETED
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
 from .configuration import KIND
@@ -32,21 +34,23 @@ SMS_CREATED = "sms.created"
 CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
 """The call events that can change a call's state; the others make no webhook event."""
 WEBHOOK_CREATED = f"{KIND}.created"
+GONE = frozenset({f"{KIND}.deleted", CUSTOMER_DELETED})
+"""Events after which no webhook may be left: whether any is, is asked again."""
 _encode = msgspec.json.encode
 
 
 class Dispatcher(Reactor):
     name = "webhook-dispatcher"
-    handles = frozenset({*CHANGES, SMS_CREATED, WEBHOOK_CREATED})
+    handles = frozenset({*CHANGES, SMS_CREATED, WEBHOOK_CREATED, *GONE})
 
     def __init__(self, reader: Reader) -> None:
         self._reader = reader
         self._any_webhook: bool | None = None
-        """Whether some customer may have a webhook (None: not asked yet); once true it stays so."""
+        """Whether some customer may have a webhook (None: to be asked)."""
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if event.type == WEBHOOK_CREATED:
-            self._any_webhook = True
+        if event.type == WEBHOOK_CREATED or event.type in GONE:
+            self._any_webhook = True if event.type == WEBHOOK_CREATED else None
             return None
         if self._any_webhook is None:
             self._any_webhook = await reads.any_of(self._reader, KIND)

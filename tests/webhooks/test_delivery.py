@@ -247,7 +247,8 @@ async def test_a_received_sms_is_delivered_as_the_specs_event(client, root, rece
 
 async def test_while_no_webhook_exists_a_call_costs_the_dispatcher_no_transaction(client, root, receiver):
     """Until some customer has a webhook, the dispatcher passes call events over without recording its
-    position for each; once one exists, the next call is delivered whole and recorded to its end."""
+    position for each; once one exists, the next call is delivered whole and recorded to its end; once
+    it is deleted, calls cost no transaction again."""
     event_log = client.server.app[EVENT_LOG]
 
     async def recorded() -> int:
@@ -264,6 +265,12 @@ async def test_while_no_webhook_exists_a_call_costs_the_dispatcher_no_transactio
     assert receiver.names(seen) == ["call.initial", "call.ringing", "call.ringing", "call.connected", "call.hangup"]
     last_call_event = max(e.position for e in await event_log.read(types=["call.ended"]))
     assert await recorded() >= last_call_event
+    assert (await client.delete("/_telephony/webhooks/crm", headers=root.headers())).status == 204
+    after = await answered_call(client, root)
+    await delivered(client)
+    assert receiver.names(after) == []
+    placed_after = max(e.position for e in await event_log.read(types=["call.placed"]))
+    assert await recorded() < placed_after
 
 
 async def test_a_webhook_gets_only_what_happened_after_it_was_created(client, root, receiver):
