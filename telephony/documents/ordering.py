@@ -72,10 +72,9 @@ class Ordering:
         """SQL by builder and the shapes of its boxes: the same few shapes come back with other values."""
         self._walk_builders: dict[str, Any] = {}
         self._recent_walks: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
-        self._onward_walks: dict[str, str] = {}
-        """The SQL of a walk onward from a document's key, by what it selects: the same for every key."""
-        self._equal_walks: dict[str, str] = {}
-        """The SQL of a walk through an `eq` list, by what it selects: the same for every value."""
+        self._shaped_walks: dict[tuple[str, str], str] = {}
+        """The SQL of walks whose boxes always have one shape (onward from a document's key, through an
+        `eq` list), by that walk and what it selects: the same whatever the values."""
 
     def __repr__(self) -> str:
         return f"Ordering({self.kind!r}, {self.props!r})"
@@ -213,24 +212,25 @@ class Ordering:
     def _among_equal(self, customer_id: int, lo: Key, hi: Key, selected: str) -> tuple[str, list[Any]]:
         """`walk_sql` of an `eq` list: one box of one shape, whatever the values (a call's `live_id` is
         asked for once), so its SQL is made once and its parameters are the values."""
-        sql = self._equal_walks.get(selected)
-        if sql is None:
-            sql = self._equal_walks[selected] = self._walk_sql(customer_id, lo, hi, selected)[0]
-        return sql, [customer_id, *lo[1:-1:2]]
+        return self._shaped("equal", customer_id, lo, hi, selected), [customer_id, *lo[1:-1:2]]
 
     def _onward(self, customer_id: int, lo: Key, selected: str) -> tuple[str, list[Any]]:
         """`walk_sql` from a document's key to the end. Its boxes always have one shape (equal leading
         values, then a bound on the next column, for each column from the id back to the first), so
         the SQL is made once and only the parameters are worked out per key, without the boxes."""
-        sql = self._onward_walks.get(selected)
-        if sql is None:
-            sql = self._onward_walks[selected] = self._walk_sql(customer_id, lo, None, selected)[0]
         values = (*lo[1:-1:2], lo[-1])
         params: list[Any] = []
         for column in range(len(values) - 1, -1, -1):
             params.append(customer_id)
             params.extend(values[: column + 1])
-        return sql, params
+        return self._shaped("onward", customer_id, lo, None, selected), params
+
+    def _shaped(self, walk: str, customer_id: int, lo: Key, hi: Key | None, selected: str) -> str:
+        """The SQL of a `walk` of one shape, made from its first span's boxes and kept."""
+        sql = self._shaped_walks.get((walk, selected))
+        if sql is None:
+            sql = self._shaped_walks[walk, selected] = self._walk_sql(customer_id, lo, hi, selected)[0]
+        return sql
 
     def _walk_sql(self, customer_id: int, lo: Key | None, hi: Key | None, selected: str) -> tuple[str, list[Any]]:
         boxes = self.boxes(lo, hi)

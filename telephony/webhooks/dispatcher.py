@@ -49,8 +49,11 @@ class Dispatcher(Reactor):
         """Whether some customer may have a webhook (None: to be asked)."""
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if event.type == WEBHOOK_CREATED or event.type in GONE:
-            self._any_webhook = True if event.type == WEBHOOK_CREATED else None
+        if event.type == WEBHOOK_CREATED:
+            self._any_webhook = True
+            return None
+        if event.type in GONE:
+            self._any_webhook = None  # asked again at the next event
             return None
         if self._any_webhook is None:
             self._any_webhook = await reads.any_of(self._reader, KIND)
