@@ -13,14 +13,11 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
 
+from ..documents.kept import KEPT_ROWS
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 
 Key = tuple[str, int, str]
-KEPT_ROWS = 10_000
-"""Pages starting within a list's first rows are kept: those are the pages clients read again; a walk
-through a whole collection reads each deeper page once, and keeping them would only push the first
-ones out."""
 
 
 class PageCache(MemoryProjection):

@@ -11,6 +11,10 @@ hundred numbers at most whatever the size; the running sums are kept until a cou
 changes. Adding or removing a key changes one block's count; a
 block that grows past twice its size is split by the reader that meets it (`Ranks`), which can walk
 the index to the new fence. A block emptied by removals goes, unless it is the first.
+
+Blocks also remember the least key added or removed since any recent moment (`Moves`): the
+documents at ranks before it are where they were then, which is what lets a page read by rank be
+kept while later keys change (`kept`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from itertools import accumulate
 from .ordering import Key
 
 CHUNK = 256
+MOVES = 4096
+"""How many changes back `Moves` can tell about (at least)."""
 START: Key = ()
 """The first fence: before every key."""
 
@@ -35,6 +41,7 @@ class Blocks:
         self.total = sum(self._totals)
         self.version = 0
         """Moves on with every change of a count or a fence, so a rank worked out before is known stale."""
+        self.moves = Moves()
         self._sums()
 
     def _sums(self, chunk: int | None = None) -> None:
@@ -87,9 +94,14 @@ class Blocks:
     def remove(self, key: Key) -> None:
         self._change(key, -1)
 
+    def touch(self, key: Key) -> None:
+        """A document changed where it is: no count moves, but its key is one of the `moves`."""
+        self.moves.note(key)
+
     def _change(self, key: Key, by: int) -> None:
         chunk, block = self._locate(key)
         self.version += 1
+        self.moves.note(key)
         counts = self._counts[chunk]
         counts[block] += by
         self._totals[chunk] += by
@@ -133,3 +145,42 @@ class Blocks:
         if block + 1 < len(self._fences[chunk]):
             return self._fences[chunk][block + 1]
         return self._firsts[chunk + 1] if chunk + 1 < len(self._firsts) else None
+
+
+class Moves:
+    """The keys added or removed, numbered: tells whether every one since a number lies after a bound.
+
+    A stack of (number, key) with both increasing: a key pops every entry whose key is not below
+    its own, as the least key changed since any number before theirs is now at most its own. So the
+    least key changed since number n is that of the first entry numbered after n. Keys changed in
+    order (appends) only push; the oldest entries then go, past `MOVES`, and a number from before
+    them can no longer be answered for.
+    """
+
+    def __init__(self) -> None:
+        self.number = 0
+        """Of the latest change (0: none yet)."""
+        self._numbers: list[int] = []
+        self._keys: list[Key] = []
+        self._forgotten = 0
+        """The number of the latest entry dropped: numbers before it are not answered for."""
+
+    def note(self, key: Key) -> None:
+        self.number += 1
+        numbers, keys = self._numbers, self._keys
+        while keys and keys[-1] >= key:
+            numbers.pop()
+            keys.pop()
+        numbers.append(self.number)
+        keys.append(key)
+        if len(keys) > 2 * MOVES:
+            self._forgotten = numbers[MOVES - 1]
+            del numbers[:MOVES], keys[:MOVES]
+
+    def all_after(self, number: int, bound: Key | None) -> bool:
+        """Whether every key changed since change `number` lies after `bound` (None: none was changed)."""
+        if number == self.number:
+            return True
+        if number < self._forgotten or bound is None:
+            return False
+        return self._keys[bisect_right(self._numbers, number)] > bound

@@ -204,7 +204,8 @@ class DocumentTable(Projection):
         values = "".join(f", {json_path(prop)}" for prop in (*ordered, *searched))
         delete = f"DELETE FROM {table} WHERE id = ? RETURNING customer_id{values}"
         current = f"SELECT customer_id{values} FROM {table} WHERE id = ?"
-        updates: dict[tuple[str, ...], str] = {}
+        in_place = "".join(f", {json_path(prop)}" for prop in ordered)
+        updates: dict[tuple[tuple[str, ...], bool], str] = {}
         split = 1 + len(ordered)
         """Where a row of `delete` or `current` turns from ordered to searched values."""
 
@@ -229,11 +230,12 @@ class DocumentTable(Projection):
                 held[1] = body
                 return
             names = tuple(changes)
-            journaled = self.journal is not None and any(name in ordered for name in names)
-            reindexed = search is not None and any(name in searched for name in names)
-            if (journaled or reindexed) and not self.rebuilding:
+            journaled = self.journal is not None and not self.rebuilding
+            moved = journaled and any(name in ordered for name in names)
+            reindexed = search is not None and any(name in searched for name in names) and not self.rebuilding
+            if moved or reindexed:
                 row = conn.execute(current, (d["id"],)).fetchone()
-                if row is not None and journaled:
+                if row is not None and moved:
                     before = dict(zip(ordered, row[1:split], strict=True))
                     after = {**before, **{prop: changes[prop] for prop in ordered if prop in changes}}
                     self._record(row[0], d["id"], before, after)
@@ -241,10 +243,16 @@ class DocumentTable(Projection):
                     search.remove(conn, d["id"], row[split:])
                     old = zip(searched, row[split:], strict=True)
                     search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
-            if (sql := updates.get(names)) is None:
+            stays = journaled and not moved  # recorded too, where it is: kept pages hold its body (`kept`)
+            if (sql := updates.get((names, stays))) is None:
                 pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
-                sql = updates[names] = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?"
-            conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
+                returning = f" RETURNING customer_id{in_place}" if stays else ""
+                sql = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?{returning}"
+                updates[names, stays] = sql
+            done = conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
+            if stays and (row := done.fetchone()) is not None:
+                where = dict(zip(ordered, row[1:], strict=True))
+                self._record(row[0], d["id"], where, where)
 
         def deleted(conn: sqlite3.Connection, d: dict) -> None:
             if self._held.pop(d["id"], None) is not None:

@@ -124,8 +124,22 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
     if count <= 0:
         return b"", max(total, 0)
     start = lo + (total - offset - count if descending else offset)
-    fence, skip = ranks.seek(conn, ordering, customer_id, start)
-    return _walk(conn, ordering, customer_id, fence, skip, count, descending), total
+    return _at_ranks(conn, ranks, ordering, customer_id, start, count, descending, offset), total
+
+
+def _at_ranks(conn: sqlite3.Connection, ranks: Ranks, ordering: Ordering, customer_id: int, start: int, count: int,
+              descending: bool, offset: int) -> bytes:  # fmt: skip
+    """The bodies at ranks [start, start + count), the list's rows from `offset`, joined in its direction:
+    as kept from an earlier read when no key before them changed since (`kept`), else walked from the
+    fence before."""
+    blocks = ranks.blocks(conn, ordering, customer_id)
+    key = (ordering.kind, ordering.name, customer_id, start, count, descending)
+    joined = ranks.kept.get(key, blocks)
+    if joined is None:
+        fence, skip = ranks.seek(conn, ordering, customer_id, start)
+        joined = _walk(conn, ordering, customer_id, fence, skip, count, descending)
+        ranks.kept.put(key, blocks, start + count - 1, joined, offset)
+    return joined
 
 
 def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, lo: Key, hi: Key, offset: int,

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..projections.journal import Change, Journal
 from .blocks import START, Blocks
+from .kept import KeptPages
 from .ordering import Key, Ordering, Unorderable
 from .projection import DocumentTable
 
@@ -27,24 +28,26 @@ KNOWN = 4096
 
 
 class Ranks:
-    def __init__(self, orderings: Mapping[str, Sequence[Ordering]], journal: Journal) -> None:
+    def __init__(self, orderings: Mapping[str, Sequence[Ordering]], journal: Journal, kept_bytes: int = 0) -> None:
         self._orderings = {kind: tuple(found) for kind, found in orderings.items()}
         self._journal = journal
+        self.kept = KeptPages(kept_bytes)
+        """Pages read by rank, kept while the keys before them stay as they are."""
         self._built: dict[tuple[str, int], dict[str, Blocks]] = {}
         """By (kind, customer): the built blocks of each ordering, by its name."""
         self._known: dict[tuple[str, str, int, Key], tuple[Blocks, int, int]] = {}
         """Ranks worked out, by (kind, ordering, customer, key): with the blocks and their version then."""
 
     @classmethod
-    def of(cls, tables: Iterable[object], journal: Journal) -> Ranks:
+    def of(cls, tables: Iterable[object], journal: Journal, kept_bytes: int = 0) -> Ranks:
         """The ranks of every document table that records its changes in `journal`: by id, and by each
-        of its indexes."""
+        of its indexes; pages read by rank are kept up to `kept_bytes`."""
         orderings = {
             table.kind: [Ordering(table.kind), *(Ordering(table.kind, props) for props in table.indexed)]
             for table in tables
             if isinstance(table, DocumentTable) and table.journal is journal
         }
-        return cls(orderings, journal)
+        return cls(orderings, journal, kept_bytes)
 
     def orderings(self, kind: str) -> tuple[Ordering, ...]:
         return self._orderings.get(kind, ())
@@ -118,6 +121,9 @@ class Ranks:
                     after = ordering.key(change.id, change.after) if change.after is not None else None
                 except Unorderable:
                     del built[ordering.name]
+                    continue
+                if before is not None and before == after:
+                    blocks.touch(before)
                     continue
                 if before is not None:
                     blocks.remove(before)

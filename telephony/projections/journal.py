@@ -1,9 +1,10 @@
 """The journal of document changes: what each commit did to the documents' ordered properties.
 
-Document tables record a `Change` for each document they put, patch (in an ordered property) or
-remove, inside the writer's transaction. The writer marks the journal before each request and rolls
-it back with a request that fails, so only what was committed is published, tagged with the log
-position the commit ended at. A reader takes what was published up to the position its own snapshot
+Document tables record a `Change` for each document they put, patch or remove (a patch that moves
+no ordered property with the same values before and after: pages kept by rank hold its body),
+inside the writer's transaction. The writer marks the journal before each request and rolls it back
+with a request that fails, so only what was committed is published, tagged with the log position
+the commit ended at. A reader takes what was published up to the position its own snapshot
 shows (`Ranks`), so what it keeps in memory and what it reads always describe the same documents.
 
 A commit of more than `LIMIT` changes (a bulk load) keeps none of them and publishes only that it

@@ -1,0 +1,95 @@
+"""Pages read by rank are kept across changes after them, and never served once a change reaches them.
+
+The list page cache forgets a collection's pages at each of its changes; pages read by rank are kept
+while every key changed since lies after their last one (`documents.kept`). A collection that keeps
+growing at its end, as CDRs do at each hangup, with some records changed or removed anywhere, is
+listed again and again in a few orders; every answer must equal the Python reference and the plain
+SQL path, and most pages must come from what was kept.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from telephony.documents import blocks
+from telephony.documents.ordering import HIGHEST, LOWEST
+from telephony.eventlog import NewEvent
+from telephony.keys import RANKS
+from tests.registry.conftest import LOOP, Api, append_event, seed_many
+from tests.registry.test_ranked_lists import CDRS, DAYS, a_cdr, check, tiny_blocks  # noqa: F401 - a fixture
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_moves_tell_whether_every_key_changed_since_a_number_lies_after_a_bound(monkeypatch, seed: int):
+    monkeypatch.setattr(blocks, "MOVES", 4)  # the oldest changes are forgotten after a few
+    rng = random.Random(seed)
+    moves, changed = blocks.Moves(), []
+    for _ in range(400):
+        key = (rng.randint(0, 50),) if rng.random() < 0.4 else (len(changed) + 100,)  # mostly appends
+        moves.note(key)
+        changed.append(key)
+        for number in range(max(0, len(changed) - 12), len(changed) + 1):
+            for bound in (None, (rng.randint(0, 60),), (LOWEST,), (HIGHEST,), key):
+                since = changed[number:]
+                truth = not since if bound is None else all(k > bound for k in since)
+                told = moves.all_after(number, bound)
+                assert told == truth or (not told and number < len(changed) - blocks.MOVES), (number, bound)
+    assert moves.number == len(changed)
+
+
+def params(query: dict[str, Any], page: int) -> dict[str, Any]:
+    """The request of a page of 4 of the query (rows and total are checked by `check`)."""
+    conditions = [{"property": p, "operator": o, "value": v} for p, o, v in query["conditions"]]
+    return {"page": page, "limit": 4, "filter": json.dumps(conditions), "sort": query["sort"] or "id",
+            "dir": "DESC" if query["descending"] else "ASC"}  # fmt: skip
+
+
+@LOOP
+@pytest.mark.parametrize("seed", range(4))
+async def test_kept_pages_follow_appends_changes_and_removals(api: Api, seed: int):
+    rng = random.Random(1000 + seed)
+    caller = await api.new_customer(f"kept-pages-{seed}")
+    records = {d["id"]: d for d in await seed_many(api, CDRS, caller.customer_id, [a_cdr(rng) for _ in range(40)])}
+    later = iter(f"2026-04-{day:02d} 10:00:00" for day in range(1, 29))
+    queries = [
+        {"conditions": [], "sort": None, "descending": False},
+        {"conditions": [], "sort": None, "descending": True},
+        {"conditions": [("calldate", "gte", DAYS[0])], "sort": "calldate", "descending": False},
+        {"conditions": [("type", "eq", "incoming"), ("calldate", "lt", "2026-05-01")], "sort": "calldate",
+         "descending": False},
+    ]  # fmt: skip
+    kept, hits_before = api.app[RANKS].kept, api.app[RANKS].kept.hits
+    for _ in range(60):
+        step = rng.random()
+        if step < 0.6:  # appended after every other, in id and in calldate order
+            added = await seed_many(api, CDRS, caller.customer_id, [{**a_cdr(rng), "calldate": next(later, None)}])
+            records.update((d["id"], d) for d in added)
+        elif step < 0.7:
+            added = await seed_many(api, CDRS, caller.customer_id, [a_cdr(rng)])
+            records.update((d["id"], d) for d in added)
+        elif step < 0.85 and records:  # moved in some orderings, or only changed where it is
+            changed, fields = rng.choice(list(records)), a_cdr(rng)
+            del fields["live_id"]
+            if rng.random() < 0.5:
+                fields = {"disposition": rng.choice(["ANSWERED", "NO ANSWER", "BUSY"])}
+            await append_event(
+                api, NewEvent(stream=f"cdr-{changed}", type="cdr.updated", data={"id": changed, "changes": fields})
+            )
+            records[changed].update(fields)
+        elif step < 0.98 and records:
+            gone = rng.choice(list(records))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            del records[gone]
+        elif step >= 0.98:  # the collection cleared: built ranks and what was kept by them go
+            assert (await api.call("DELETE", "/cdrs", caller)).status == 204
+            records.clear()
+        for query in queries:
+            for page in (1, 2, 3):
+                listed = await api.ok("GET", "/cdrs", caller, params=params(query, page))
+                assert listed["data"] == [records[r["id"]] for r in listed["data"]]  # bodies as changed
+                assert await check(api, caller, "/cdrs", records, {**query, "page": page, "limit": 4})
+    assert kept.hits - hits_before > 50, kept.hits - hits_before
