@@ -12,9 +12,9 @@ changes. Adding or removing a key changes one block's count; a
 block that grows past twice its size is split by the reader that meets it (`Ranks`), which can walk
 the index to the new fence. A block emptied by removals goes, unless it is the first.
 
-Blocks also remember the least key added or removed since any recent moment (`Moves`): the
-documents at ranks before it are where they were then, which is what lets a page read by rank be
-kept while later keys change (`kept`).
+Blocks by which a page was kept (`kept`) also remember the least key added or removed since any
+recent moment (`Moves`): the documents at ranks before it are where they were then, which is what
+lets such a page be served while later keys change.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from itertools import accumulate
 from .ordering import Key
 
 CHUNK = 256
-MOVES = 4096
+MOVES = 1024
 """How many changes back `Moves` can tell about (at least)."""
 START: Key = ()
 """The first fence: before every key."""
@@ -41,7 +41,8 @@ class Blocks:
         self.total = sum(self._totals)
         self.version = 0
         """Moves on with every change of a count or a fence, so a rank worked out before is known stale."""
-        self.moves = Moves()
+        self.moves: Moves | None = None
+        """Noted only once a page was kept by these blocks (`watched`): they cost nothing otherwise."""
         self._sums()
 
     def _sums(self, chunk: int | None = None) -> None:
@@ -96,12 +97,20 @@ class Blocks:
 
     def touch(self, key: Key) -> None:
         """A document changed where it is: no count moves, but its key is one of the `moves`."""
-        self.moves.note(key)
+        if self.moves is not None:
+            self.moves.note(key)
+
+    def watched(self) -> Moves:
+        """The keys changed from now on (`Moves`), noted from the first call on."""
+        if self.moves is None:
+            self.moves = Moves()
+        return self.moves
 
     def _change(self, key: Key, by: int) -> None:
         chunk, block = self._locate(key)
         self.version += 1
-        self.moves.note(key)
+        if self.moves is not None:
+            self.moves.note(key)
         counts = self._counts[chunk]
         counts[block] += by
         self._totals[chunk] += by

@@ -16,6 +16,7 @@ Bounded in bytes, least recently used out; 0 bytes keeps nothing. As the list pa
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -28,14 +29,16 @@ through a whole collection reads each deeper page once, and keeping them would o
 ones out."""
 PageKey = tuple[Any, ...]
 """(kind, ordering name, customer, first rank, count, descending)."""
+OVERHEAD = 320
+"""Bytes a kept page costs beyond its bodies (its key, its entry), counted against the budget."""
 
 
 class KeptPages:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._pages: OrderedDict[PageKey, tuple[Blocks, int, Key | None, bytes]] = OrderedDict()
-        """By page: the blocks it was read by rank in, their change number then, a key after its last
-        key (None: none is known), and its bodies joined."""
+        self._pages: OrderedDict[PageKey, tuple[weakref.ref[Blocks], int, Key | None, bytes]] = OrderedDict()
+        """By page: the blocks it was read by rank in (not kept alive by it once the ranks drop them),
+        their change number then, a key after its last key (None: none is known), its bodies joined."""
         self._bytes = 0
         self.hits = 0
 
@@ -46,7 +49,7 @@ class KeptPages:
         if found is None:
             return None
         kept_in, number, bound, joined = found
-        if kept_in is not blocks or not blocks.moves.all_after(number, bound):
+        if kept_in() is not blocks or blocks.moves is None or not blocks.moves.all_after(number, bound):
             self._drop(key)
             return None
         self._pages.move_to_end(key)
@@ -60,13 +63,13 @@ class KeptPages:
             return
         fence, _, _ = blocks.block_at(last_rank)
         self._drop(key)
-        self._pages[key] = (blocks, blocks.moves.number, blocks.next_fence(fence), joined)
-        self._bytes += len(joined)
+        self._pages[key] = (weakref.ref(blocks), blocks.watched().number, blocks.next_fence(fence), joined)
+        self._bytes += len(joined) + OVERHEAD
         while self._bytes > self.max_bytes:
             _, (_, _, _, evicted) = self._pages.popitem(last=False)
-            self._bytes -= len(evicted)
+            self._bytes -= len(evicted) + OVERHEAD
 
     def _drop(self, key: PageKey) -> None:
         old = self._pages.pop(key, None)
         if old is not None:
-            self._bytes -= len(old[3])
+            self._bytes -= len(old[3]) + OVERHEAD

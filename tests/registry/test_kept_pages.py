@@ -9,13 +9,16 @@ SQL path, and most pages must come from what was kept.
 
 from __future__ import annotations
 
+import gc
 import json
 import random
+import weakref
 from typing import Any
 
 import pytest
 
 from telephony.documents import blocks
+from telephony.documents.kept import OVERHEAD, KeptPages
 from telephony.documents.ordering import HIGHEST, LOWEST
 from telephony.eventlog import NewEvent
 from telephony.keys import RANKS
@@ -46,6 +49,21 @@ def params(query: dict[str, Any], page: int) -> dict[str, Any]:
     conditions = [{"property": p, "operator": o, "value": v} for p, o, v in query["conditions"]]
     return {"page": page, "limit": 4, "filter": json.dumps(conditions), "sort": query["sort"] or "id",
             "dir": "DESC" if query["descending"] else "ASC"}  # fmt: skip
+
+
+def test_a_kept_page_keeps_neither_its_blocks_alive_nor_more_than_its_budget():
+    kept, read_in = KeptPages(max_bytes=10 * (100 + OVERHEAD)), blocks.Blocks([blocks.START], [30])
+    read_in.add((7,))
+    assert read_in.moves is None  # blocks no page was kept by note nothing
+    for n in range(11):
+        kept.put(("cdr", "id", 1, n, 1, False), read_in, n, b"x" * 100, n)
+    assert kept.get(("cdr", "id", 1, 0, 1, False), read_in) is None  # the least recently used went
+    assert kept.get(("cdr", "id", 1, 10, 1, False), read_in) == b"x" * 100
+    gone = weakref.ref(read_in)
+    del read_in
+    gc.collect()
+    assert gone() is None  # the ranks dropped them (a cleared collection): the pages do not hold them
+    assert kept.get(("cdr", "id", 1, 10, 1, False), blocks.Blocks([blocks.START], [30])) is None
 
 
 @LOOP
