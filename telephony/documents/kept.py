@@ -52,6 +52,7 @@ class KeptPages:
         if kept_in() is not blocks or blocks.moves is None or not blocks.moves.all_after(number, bound):
             self._drop(key)
             return None
+        self._pages[key] = (kept_in, blocks.moves.number, bound, joined)  # exact now: older changes need not be told
         self._pages.move_to_end(key)
         self.hits += 1
         return joined
