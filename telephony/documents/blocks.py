@@ -96,7 +96,7 @@ class Blocks:
         self._change(key, -1)
 
     def touch(self, key: Key) -> None:
-        """A document changed where it is: no count moves, but its key is one of the `moves`."""
+        """A document changed at `key` (also where it is: no count moves): one of the `moves`, if watched."""
         if self.moves is not None:
             self.moves.note(key)
 
@@ -109,8 +109,7 @@ class Blocks:
     def _change(self, key: Key, by: int) -> None:
         chunk, block = self._locate(key)
         self.version += 1
-        if self.moves is not None:
-            self.moves.note(key)
+        self.touch(key)
         counts = self._counts[chunk]
         counts[block] += by
         self._totals[chunk] += by
