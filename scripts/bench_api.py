@@ -12,7 +12,8 @@ wrk), an aiohttp client otherwise, with the list page cache off and on (`[api] l
   - a BI-style walk: every page (`limit=5000`) of one `calldate` month, against reading the same
     rows straight from SQLite and encoding them with msgspec;
   - pages 1..200 while calls hang up at `--hangup-rate` per second (`scripts/bench_hangups.py`,
-    which also checks that each CDR is listed as soon as its hangup is acknowledged);
+    which also checks that each CDR is listed as soon as its hangup is acknowledged), oldest and
+    then newest first;
 then bytes per CDR on disk, `telephony verify`, `telephony replay` (events/s), start-up time and
 the server's peak RSS; and, unless `--no-mixed`, the mixed read/write load of
 `scripts/bench_mixed.py`. Prints a table with the goal beside each figure.
@@ -228,9 +229,10 @@ def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Nam
         walk_seconds, walked = bi_walk(port, token)
         figures["BI walk (rows/s)"] = walked / walk_seconds
         if args.hangup_rate:
-            busy = reads_while_hanging_up(port, token, argparse.Namespace(**{**vars(args), "rate": args.hangup_rate}),
-                                          scratch)  # fmt: skip
-            figures.update({f"busy {name}": value for name, value in busy.items()})
+            for order, newest_first in (("busy", False), ("busy newest", True)):
+                busy = reads_while_hanging_up(port, token, argparse.Namespace(
+                    **{**vars(args), "rate": args.hangup_rate, "newest_first": newest_first}), scratch)  # fmt: skip
+                figures.update({f"{order} {name}": value for name, value in busy.items()})
         return figures, startup, peak_rss_mb(server.pid)
     finally:
         stop(server)
@@ -294,12 +296,20 @@ def main() -> int:
         off, on = uncached["busy list_rps"], cached["busy list_rps"]
         label = f"page 1..200 while {args.hangup_rate:,.0f} hang up/s"
         print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
+        off, on = uncached["busy newest list_rps"], cached["busy newest list_rps"]
+        label = "  the same, newest first (sort=id DESC)"
+        print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
         for figures, state in ((uncached, "off"), (cached, "on")):
-            print(f"  cache {state}: {figures['busy hangups_per_s']:,.0f} hangups/s, hangup p50 "
-                  f"{figures['busy hangup_p50_ms']:.1f} ms, p99 {figures['busy hangup_p99_ms']:.1f} ms; "
-                  f"CDRs not listed right after their hangup: {figures['busy unseen']:,.0f} of "
-                  f"{figures['busy hangups']:,.0f} (goal 0), failed: {figures['busy failed']:,.0f}")  # fmt: skip
-            print(*(f"    {failure}" for failure in figures["busy failures"]), sep="\n")
+            for order in ("busy", "busy newest"):
+                seen = {name: figures[f"{order} {name}"] for name in ("hangups_per_s", "hangup_p50_ms",
+                        "hangup_p99_ms", "unseen", "hangups", "failed", "failures")}  # fmt: skip
+                print(
+                    f"  cache {state}{', newest first' if order != 'busy' else ''}: "
+                    f"{seen['hangups_per_s']:,.0f} hangups/s, hangup p50 {seen['hangup_p50_ms']:.1f} ms, "
+                    f"p99 {seen['hangup_p99_ms']:.1f} ms; CDRs not listed right after their hangup: "
+                    f"{seen['unseen']:,.0f} of {seen['hangups']:,.0f} (goal 0), failed: {seen['failed']:,.0f}"
+                )
+                print(*(f"    {failure}" for failure in seen["failures"]), sep="\n")
     if not args.no_mixed:
         print("\nmixed load (scripts/bench_mixed.py):", flush=True)
         subprocess.run([PYTHON, str(Path(__file__).with_name("bench_mixed.py")), "--seconds", str(args.seconds),

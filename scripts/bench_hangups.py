@@ -4,12 +4,12 @@
 Against a running server whose data dir holds CDRs (`scripts/bench_api.py` runs it on a million), the
 admin places calls and hangs each up at once (`POST /calls`, then `DELETE /calls/{id}`), `--rate`
 of them per second (default 200) from `--workers` clients, while `wrk` (or an aiohttp client) reads
-`GET /cdrs?page=N&limit=50`, N in 1..200, for `--seconds`. Right after each hangup is acknowledged
-(204) the call's CDR is asked for (`GET /cdrs?filter=[live_id = id]`, the one whose `dst` is the
-number dialled): it must be there, or the hangup counts as unseen. Prints the list's req/s, the
-hangups per second reached, the hangup's latency and the unseen count.
+`GET /cdrs?page=N&limit=50`, N in 1..`--pages` (200; `--newest-first`: sorted by id DESC), for `--seconds`.
+Right after each hangup is acknowledged (204) the call's CDR is asked for (`GET /cdrs?filter=[live_id
+= id]`, the one whose `dst` is the number dialled): it must be there, or the hangup counts as unseen.
+Prints the list's req/s, the hangups per second reached, the hangup's latency and the unseen count.
 
-    .venv/bin/python scripts/bench_hangups.py --port P [--rate 200] [--seconds 10]
+    .venv/bin/python scripts/bench_hangups.py --port P [--rate 200] [--seconds 10] [--newest-first]
 """
 
 from __future__ import annotations
@@ -98,17 +98,18 @@ async def _hang_up_calls(port: int, token: str, rate: float, workers: int, until
 async def _measure_while_hanging_up(port: int, token: str, args: argparse.Namespace, scratch: Path) -> dict:
     from bench_api import measure
 
-    template = f"http://127.0.0.1:{port}/v1.2/voipstudio/cdrs?page=%d&limit=50"
+    order = "&sort=id&dir=DESC" if args.newest_first else ""
+    template = f"http://127.0.0.1:{port}/v1.2/voipstudio/cdrs?page=%d&limit=50{order}"
     until = time.monotonic() + args.seconds + 1
     writes = asyncio.create_task(_hang_up_calls(port, token, args.rate, args.workers, until))
     await asyncio.sleep(0.5)  # the hangups run at their rate before the reads start
-    reads = await asyncio.to_thread(measure, template, 200, token, args, scratch)
+    reads = await asyncio.to_thread(measure, template, args.pages, token, args, scratch)
     figures = await writes
     return {"list_rps": reads, **figures}
 
 
 def reads_while_hanging_up(port: int, token: str, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
-    """GET /cdrs pages 1..200 (req/s) while `args.rate` calls per second hang up; the hangups' figures."""
+    """GET /cdrs pages 1..`args.pages` (req/s) while `args.rate` calls per second hang up; the hangups' figures."""
     return asyncio.run(_measure_while_hanging_up(port, token, args, scratch))
 
 
@@ -119,6 +120,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=32)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--pages", type=int, default=200, help="page numbers are drawn from 1..PAGES")
+    parser.add_argument("--newest-first", action="store_true", help="read the pages newest first (sort=id, DESC)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="telephony-bench-hangups-") as scratch:
         figures = reads_while_hanging_up(args.port, login(args.port), args, Path(scratch))

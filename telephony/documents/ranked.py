@@ -11,9 +11,11 @@ sort the ordering does not give) returns None, and the list is read by SQL as be
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
+from .kept import Page, followed, joined_bodies
 from .listing import short_page_params, total_unless_short
 from .ordering import ABOVE, BELOW, HIGHEST, LOWEST, Key, Ordering, Unorderable, component
 from .ranks import Ranks
@@ -124,22 +126,36 @@ def page(snapshot: Snapshot, ranks: Ranks, plan: Plan, customer_id: int, offset:
     if count <= 0:
         return b"", max(total, 0)
     start = lo + (total - offset - count if descending else offset)
-    return _at_ranks(conn, ranks, ordering, customer_id, start, count, descending, offset), total
+    return _at_ranks(conn, ranks, plan, customer_id, start, count, descending, offset), total
 
 
-def _at_ranks(conn: sqlite3.Connection, ranks: Ranks, ordering: Ordering, customer_id: int, start: int, count: int,
+def _at_ranks(conn: sqlite3.Connection, ranks: Ranks, plan: Plan, customer_id: int, start: int, count: int,
               descending: bool, offset: int) -> bytes:  # fmt: skip
     """The bodies at ranks [start, start + count), the list's rows from `offset`, joined in its direction:
     as kept from an earlier read when no key before them changed since (`kept`), else walked from the
-    fence before."""
+    fence before. A list read newest first whose page was kept a few ranks back reads only the rows
+    it gained."""
+    ordering = plan.ordering
     blocks = ranks.blocks(conn, ordering, customer_id)
-    key = (ordering.kind, ordering.name, customer_id, start, count, descending)
-    joined = ranks.kept.get(key, blocks)
-    if joined is None:
+    key = (ordering.kind, ordering.name, customer_id, plan.hi if descending else plan.lo, offset, count, descending)
+    kept = ranks.kept.get(key, blocks, start)
+    if kept is not None and kept.start == start:
+        return kept.joined
+    run: tuple[bytes, array | None]
+    if kept is not None:
+        gained = start - kept.start
+        fence, skip = ranks.seek(conn, ordering, customer_id, kept.start + count)
+        run = followed(_walk_back(conn, ordering, customer_id, fence, skip, gained), kept.but_oldest(gained))
+    else:
         fence, skip = ranks.seek(conn, ordering, customer_id, start)
-        joined = _walk(conn, ordering, customer_id, fence, skip, count, descending)
-        ranks.kept.put(key, blocks, start + count - 1, joined, offset)
-    return joined
+        if descending:
+            run = _walk_back(conn, ordering, customer_id, fence, skip, count)
+        else:
+            run = _walk(conn, ordering, customer_id, fence, skip, count), None
+    if ranks.kept.wanted(offset):
+        bound = ranks.bound_after(conn, ordering, customer_id, start + count - 1)
+        ranks.kept.put(key, Page(blocks, bound, start, *run), offset)
+    return run[0]
 
 
 def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, lo: Key, hi: Key, offset: int,
@@ -156,7 +172,7 @@ def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, 
         count = min(limit, total - offset)
         if count <= 0:
             return b"", total
-        return _walk(conn, ordering, customer_id, lo, total - offset - count, count, True, hi), total
+        return _walk_back(conn, ordering, customer_id, lo, total - offset - count, count, hi)[0], total
     walk, params = ordering.walk_sql(customer_id, lo, hi, "body")
     sql = (
         f"SELECT n, {total_unless_short(f'SELECT count(*) FROM ({counted})')}, "
@@ -169,12 +185,26 @@ def _small_span(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, 
 
 
 def _walk(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, start: Key | None, skip: int, count: int,
-          descending: bool, end: Key | None = None) -> bytes:  # fmt: skip
+          end: Key | None = None) -> bytes:  # fmt: skip
     """The bodies of `count` documents from `skip` places after `start` (and before `end`, when the
-    span is known), joined by commas, in the list's direction."""
+    span is known), joined by commas."""
     sql, params = ordering.walk_sql(customer_id, start, end, "body")
-    if descending:
-        rows = conn.execute(sql, (*params, count, skip)).fetchall()
-        return ",".join(row[0] for row in reversed(rows)).encode()
-    joined = conn.execute(f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM ({sql})", (*params, count, skip))
-    return joined.fetchone()[0] or b""
+    found = conn.execute(f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM ({sql})", (*params, count, skip))
+    return found.fetchone()[0] or b""
+
+
+def _walk_back(conn: sqlite3.Connection, ordering: Ordering, customer_id: int, start: Key | None, skip: int,
+               count: int, end: Key | None = None) -> tuple[bytes, array]:  # fmt: skip
+    """`_walk` in the other direction, newest first, and where each body ends (`kept.joined_bodies`).
+    SQLite joins them, as in `_walk`, with their sizes: the loop gives the GIL up once, not per row."""
+    sql, params = ordering.walk_sql(customer_id, start, end, "body")
+    both = f"SELECT CAST(group_concat(body, ',') AS BLOB), group_concat(length(CAST(body AS BLOB))) FROM ({sql})"
+    forward, sizes = conn.execute(both, (*params, count, skip)).fetchone()
+    if not forward:
+        return joined_bodies([])
+    bodies, at = [], 0
+    for size in map(int, sizes.split(",")):
+        bodies.append(forward[at : at + size])
+        at += size + 1
+    bodies.reverse()
+    return joined_bodies(bodies)

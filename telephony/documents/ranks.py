@@ -87,6 +87,16 @@ class Ranks:
             fence, before, count = blocks.block_at(rank)
         return fence or None, rank - before
 
+    def bound_after(self, conn: sqlite3.Connection, ordering: Ordering, customer_id: int, rank: int) -> Key | None:
+        """A key at or after that of the document at `rank`: the fence of the next block, or in the last
+        block that document's own (read)."""
+        blocks = self.blocks(conn, ordering, customer_id)
+        fence, _, _ = blocks.block_at(rank)
+        after = blocks.next_fence(fence)
+        if after is not None:
+            return after
+        return ordering.key_at(conn, customer_id, *self.seek(conn, ordering, customer_id, rank))
+
     def built(self, ordering: Ordering, customer_id: int) -> bool:
         return ordering.name in self._built.get((ordering.kind, customer_id), {})
 

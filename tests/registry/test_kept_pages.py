@@ -4,7 +4,8 @@ The list page cache forgets a collection's pages at each of its changes; pages r
 while every key changed since lies after their last one (`documents.kept`). A collection that keeps
 growing at its end, as CDRs do at each hangup, with some records changed or removed anywhere, is
 listed again and again in a few orders; every answer must equal the Python reference and the plain
-SQL path, and most pages must come from what was kept.
+SQL path, and most pages must come from what was kept: as it was, or for a list read newest first,
+a few ranks on with only the rows it gained read.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from telephony.documents import blocks
-from telephony.documents.kept import OVERHEAD, KeptPages
+from telephony.documents.kept import OVERHEAD, KeptPages, Page, followed, joined_bodies
 from telephony.documents.ordering import HIGHEST, LOWEST
 from telephony.eventlog import NewEvent
 from telephony.keys import RANKS
@@ -56,14 +57,29 @@ def test_a_kept_page_keeps_neither_its_blocks_alive_nor_more_than_its_budget():
     read_in.add((7,))
     assert read_in.moves is None  # blocks no page was kept by note nothing
     for n in range(11):
-        kept.put(("cdr", "id", 1, n, 1, False), read_in, n, b"x" * 100, n)
-    assert kept.get(("cdr", "id", 1, 0, 1, False), read_in) is None  # the least recently used went
-    assert kept.get(("cdr", "id", 1, 10, 1, False), read_in) == b"x" * 100
+        kept.put(("cdr", "id", 1, None, n, 1, False), Page(read_in, (n,), n, b"x" * 100, None), n)
+    assert kept.get(("cdr", "id", 1, None, 0, 1, False), read_in, 0) is None  # the least recently used went
+    assert kept.get(("cdr", "id", 1, None, 10, 1, False), read_in, 10).joined == b"x" * 100
     gone = weakref.ref(read_in)
     del read_in
     gc.collect()
     assert gone() is None  # the ranks dropped them (a cleared collection): the pages do not hold them
-    assert kept.get(("cdr", "id", 1, 10, 1, False), blocks.Blocks([blocks.START], [30])) is None
+    assert kept.get(("cdr", "id", 1, None, 10, 1, False), blocks.Blocks([blocks.START], [30]), 10) is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_page_read_newest_first_shifted_is_the_page_read_afresh(seed: int):
+    rng = random.Random(seed)
+    text = ["a", "é", ",", "}", "{", "☎", '\\"']  # bodies of any size in bytes, with what JSON holds
+    notes = ["".join(rng.choices(text, k=rng.randint(0, 9))) for _ in range(30)]
+    bodies = [json.dumps({"id": n, "note": note}, ensure_ascii=False).encode() for n, note in enumerate(notes)]
+    count = rng.randint(2, 8)
+    shift, start = rng.randint(1, count - 1), rng.randint(0, 10)
+    newest_first = list(reversed(bodies))
+    page = Page(blocks.Blocks([blocks.START], [30]), None, start, *joined_bodies(newest_first[shift : shift + count]))
+    shifted = followed(joined_bodies(newest_first[:shift]), page.but_oldest(shift))
+    assert shifted == joined_bodies(newest_first[:count])  # the bodies and where each ends
+    assert json.loads(b"[" + shifted[0] + b"]") == [json.loads(body) for body in newest_first[:count]]
 
 
 @LOOP
@@ -71,23 +87,29 @@ def test_a_kept_page_keeps_neither_its_blocks_alive_nor_more_than_its_budget():
 async def test_kept_pages_follow_appends_changes_and_removals(api: Api, seed: int):
     rng = random.Random(1000 + seed)
     caller = await api.new_customer(f"kept-pages-{seed}")
-    records = {d["id"]: d for d in await seed_many(api, CDRS, caller.customer_id, [a_cdr(rng) for _ in range(40)])}
+
+    def named() -> dict[str, Any]:  # names of any size in bytes: a page is cut between its bodies' bytes
+        return {**a_cdr(rng), "src_name": rng.choice(["Zoë Ärger", "☎ Front desk", "plain", ""])}
+
+    records = {d["id"]: d for d in await seed_many(api, CDRS, caller.customer_id, [named() for _ in range(40)])}
     later = iter(f"2026-04-{day:02d} 10:00:00" for day in range(1, 29))
     queries = [
         {"conditions": [], "sort": None, "descending": False},
         {"conditions": [], "sort": None, "descending": True},
         {"conditions": [("calldate", "gte", DAYS[0])], "sort": "calldate", "descending": False},
+        {"conditions": [("calldate", "gte", DAYS[0])], "sort": "calldate", "descending": True},
         {"conditions": [("type", "eq", "incoming"), ("calldate", "lt", "2026-05-01")], "sort": "calldate",
          "descending": False},
     ]  # fmt: skip
-    kept, hits_before = api.app[RANKS].kept, api.app[RANKS].kept.hits
+    kept = api.app[RANKS].kept
+    hits_before, shifts_before = kept.hits, kept.shifts
     for _ in range(60):
         step = rng.random()
         if step < 0.6:  # appended after every other, in id and in calldate order
-            added = await seed_many(api, CDRS, caller.customer_id, [{**a_cdr(rng), "calldate": next(later, None)}])
+            added = await seed_many(api, CDRS, caller.customer_id, [{**named(), "calldate": next(later, None)}])
             records.update((d["id"], d) for d in added)
         elif step < 0.7:
-            added = await seed_many(api, CDRS, caller.customer_id, [a_cdr(rng)])
+            added = await seed_many(api, CDRS, caller.customer_id, [named()])
             records.update((d["id"], d) for d in added)
         elif step < 0.85 and records:  # moved in some orderings, or only changed where it is
             changed, fields = rng.choice(list(records)), a_cdr(rng)
@@ -111,3 +133,4 @@ async def test_kept_pages_follow_appends_changes_and_removals(api: Api, seed: in
                 assert listed["data"] == [records[r["id"]] for r in listed["data"]]  # bodies as changed
                 assert await check(api, caller, "/cdrs", records, {**query, "page": page, "limit": 4})
     assert kept.hits - hits_before > 50, kept.hits - hits_before
+    assert kept.shifts - shifts_before > 20, kept.shifts - shifts_before  # lists read newest first, after appends
