@@ -15,6 +15,7 @@ import stat
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,9 +78,10 @@ async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
     _settle_heap()
     readahead.in_background(settings.data_dir / LOG_FILE)  # lists right after a start find their pages cached
     host, port = runner.addresses[0][:2]
-    print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service}", flush=True)
-    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    kind = type(loop).__module__.partition(".")[0]  # uvloop, or asyncio
+    print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service} ({kind} loop)", flush=True)
+    stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
@@ -127,8 +129,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logs.configure(settings.log.format, settings.log.level)
     sockets = _listen(settings.server.host, settings.server.port)
     sys.setswitchinterval(SWITCH_INTERVAL)
-    asyncio.run(_serve(settings, sockets))
+    with asyncio.Runner(loop_factory=event_loop_factory(settings.server.event_loop)) as runner:
+        runner.run(_serve(settings, sockets))
     return 0
+
+
+def event_loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """What makes the server's event loop (None: asyncio's own). uvloop's does its socket work in C
+    (libuv) and sends without giving the GIL up, where asyncio's gives it up at every send: while
+    calls hang up, each was a chance for the log's writer thread to keep the loop waiting."""
+    if name != "uvloop":
+        return None
+    try:
+        import uvloop
+    except ImportError:  # not built for this platform (Windows)
+        return None
+    return uvloop.new_event_loop
 
 
 # --- log -----------------------------------------------------------------------------------------

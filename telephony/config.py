@@ -34,6 +34,7 @@ class Server(Section, frozen=True):
     host: str = "127.0.0.1"
     port: int = 8080
     max_body_bytes: int = 16 * 1024 * 1024
+    event_loop: Literal["uvloop", "asyncio"] = "uvloop"
 
 
 class Api(Section, frozen=True):

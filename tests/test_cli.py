@@ -260,3 +260,19 @@ async def test_verify_asks_a_running_server_to_compare_its_in_memory_projections
         assert refused.returncode == 1 and "could not verify" in refused.stdout
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+async def test_the_server_runs_on_the_event_loop_its_config_names(tmp_path, loop):
+    server = Server(tmp_path / "data", tmp_path, TELEPHONY_SERVER_EVENT_LOOP=loop)
+    await server.start()
+    try:
+        async with aiohttp.ClientSession() as session:
+            headers, contacts = {"X-Auth-Token": await login(session, server.url)}, f"{server.url}{SERVICE}/contacts"
+            async with session.post(contacts, json={"first_name": "Ada"}, headers=headers) as made:
+                assert made.status == 201, await made.text()
+            async with session.get(contacts, headers=headers) as listed:
+                assert [c["first_name"] for c in (await listed.json())["data"]] == ["Ada"]
+    finally:
+        server.stop()
+    assert f"({loop} loop)" in server.output.read_text()

@@ -51,6 +51,7 @@ def test_a_boolean_from_the_environment_is_one_of_the_usual_words(word, value):
         ("", {"TELEPHONY_SERVER_PORT": "eighty"}, "server.port"),
         ("", {"TELEPHONY_SERVER_COLOUR": "red"}, "server.colour"),
         ("[log]\nformat = 'xml'\n", {}, "log.format"),
+        ("", {"TELEPHONY_SERVER_EVENT_LOOP": "trio"}, "server.event_loop"),
         ("", {"TELEPHONY_MAIL_STARTTLS": "maybe"}, "mail.starttls"),
         ("", {"TELEPHONY_MAIL_STARTTLS": ""}, "mail.starttls"),
         ("", {"TELEPHONY_NOPE_X": "1"}, "nope"),
