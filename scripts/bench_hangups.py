@@ -3,7 +3,7 @@
 
 Against a running server whose data dir holds CDRs (`scripts/bench_api.py` runs it on a million), the
 admin places calls and hangs each up at once (`POST /calls`, then `DELETE /calls/{id}`), `--rate`
-of them per second (default 200) from `--workers` clients, while `wrk` (or an aiohttp client) reads
+of them per second (default 200) from `--workers` clients (32), while `wrk` (or an aiohttp client) reads
 `GET /cdrs?page=N&limit=50`, N in 1..`--pages` (200; `--newest-first`: sorted by id DESC), for `--seconds`.
 Right after each hangup is acknowledged (204) the call's CDR is asked for (`GET /cdrs?filter=[live_id
 = id]`, the one whose `dst` is the number dialled): it must be there, or the hangup counts as unseen.
@@ -117,7 +117,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, required=True, help="a running server (control key bench-control-key)")
     parser.add_argument("--rate", type=float, default=200.0, help="hangups per second")
-    parser.add_argument("--workers", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=32, help="clients hanging calls up")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--pages", type=int, default=200, help="page numbers are drawn from 1..PAGES")
