@@ -112,13 +112,13 @@ class KeptPages:
             self.hits += 1
         return page
 
-    def wanted(self, first_row: int) -> bool:
-        """Whether a page whose first row is the list's `first_row` (from 0) would be kept."""
-        return bool(self.max_bytes) and first_row < KEPT_ROWS
+    def wanted(self, first_row: int, size: int) -> bool:
+        """Whether a page of `size` bytes whose first row is the list's `first_row` (from 0) would be kept."""
+        return 0 < size <= self.max_bytes // 8 and first_row < KEPT_ROWS
 
     def put(self, key: PageKey, page: Page, first_row: int) -> None:
         """Keep a page just read, whose first row is the list's `first_row` (from 0)."""
-        if not self.wanted(first_row) or len(page.joined) > self.max_bytes // 8:
+        if not self.wanted(first_row, len(page.joined)):
             return
         self._drop(key)
         self._pages[key] = page

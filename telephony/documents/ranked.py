@@ -152,7 +152,7 @@ def _at_ranks(conn: sqlite3.Connection, ranks: Ranks, plan: Plan, customer_id: i
             run = _walk_back(conn, ordering, customer_id, fence, skip, count)
         else:
             run = _walk(conn, ordering, customer_id, fence, skip, count), None
-    if ranks.kept.wanted(offset):
+    if ranks.kept.wanted(offset, len(run[0])):
         bound = ranks.bound_after(conn, ordering, customer_id, start + count - 1)
         ranks.kept.put(key, Page(blocks, bound, start, *run), offset)
     return run[0]
