@@ -100,7 +100,7 @@ def _event_log(progress: bool):
             if moved.epoch:
                 app[CLOCK].restore(moved.offset, moved.epoch)
             app[EVENT_LOG], app[MEMORY] = event_log, memory
-            app[RANKS] = Ranks.of(projections.all, projections.journal, settings.api.list_cache_bytes // 2)
+            app[RANKS] = Ranks.of(projections.all, projections.journal, settings.api.list_cache_half)
             yield
             await keeper.close()
             await event_log.close()
