@@ -8,7 +8,8 @@ wrk), an aiohttp client otherwise, with the list page cache off and on (`[api] l
   - `GET /cdrs?page=N&limit=50`, N in 1..200 and N anywhere in the collection;
   - filtered lists: `live_id =`, a `calldate` range with `type eq` (sorted by calldate),
     `user_id eq`, `src like` and `dst like` (substrings);
-  - a bare aiohttp handler answering a small JSON body (the ratios' denominator);
+  - a bare aiohttp handler answering a small JSON body (the ratios' denominator), and one that reads
+    pages 1..200 straight from SQLite and nothing else (the most an uncached page can reach);
   - a BI-style walk: every page (`limit=5000`) of one `calldate` month, against reading the same
     rows straight from SQLite and encoding them with msgspec;
   - pages 1..200 while calls hang up at `--hangup-rate` per second (`scripts/bench_hangups.py`,
@@ -49,6 +50,28 @@ app.router.add_get("/bare", handle)
 loop = __import__("uvloop").new_event_loop() if sys.argv[2] == "uvloop" else None
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, access_log=None, loop=loop)
 """
+FLOOR_APP = """
+import sqlite3, sys
+from aiohttp import web
+conn = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True, isolation_level=None)
+conn.execute("PRAGMA cache_size=-32768")
+CUSTOMER = 100001
+PAGE = ("SELECT CAST(group_concat(body, ',') AS BLOB) FROM (SELECT body FROM doc_cdr WHERE customer_id = ? "
+        "AND id > ? ORDER BY id LIMIT 50)")
+TOTAL = "SELECT n FROM doc_cdr_counts WHERE customer_id = ?"
+async def page(request):
+    after = (int(request.query["page"]) - 1) * 50
+    joined, total = conn.execute(PAGE, (CUSTOMER, after)).fetchone()[0], conn.execute(TOTAL, (CUSTOMER,)).fetchone()[0]
+    return web.Response(body=b'{"data":[%s],"total":%d}' % (joined or b"", total), content_type="application/json")
+app = web.Application()
+app.router.add_get("/page", page)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, access_log=None,
+            loop=__import__("uvloop").new_event_loop())
+"""
+"""A handler that does nothing but read a page of CDRs from SQLite, on uvloop as the server runs, on the
+loop as the server reads a page: the most an uncached page can reach here. It answers what the server
+answers: the fresh import's ids are dense, so page N is found by id (the server finds it by rank),
+and `total` is the kept count."""
 LUA = """
 math.randomseed(os.time())
 request = function()
@@ -217,6 +240,16 @@ def bare_handler(port: int, loop: str, args: argparse.Namespace, scratch: Path) 
         stop(bare)
 
 
+def floor_handler(data_dir: Path, port: int, args: argparse.Namespace, scratch: Path) -> float:
+    """Req/s of `FLOOR_APP`, pages 1..200."""
+    floor = subprocess.Popen([PYTHON, "-c", FLOOR_APP, str(port), str(data_dir / "events.db")])
+    try:
+        wait_until_up(f"http://127.0.0.1:{port}/page?page=1", floor)
+        return measure(f"http://127.0.0.1:{port}/page?page=%d", 200, "-", args, scratch)
+    finally:
+        stop(floor)
+
+
 def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Namespace, scratch: Path
                  ) -> tuple[dict[str, float], float, float]:  # fmt: skip
     """Req/s of every list with this page cache, the start-up seconds and the peak RSS."""
@@ -273,6 +306,7 @@ def main() -> int:
             subprocess.run(load, cwd=scratch, check=True, stderr=subprocess.DEVNULL)
             print(f"loaded {args.cdrs:,} CDRs in {time.monotonic() - started:.0f} s")
         bare_rps, bare_uvloop_rps = (bare_handler(bare_port, loop, args, scratch) for loop in ("asyncio", "uvloop"))
+        floor_rps = floor_handler(data_dir, bare_port, args, scratch)
         uncached, startup, rss = list_figures(data_dir, port, 0, args, scratch)
         cached, _, rss_cached = list_figures(data_dir, port, 32 * 1024 * 1024, args, scratch)
         limit_seconds, limit_rows = bi_limit(data_dir)
@@ -289,6 +323,8 @@ def main() -> int:
     for label, _, _, goal in lists(args.cdrs, args.pages):
         off, on = uncached[label], cached[label]
         print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{goal:>10}")
+    label = "  page N in 1..200: SQLite alone"
+    print(f"{label:<40}{floor_rps:>9,.0f}{floor_rps / bare_rps:>8.2f}{'':>17}{'(ceiling)':>10}")
     limit_rate = limit_rows / limit_seconds
     walk_off, walk_on = uncached["BI walk (rows/s)"], cached["BI walk (rows/s)"]
     print(f"{'BI walk, rows/s (/ SQLite+msgspec)':<40}{walk_off:>9,.0f}{walk_off / limit_rate:>8.2f}"
