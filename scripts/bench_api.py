@@ -230,24 +230,15 @@ def events_in(data_dir: Path) -> int:
         conn.close()
 
 
-def bare_handler(port: int, loop: str, args: argparse.Namespace, scratch: Path) -> float:
-    """Req/s of a bare aiohttp handler answering a small JSON body on this event loop."""
-    bare = subprocess.Popen([PYTHON, "-c", BARE_APP, str(port), loop])
+def app_rps(source: str, argv: list[str], port: int, path: str, top: int, args: argparse.Namespace, scratch: Path
+            ) -> float:  # fmt: skip
+    """Req/s of the aiohttp app `source` (run with its port and `argv`) answering `path`, %d in 1..`top`."""
+    app = subprocess.Popen([PYTHON, "-c", source, str(port), *argv])
     try:
-        wait_until_up(f"http://127.0.0.1:{port}/bare", bare)
-        return measure(f"http://127.0.0.1:{port}/bare?n=%d", 1000, "-", args, scratch)
+        wait_until_up(f"http://127.0.0.1:{port}{path.replace('%d', '1')}", app)
+        return measure(f"http://127.0.0.1:{port}{path}", top, "-", args, scratch)
     finally:
-        stop(bare)
-
-
-def floor_handler(data_dir: Path, port: int, args: argparse.Namespace, scratch: Path) -> float:
-    """Req/s of `FLOOR_APP`, pages 1..200."""
-    floor = subprocess.Popen([PYTHON, "-c", FLOOR_APP, str(port), str(data_dir / "events.db")])
-    try:
-        wait_until_up(f"http://127.0.0.1:{port}/page?page=1", floor)
-        return measure(f"http://127.0.0.1:{port}/page?page=%d", 200, "-", args, scratch)
-    finally:
-        stop(floor)
+        stop(app)
 
 
 def list_figures(data_dir: Path, port: int, cache_bytes: int, args: argparse.Namespace, scratch: Path
@@ -305,8 +296,9 @@ def main() -> int:
             load = [PYTHON, "-m", "telephony", "--data-dir", str(data_dir), "import", str(scratch / "cdrs.jsonl")]
             subprocess.run(load, cwd=scratch, check=True, stderr=subprocess.DEVNULL)
             print(f"loaded {args.cdrs:,} CDRs in {time.monotonic() - started:.0f} s")
-        bare_rps, bare_uvloop_rps = (bare_handler(bare_port, loop, args, scratch) for loop in ("asyncio", "uvloop"))
-        floor_rps = floor_handler(data_dir, bare_port, args, scratch)
+        bare_rps, bare_uvloop_rps = (app_rps(BARE_APP, [loop], bare_port, "/bare?n=%d", 1000, args, scratch)
+                                     for loop in ("asyncio", "uvloop"))  # fmt: skip
+        floor_rps = app_rps(FLOOR_APP, [str(data_dir / "events.db")], bare_port, "/page?page=%d", 200, args, scratch)
         uncached, startup, rss = list_figures(data_dir, port, 0, args, scratch)
         cached, _, rss_cached = list_figures(data_dir, port, 32 * 1024 * 1024, args, scratch)
         limit_seconds, limit_rows = bi_limit(data_dir)
@@ -336,12 +328,11 @@ def main() -> int:
     print(f"{'start-up, s':<40}{startup:>9.2f}{'':>25}{'< 1':>10}")
     print(f"{'server peak RSS, MB (cache off | on)':<40}{rss:>9.0f}{'':>8}{rss_cached:>9.0f}{'':>8}{'< 200':>10}")
     if args.hangup_rate:
-        off, on = uncached["busy list_rps"], cached["busy list_rps"]
-        label = f"page 1..200 while {args.hangup_rate:,.0f} hang up/s"
-        print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
-        off, on = uncached["busy newest list_rps"], cached["busy newest list_rps"]
-        label = "  the same, newest first (sort=id DESC)"
-        print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
+        rows = ((f"page 1..200 while {args.hangup_rate:,.0f} hang up/s", "busy"),
+                ("  the same, newest first (sort=id DESC)", "busy newest"))  # fmt: skip
+        for label, order in rows:
+            off, on = uncached[f"{order} list_rps"], cached[f"{order} list_rps"]
+            print(f"{label:<40}{off:>9,.0f}{off / bare_rps:>8.2f}{on:>9,.0f}{on / bare_rps:>8.2f}{'>= 0.40':>10}")
         for figures, state in ((uncached, "off"), (cached, "on")):
             for order in ("busy", "busy newest"):
                 seen = {name: figures[f"{order} {name}"] for name in ("hangups_per_s", "hangup_p50_ms",
