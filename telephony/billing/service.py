@@ -77,7 +77,7 @@ class Billing:
         for leg in legs:
             found = self.tariff_of(conn, customer_id, leg)
             amount = found.call(leg.seconds)
-            priced[leg.name] = {"rate": str(found.per_minute), "seconds": round(leg.seconds), "charge": str(amount),
+            priced[leg.name] = {"rate": str(found.per_minute), "seconds": leg.seconds, "charge": str(amount),
                                 "destination": found.name}  # fmt: skip
             lines.append(ledger.Line("call", found.name, found.billed_seconds(leg.seconds), amount))
         total = sum((money(p["charge"]) for p in priced.values()), ZERO)

@@ -17,7 +17,6 @@ from ..documents.projection import DocumentChange, patch, put
 from ..domain import calls as rules
 from ..domain.billing import shown
 from ..domain.calls import Call
-from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import RecordedEvent
 from ..history import conversation
 from ..media import mp3
@@ -29,11 +28,6 @@ def _final(event: RecordedEvent) -> tuple[Call, dict[str, Any]]:
     return msgspec.convert(event.data["final"], Call), event.data["records"]
 
 
-def _seconds(start: float | None, end: float | None) -> int:
-    """Whole seconds between two times, at most a record's day (a call that spans a long downtime)."""
-    return 0 if start is None or end is None else min(max(0, round(end - start)), MAX_CALL_SECONDS)
-
-
 def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
     """A call's record; an inbound call's `dst` is the number dialled, `dst_id` whom it reached."""
     src, dst = call.src, call.dst
@@ -42,12 +36,12 @@ def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
     if kind == "I" and not answered:
         kind = "M"
     return {
-        "id": cdr_id, "duration": _seconds(call.placed_at, call.ended_at), "live_id": call.id,
+        "id": cdr_id, "duration": rules.whole_seconds(call.placed_at, call.ended_at), "live_id": call.id,
         "parent_live_id": call.parent_id, "user_id": call.user_id, "sip_endpoint_id": None, "server_id": 1,
         "type": kind, "calldate": wire_time(call.placed_at), "clid": call.clid, "src_id": src.id, "dst_id": dst.id,
         "src": src.number, "dst": call.dialled or dst.number, "src_name": src.name, "dst_name": dst.name,
         "src_ua": src.ua, "dst_ua": dst.ua, "src_codec": src.codec, "dst_codec": dst.codec,
-        "billsec": _seconds(call.connected_at, call.ended_at), "disposition": call.disposition,
+        "billsec": call.answered_seconds(), "disposition": call.disposition,
         "destination": call.destination, "context": call.context, "rate": 0.0, "charge": 0.0, "t_cause": call.cause,
         "info": None, "call_id": None,
     }  # fmt: skip
@@ -61,7 +55,7 @@ def missed(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 
 def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
-    duration = min(round(call.recorded_seconds), MAX_CALL_SECONDS)
+    duration = rules.whole_seconds(0.0, call.recorded_seconds)
     return {
         "id": monitor_id, "called": call.dst.number, "caller": call.src.number, "context": call.context,
         "dst_id": call.dst.id, "dst_name": call.dst.name, "duration": duration, "live_id": call.id,
@@ -73,7 +67,7 @@ def monitor(call: Call, monitor_id: int) -> dict[str, Any]:
 
 def _leg(call: Call, leg: str) -> tuple[Any, Any, int]:
     party, remote = call.party(leg), call.party(rules.other(leg))
-    return party, remote, _seconds(call.answered_at(leg), call.ended_at)
+    return party, remote, call.answered_seconds(leg)
 
 
 def msdr(call: Call, leg: str, msdr_id: int, session_id: int) -> dict[str, Any]:
@@ -142,8 +136,8 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
         price = data["records"].get("price") or {}
         legs = price.get("legs") or {}
         yield patch(call.webcall_id, {
-            "from_duration": _seconds(call.src_answered_at, call.ended_at),
-            "to_duration": _seconds(call.dst_answered_at, call.ended_at),
+            "from_duration": call.answered_seconds("src"),
+            "to_duration": call.answered_seconds("dst"),
             **{f"{side}_{figure}": shown(legs.get(leg, {}).get(figure, 0))
                for side, leg in (("from", "src"), ("to", "dst")) for figure in ("rate", "charge")},
             "charge": shown(price.get("charge", 0))})  # fmt: skip
@@ -154,7 +148,7 @@ def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
     called): new, in the inbox, as long as the caller spoke."""
     return {
         "id": message_id, "caller": call.src.number, "callerid": call.clid, "dialled": call.dialled,
-        "duration": _seconds(call.connected_at, call.ended_at), "extension_id": call.dst.user_id, "folder": 0,
+        "duration": call.answered_seconds(), "extension_id": call.dst.user_id, "folder": 0,
         "is_new": True, "live_id": call.id, "origtime": wire_time(call.connected_at or call.placed_at),
         "parent_live_id": call.parent_id, "transcript": None,
     }  # fmt: skip

@@ -125,7 +125,7 @@ def live_call(call: Call, now: float) -> dict[str, Any]:
         "destination": CALL_DESTINATION.to_code(call.destination), "dst": dst.number,
         "dst_call_id": rules.sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
         "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": 0.0, "dst_ua": dst.ua,
-        "duration": max(0, int(now - call.placed_at)), "min_charge": 0.0,
+        "duration": rules.whole_seconds(call.placed_at, now), "min_charge": 0.0,
         "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": _queue_state(call),
         "referred_by": call.referred_by, "src": src.number, "src_call_id": rules.sip_call_id(call.id, "src"),
         "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name, "src_rate": 0.0,

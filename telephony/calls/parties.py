@@ -131,8 +131,7 @@ def charged_legs(call: Call) -> list[Leg]:
     legs = []
     for name in ("src", "dst") if call.kind == "web" else ("dst",):
         party = call.party(name)
-        start = call.answered_at(name) if call.kind == "web" else call.connected_at
-        seconds = 0.0 if call.ended_at is None or start is None else max(0.0, call.ended_at - start)
+        seconds = call.answered_seconds(name if call.kind == "web" else None)
         if party.ua == NETWORK_UA:
             legs.append(Leg(name, party.number or "", seconds))
         elif call.destination != "in":

@@ -3,7 +3,8 @@
 Money is `Decimal`, kept to four decimal places (`money`) and carried in events as text, so sums
 are exact and a replay gives the same figures; the API shows amounts as JSON numbers.
 
-A call's billed time is its answered time rounded up by the tariff's increment, "first/next"
+A call's billed time is its answered time in whole seconds (its CDR's `billsec`, rounded once by
+`domain.calls.whole_seconds`) rounded up by the tariff's increment, "first/next"
 seconds: 61 seconds at 60/60 bill 120 seconds, at 1/1 they bill 61, at 30/6 they bill 66. An
 answered call costs `per_minute` for its billed time plus `connection_fee`, and at least
 `minimum_charge`; an unanswered one costs nothing. An SMS costs `sms` per part.
@@ -57,16 +58,17 @@ class Tariff:
     def increment(self) -> str:
         return f"{self.first}/{self.next}"
 
-    def billed_seconds(self, seconds: float) -> int:
-        """The answered time rounded up by the increment (nothing for an unanswered call)."""
+    def billed_seconds(self, seconds: int) -> int:
+        """The answered time (whole seconds, the CDR's `billsec`) rounded up by the increment (nothing
+        for an unanswered call)."""
         if seconds <= 0:
             return 0
         if seconds <= self.first:
             return self.first
         return self.first + math.ceil((seconds - self.first) / self.next) * self.next
 
-    def call(self, seconds: float) -> Decimal:
-        """The charge of a call answered for `seconds`."""
+    def call(self, seconds: int) -> Decimal:
+        """The charge of a call answered for `seconds` (whole seconds)."""
         billed = self.billed_seconds(seconds)
         if billed == 0:
             return ZERO
@@ -95,11 +97,11 @@ class Tariff:
 @dataclass(frozen=True)
 class Leg:
     """A leg of a call the platform carries: to an outside `number` (through the carrier), or an
-    `internal` one (an extension, voicemail, an IVR ...), answered for `seconds`."""
+    `internal` one (an extension, voicemail, an IVR ...), answered for `seconds` (whole seconds)."""
 
     name: str
     number: str
-    seconds: float
+    seconds: int
     internal: bool = False
 
 

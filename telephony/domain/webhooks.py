@@ -31,6 +31,7 @@ from .calls.state import (
     RANG,
     RESUMED,
     Call,
+    whole_seconds,
 )
 
 CALL_MISSED, CALL_RINGING, CALL_CONNECTED, CALL_HANGUP, CALL_STATE = (
@@ -84,7 +85,7 @@ def call_body(event_id: str, event_name: str, call: Call, at: float) -> dict[str
         "id": event_id, "event_time": wire_time(at), "event_name": event_name, "call_id": call.id,
         "state": call.state, "connected_at": _time(call.connected_at), "start_time": wire_time(call.placed_at),
         "context": call.context, "destination": DESTINATIONS.get(call.destination, "out"),
-        "duration": max(0, round(at - call.placed_at)), "t_cause": call.cause, "src": call.src.number,
+        "duration": whole_seconds(call.placed_at, at), "t_cause": call.cause, "src": call.src.number,
         "dst": call.dialled or call.dst.number, "src_id": call.src.id, "dst_id": call.dst.id,
         "src_name": call.src.name, "dst_name": call.dst.name,
     }  # fmt: skip

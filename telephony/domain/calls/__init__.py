@@ -41,6 +41,7 @@ from .state import (
     other,
     sip_call_id,
     stream_of,
+    whole_seconds,
 )
 
 __all__ = [
@@ -85,4 +86,5 @@ __all__ = [
     "take",
     "transfer",
     "unhold",
+    "whole_seconds",
 ]

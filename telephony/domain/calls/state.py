@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 
+from ..types import MAX_CALL_SECONDS
+
 INITIAL, ACCEPTED, RINGING, CONNECTED, ON_HOLD, HANGUP = STATES = (
     "INITIAL", "ACCEPTED", "RINGING", "CONNECTED", "ON_HOLD", "HANGUP",
 )  # fmt: skip
@@ -164,8 +166,22 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     def answered_at(self, leg: str) -> float | None:
         return self.src_answered_at if leg == "src" else self.dst_answered_at
 
+    def answered_seconds(self, leg: str | None = None) -> int:
+        """How long the call was answered until its end (one `leg`: from that leg's own answer), in
+        whole seconds; 0 while it lives or when it was never answered."""
+        return whole_seconds(self.connected_at if leg is None else self.answered_at(leg), self.ended_at)
+
     def party(self, leg: str) -> Party:
         return self.src if leg == "src" else self.dst
+
+
+def whole_seconds(start: float | None, end: float | None) -> int:
+    """The whole seconds between two clock times of a call (0 when either is unknown), at most a
+    record's day: the one rounding of a call's times, so its CDR's `billsec`, its charge, its invoice
+    line and the live call agree to the second."""
+    if start is None or end is None:
+        return 0
+    return min(max(0, round(end - start)), MAX_CALL_SECONDS)
 
 
 def other(leg: str) -> str:
