@@ -1,13 +1,15 @@
 """Billing as the rest of the app uses it: tariffs, the price of a call's legs, the monthly close.
 
-The call engine asks `price` at a call's end (the CDR's rate and charge, each leg's, and the events
-that charge the customer), `payable` before it rings a chargeable number and `paid_seconds` when a
-call connects, all inside the writer's transaction. With `[billing] enforce_balance` on, a call the
-balance cannot pay for its shortest billed time is refused before it rings (402), and a connected
-call ends when its charge would pass the balance ("credit exhausted"); off, balances may go below
-zero. Invoices close at the start of each month (UTC) on the app's scheduler: a timer at the next
-month's start, derived again at every start, so a moved clock closes them and a month missed while
-the server was down closes at start, with the clock of the start.
+The call engine asks `tariffs` when a call reaches a destination (the call records them: they price
+it, whatever the tariffs become meanwhile, and its live call shows them), `price` at a call's end
+(the CDR's rate and charge, each leg's, and the events that charge the customer), `payable` before
+it rings a chargeable number and `paid_seconds` when a call connects, all inside the writer's
+transaction. With `[billing] enforce_balance` on, a call the balance cannot pay for its shortest
+billed time is refused before it rings (402), and a connected call ends when its charge would pass
+the balance ("credit exhausted"); off, balances may go below zero. Invoices close at the start of
+each month (UTC) on the app's scheduler: a timer at the next month's start, derived again at every
+start, so a moved clock closes them and a month missed while the server was down closes at start,
+with the clock of the start.
 """
 
 from __future__ import annotations
@@ -62,9 +64,16 @@ class Billing:
         return [tariff(TariffSetting(**t)) for t in (card or {}).get("tariffs") or ()]
 
     def tariff_of(self, conn: sqlite3.Connection, customer_id: int, leg: Leg) -> Tariff:
+        """The tariff a leg is priced by: the one its call recorded, else the one its number has now."""
+        if leg.tariff is not None:
+            return leg.tariff
         if leg.internal:
             return self._internal
         return tariff_for(leg.number, self.own(conn, customer_id), self._table, self._default)
+
+    def tariffs(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]:
+        """The tariff of each leg (by its name) as the call records it when it reaches its destination."""
+        return {leg.name: self.tariff_of(conn, customer_id, leg).record() for leg in legs}
 
     # --- calls -----------------------------------------------------------------------------------
 

@@ -45,6 +45,8 @@ class Pricing(Protocol):
 
     def paid_seconds(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> float | None: ...
 
+    def tariffs(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]: ...
+
 
 @dataclass(frozen=True)
 class Engine:
@@ -314,9 +316,10 @@ def step(call_id: int, now: Now, engine: Engine) -> Decision[Call | None]:
 
 def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event], engine: Engine
               ) -> tuple[list[NewEvent], Call]:  # fmt: skip
-    """The events on the call's stream at the versions after the folded one: an answer that connects
-    the call with how long the balance pays for it, an ending with its history's ids, final state and
-    price (and the events charging the customer); and the call after them."""
+    """The events on the call's stream at the versions after the folded one: a placed or routed call
+    with the tariffs of its chargeable legs, an answer that connects the call with how long the
+    balance pays for it, an ending with its history's ids, final state and price (and the events
+    charging the customer); and the call after them."""
     new = []
     for type_, data in events:
         charges: list[NewEvent] = []
@@ -324,10 +327,20 @@ def _recorded(conn: sqlite3.Connection, call: Call, events: list[Event], engine:
             data, charges = _with_history(conn, call, data, engine)
         elif type_ == rules.ANSWERED:
             data = _paid(conn, call, data, engine)
+        elif type_ in (rules.PLACED, rules.ROUTED):
+            data = _tariffed(conn, call, type_, data, engine)
         new.append(NewEvent(stream=rules.stream_of(call.id), type=type_, data=data, expected_version=call.version))
         new.extend(charges)
         call = rules.evolve(call, type_, data)
     return new, call
+
+
+def _tariffed(conn: sqlite3.Connection, call: Call, type_: str, data: dict[str, Any], engine: Engine
+              ) -> dict[str, Any]:  # fmt: skip
+    """A call that reaches a destination records the tariffs of its chargeable legs (when it has any)."""
+    reached = rules.evolve(call, type_, data)
+    tariffs = engine.pricing.tariffs(conn, reached.customer_id, charged_legs(reached))
+    return {**data, "tariffs": tariffs} if tariffs else data
 
 
 def _paid(conn: sqlite3.Connection, call: Call, data: dict[str, Any], engine: Engine) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..documents.projection import CUSTOMER_DELETED
 from ..domain import calls as rules
+from ..domain.billing import shown
 from ..domain.calls import Call
 from ..domain.dictionaries import CALL_DESTINATION
 from ..eventlog import RecordedEvent
@@ -117,21 +118,32 @@ def _reindex(index: dict[Any, dict[int, Call]], call_id: int, before: set[Key], 
 
 
 def live_call(call: Call, now: float) -> dict[str, Any]:
-    """The spec's LiveCall, `state` as its name and times as epoch integers (real-platform.md), with the
-    labels and action link set on it."""
+    """The spec's LiveCall, `state` as its name and times as epoch integers (real-platform.md), the
+    tariff that prices it (`dst_rate`, `src_rate`, `min_charge`), with the labels and action link set on it."""
     src, dst = call.src, call.dst
     return {
         "id": call.id, "clid": call.clid, "connected_at": _epoch(call.connected_at), "context": call.context,
         "destination": CALL_DESTINATION.to_code(call.destination), "dst": dst.number,
         "dst_call_id": rules.sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
-        "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": 0.0, "dst_ua": dst.ua,
-        "duration": rules.whole_seconds(call.placed_at, now), "min_charge": 0.0,
+        "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": _rate(call, "dst"),
+        "dst_ua": dst.ua, "duration": rules.whole_seconds(call.placed_at, now), "min_charge": _minimum_charge(call),
         "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": _queue_state(call),
         "referred_by": call.referred_by, "src": src.number, "src_call_id": rules.sip_call_id(call.id, "src"),
-        "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name, "src_rate": 0.0,
-        "src_ua": src.ua, "start_time": _epoch(call.placed_at), "state": call.state,
+        "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name,
+        "src_rate": _rate(call, "src"), "src_ua": src.ua, "start_time": _epoch(call.placed_at), "state": call.state,
         "labels": list(call.labels), "action_url": call.action_url, "action_text": call.action_text,
     }  # fmt: skip
+
+
+def _rate(call: Call, leg: str) -> float:
+    """The rate per minute of the tariff that prices a leg (0 for a leg that is free)."""
+    return shown(call.tariffs.get(leg, {}).get("per_minute", 0))
+
+
+def _minimum_charge(call: Call) -> float:
+    """The minimum charge of the tariff the call's CDR will show the rate of: its destination's."""
+    main = call.tariffs.get("dst") or next(iter(call.tariffs.values()), {})
+    return shown(main.get("minimum_charge", 0))
 
 
 def _queue_state(call: Call) -> str | None:

@@ -17,7 +17,7 @@ import msgspec
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
 from ..documents.reader import Reader
-from ..domain.billing import Leg
+from ..domain.billing import Leg, Tariff
 from ..domain.calls import Call, Party, Target
 from ..domain.schemas import CONTACT_NUMBERS
 
@@ -124,16 +124,18 @@ def records(user: Mapping[str, Any], direction: str, context: str) -> bool:
 
 
 def charged_legs(call: Call) -> list[Leg]:
-    """The legs of a call the platform carries, answered until the call's end (or none yet): a web
-    call's two numbers from each one's answer, any other call's destination from the connection. A
-    destination reached through the carrier is an outside number; a user's client, voicemail, an IVR,
-    a queue or a conference is internal on a call of the customer's users, and free on an inbound one."""
+    """The legs of a call the platform carries, with the tariffs the call recorded for them, answered
+    until the call's end (or none yet): a web call's two numbers from each one's answer, any other
+    call's destination from the connection. A destination reached through the carrier is an outside
+    number; a user's client, voicemail, an IVR, a queue or a conference is internal on a call of the
+    customer's users, and free on an inbound one."""
     legs = []
     for name in ("src", "dst") if call.kind == "web" else ("dst",):
-        party = call.party(name)
+        party, recorded = call.party(name), call.tariffs.get(name)
         seconds = call.answered_seconds(name if call.kind == "web" else None)
+        tariff = Tariff.recorded(recorded) if recorded is not None else None
         if party.ua == NETWORK_UA:
-            legs.append(Leg(name, party.number or "", seconds))
+            legs.append(Leg(name, party.number or "", seconds, tariff=tariff))
         elif call.destination != "in":
-            legs.append(Leg(name, party.number or "", seconds, internal=True))
+            legs.append(Leg(name, party.number or "", seconds, internal=True, tariff=tariff))
     return legs

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -53,6 +53,17 @@ class Tariff:
         first, _, step = increment.partition("/")
         return cls(prefix.lstrip("+"), name, money(per_minute), int(first), int(step or first),
                    money(minimum_charge), money(connection_fee), money(sms))  # fmt: skip
+
+    @classmethod
+    def recorded(cls, record: Mapping[str, Any]) -> Tariff:
+        """A tariff as a call's events carry it (`record`)."""
+        return cls.of(**record)
+
+    def record(self) -> dict[str, str]:
+        """The tariff as a call's events carry it: what prices the call, and what its live call shows."""
+        return {"prefix": self.prefix, "name": self.name, "per_minute": str(self.per_minute),
+                "increment": self.increment, "minimum_charge": str(self.minimum_charge),
+                "connection_fee": str(self.connection_fee)}  # fmt: skip
 
     @property
     def increment(self) -> str:
@@ -103,6 +114,8 @@ class Leg:
     number: str
     seconds: int
     internal: bool = False
+    tariff: Tariff | None = None
+    """The tariff the call recorded for this leg when it reached its destination (None: not known yet)."""
 
 
 def tariff_for(number: str, own: Sequence[Tariff], table: Sequence[Tariff], default: Tariff) -> Tariff:

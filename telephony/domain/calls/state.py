@@ -141,6 +141,9 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     src_answered_at: float | None = None
     dst_answered_at: float | None = None
     connected_at: float | None = None
+    tariffs: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    """The tariff of each chargeable leg (by its name), recorded when the leg's destination became
+    known (`call.placed`, `call.routed`): what prices the call, and what its live call shows."""
     paid_until: float | None = None
     """When the customer's balance stops paying for the connected call (balances enforced)."""
     held_at: float | None = None
@@ -242,7 +245,7 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
 
 PLACED_FIELDS = ("customer_id", "user_id", "kind", "first", "clid", "context", "destination", "parent_id",
                  "webcall_id", "referred_by", "record", "dialled", "choices", "gives_up_at", "digits",
-                 "digits_used", "queue_id", "queued_at")  # fmt: skip
+                 "digits_used", "queue_id", "queued_at", "tariffs")  # fmt: skip
 """The fields of `call.placed` the call keeps as they are."""
 
 
@@ -272,7 +275,7 @@ def _routed(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
             "queue_id": data.get("queue_id"), "queued_at": data.get("queued_at"),
             "record": data.get("record", False), "digits_used": data.get("digits_used", 0),
             "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
-            "fallback": msgspec.convert(fallback, Target) if fallback else None,
+            "fallback": msgspec.convert(fallback, Target) if fallback else None, "tariffs": data.get("tariffs", {}),
             "reaching": "dst", "reached_at": data["at"], "ringing": None, "dst_answered_at": None}  # fmt: skip
 
 
