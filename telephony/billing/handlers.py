@@ -56,7 +56,7 @@ async def transaction_pdf(request: web.Request) -> web.Response:
     total = float(sum(money(line["amount"]) for line in lines))
     customer = await customer_name_of(request.app[READER], who.customer_id) or str(who.customer_id)
     document = pdf.Invoice(TITLES.get(found["type"], "Transaction"), transaction_id, customer, who.customer_id,
-                           found.get("period") or "", found.get("closed_at") or found["created_at"],
+                           found.get("period"), found.get("closed_at") or found["created_at"],
                            found["currency_iso"], lines, total)  # fmt: skip
     data = PdfFile("application/pdf", base64.b64encode(pdf.invoice(document)).decode())
     return json_response({"data": data})

@@ -74,13 +74,14 @@ def _page(pdf: FPDF, title: str, lines: Sequence[str]) -> None:
 
 @dataclass(frozen=True)
 class Invoice:
-    """What an invoice (or a receipt of a top-up) shows: who, which month, the lines and the total."""
+    """What an invoice (or a receipt of a top-up) shows: who, which month (a receipt: none), when it
+    was issued (a receipt: the date of its credit), the lines and the total."""
 
     title: str
     number: int
     customer: str
     customer_id: int
-    period: str
+    period: str | None
     issued: str
     currency: str
     lines: Sequence[dict]
@@ -88,12 +89,12 @@ class Invoice:
 
 
 def invoice(doc: Invoice) -> bytes:
-    """A monthly invoice (a table of the month's calls and SMS per destination, and its total), or the
-    receipt of a top-up or an adjustment (its one line)."""
+    """A monthly invoice (its period, a table of the month's calls and SMS per destination, and its
+    total), or the receipt of a top-up or an adjustment (its date and its one line)."""
     title = f"{doc.title} {doc.number}"
     pdf = _document(title, _moment(doc.issued))
-    _page(pdf, title, [f"Customer: {doc.customer} (account {doc.customer_id})", f"Period: {doc.period}",
-                       f"Issued: {doc.issued} UTC", f"Currency: {doc.currency}"])  # fmt: skip
+    dated = [f"Period: {doc.period}", f"Issued: {doc.issued} UTC"] if doc.period else [f"Date: {doc.issued} UTC"]
+    _page(pdf, title, [f"Customer: {doc.customer} (account {doc.customer_id})", *dated, f"Currency: {doc.currency}"])
     pdf.ln(4)
     rows: list[Iterable[str]] = [("Service", "Destination", "Count", "Quantity", f"Amount ({doc.currency})")]
     for item in doc.lines:

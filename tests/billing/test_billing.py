@@ -185,3 +185,12 @@ async def test_the_cli_requests_for_transactions_and_invoices_work(client, root)
     text = pypdf.PdfReader(io.BytesIO(base64.b64decode(data["base64"]))).pages[0].extract_text()
     assert f"Receipt {receipt['id']}" in text and "3.0000" in text
     await error_of(await client.get("/v1.2/voipstudio/transactions/999.pdf", headers=root.headers()), 404)
+
+
+async def test_a_receipt_shows_the_date_of_its_credit_and_no_period(client, root):
+    receipt = (await credit(client, 3, note="Card"))["data"]
+    response = await client.get(f"/v1.2/voipstudio/transactions/{receipt['id']}.pdf", headers=root.headers())
+    data = (await response.json())["data"]
+    text = pypdf.PdfReader(io.BytesIO(base64.b64decode(data["base64"]))).pages[0].extract_text()
+    assert f"Receipt {receipt['id']}" in text and f"Date: {receipt['created_at']} UTC" in text
+    assert "Period" not in text and "Card" in text
