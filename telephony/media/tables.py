@@ -17,6 +17,20 @@ from .pdf import table_pdf
 
 MEDIA_TYPES = {"csv": "text/csv", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
                "pdf": "application/pdf"}  # fmt: skip
+SHEET_TITLE = 31
+"""The longest title a spreadsheet's sheet may have (Excel's limit)."""
+_NOT_IN_SHEET_TITLE = re.compile(r"(?:\s*[\\/*?:\[\]])+\s*")
+"""Characters a sheet's title may not hold, with the spaces around them."""
+
+
+def sheet_title(title: str) -> str:
+    """A title as a sheet's: each run of the characters a sheet's title may not hold becomes " - ", and
+    a title too long ends at the last whole word that fits (mid-word only when one word is longer)."""
+    text = " ".join(_NOT_IN_SHEET_TITLE.sub(" - ", title).split()).strip(" -'")
+    if len(text) > SHEET_TITLE:
+        head = text[: SHEET_TITLE + 1]
+        text = (head.rsplit(" ", 1)[0] if " " in head else head[:SHEET_TITLE]).rstrip(" -'")
+    return text or "Report"
 
 
 def rendered(
@@ -34,7 +48,7 @@ def rendered(
 
         book = Workbook()
         sheet = book.active
-        sheet.title = re.sub(r"[\\/*?:\[\]]", " ", title)[:31]  # what a sheet's title may not hold
+        sheet.title = sheet_title(title)
         sheet.append(list(columns))
         for row in rows:
             sheet.append(list(row))

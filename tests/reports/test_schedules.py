@@ -136,9 +136,7 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
     for n in range(3):
         await place(client, root, to=f"{ANSWERS}{n}")
     await set_clock(client, "2027-07-01 09:00:00")
-    (message,) = [m for m in inbox.messages if m["Subject"].startswith("Calls: Calls")]
-    parts = [p for p in email.message_from_bytes(message.as_bytes()).walk() if p.get_filename()]
-    data = parts[0].get_payload(decode=True)
+    data = attached(inbox, "Calls: Calls")
     if kind == "csv":
         table = list(csv.reader(io.StringIO(data.decode())))
         assert table[0][:4] == ["calldate", "type", "src", "dst"] and len(table) == 4
@@ -150,6 +148,24 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
         text = pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text()
         assert "Calls: Calls" in text and f"{ANSWERS}2" in text
     assert made["id"]
+
+
+def attached(inbox, subject: str) -> bytes:
+    """The file attached to the one report mailed whose subject starts with `subject`."""
+    (message,) = [m for m in inbox.messages if m["Subject"].startswith(subject)]
+    parts = [p for p in email.message_from_bytes(message.as_bytes()).walk() if p.get_filename()]
+    return parts[0].get_payload(decode=True)
+
+
+async def test_an_xlsx_reports_sheet_title_is_cut_between_words(aiohttp_client, mailed_settings, clock, smtp_server):
+    _, inbox = smtp_server
+    client = await aiohttp_client(create_app(mailed_settings, clock=clock))
+    await set_clock(client, "2027-07-01 06:00:00")
+    await schedule(client, timezone="UTC", format="xlsx", report_id=1, name="Weekly sales team")
+    await set_clock(client, "2027-07-01 09:00:00")
+    sheet = openpyxl.load_workbook(io.BytesIO(attached(inbox, "CDR summary per user: Weekly sales team"))).active
+    assert sheet.title == "CDR summary per user - Weekly"  # Excel's sheet titles hold 31 characters, no ':'
+    assert sheet.cell(1, 1).value == "user_id"
 
 
 @pytest.fixture
