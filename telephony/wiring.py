@@ -28,7 +28,7 @@ from .calls.live import LiveCalls
 from .calls.voicemail import VoicemailMail
 from .collections.cache import PageCache
 from .config import Settings
-from .documents import DocumentTable
+from .documents import DerivedTable, DocumentTable
 from .documents.blobs import Blobs
 from .documents.projection import Feed
 from .documents.references import Table
@@ -67,7 +67,9 @@ def projections() -> list[Projection]:
     documents = [
         DocumentTable("user", feeds={**USER_FEEDS, **FED["user"]}),
         *(
-            DocumentTable(r.kind, text_ids=r.text_ids, indexed=r.indexed, searched=r.searched, feeds=FED.get(r.kind))
+            (DerivedTable if r.derived else DocumentTable)(
+                r.kind, text_ids=r.text_ids, indexed=r.indexed, searched=r.searched, feeds=FED.get(r.kind)
+            )
             for r in RESOURCES
         ),  # fmt: skip
         DocumentTable(webhooks.KIND, indexed=("name",)),

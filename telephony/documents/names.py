@@ -21,3 +21,13 @@ def counts_of(kind: str) -> str:
 def search_of(kind: str, prop: str) -> str:
     """The FTS5 table of a kind's searched property (`documents.search`)."""
     return f"doc_{kind}_{prop}_search"
+
+
+def sources_of(kind: str) -> str:
+    """The table of the ids a derived kind gave the records it is drawn from (`documents.derived`)."""
+    return f"doc_{kind}_sources"
+
+
+def source(kind: str, id_: object) -> str:
+    """How a derived document names the record it is drawn from: `<kind>:<id>`."""
+    return f"{kind}:{id_}"

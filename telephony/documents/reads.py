@@ -7,12 +7,12 @@ connection, so a decision sees the state inside its own transaction.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
-from .names import json_path, table_of
+from .names import json_path, source, sources_of, table_of
 from .reader import Reader
 
 MAX_ID = 2**63 - 1
@@ -101,6 +101,19 @@ def exists(conn: sqlite3.Connection, kind: str, id_: Any) -> bool:
 def every(conn: sqlite3.Connection, kind: str) -> Iterator[tuple[int, str]]:
     """(customer id, JSON body) of every document of `kind`, by id."""
     yield from conn.execute(f'SELECT customer_id, body FROM "{table_of(kind)}" ORDER BY id')
+
+
+def in_order_drawn(conn: sqlite3.Connection, derived: str, kinds: Sequence[str]) -> Iterator[tuple[str, int, str]]:
+    """(kind, customer id, JSON body) of every document of `kinds`, in the order the `derived` kind drew
+    its documents from them (`documents.derived`); those it drew none from last, by kind and id."""
+    parts = " UNION ALL ".join(
+        f"SELECT ? AS kind, d.id AS id, d.customer_id AS customer_id, d.body AS body, s.id AS drawn "
+        f'FROM "{table_of(kind)}" d LEFT JOIN "{sources_of(derived)}" s ON s.source = ? || d.id'
+        for kind in kinds
+    )
+    params = [value for kind in kinds for value in (kind, source(kind, ""))]
+    sql = f"SELECT kind, customer_id, body FROM ({parts}) ORDER BY drawn IS NULL, drawn, kind, id"
+    yield from conn.execute(sql, params)
 
 
 def documents(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:

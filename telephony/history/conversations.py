@@ -3,10 +3,11 @@
 A document table fed by the events that make the CDRs, SMS, faxes and chats (a projection of the
 same events, never a copy of the other tables): one conversation per CDR, SMS, fax and chat,
 `{id, created_at, channel, src, dst, duration, type, user_id, source_id}` where `type` is `in`, `out`
-or `missed` and `source_id` the id of the record it stands for. Its id is drawn from that record's
-(`source_id` × 4 + the channel's place in `CHANNELS`), so an export and import, which carry the
-records, give the conversations the same ids. Clearing a kind's records (`DELETE /cdrs`,
-`DELETE /sms`) clears its conversations.
+or `missed` and `source_id` the id of the record it stands for. It is a derived table
+(`documents.derived`): each conversation is named by its record (`cdr:<id>`, `sms:<id>` ...) and
+takes the next id when it is made, so ids grow in the order things happened across channels, and a
+replay gives the same ones. Clearing a kind's records (`DELETE /cdrs`, `DELETE /sms`) clears its
+conversations.
 """
 
 from __future__ import annotations
@@ -16,19 +17,23 @@ from typing import Any
 
 import msgspec
 
+from ..documents.names import source
 from ..documents.projection import DocumentChange, clear, patch, put
 from ..eventlog import RecordedEvent
 
 CHANNELS = ("call", "sms", "fax", "chat")
+KINDS = {"call": "cdr", "sms": "sms", "fax": "fax", "chat": "chat"}
+"""The kind of the records of each channel."""
 CDR_TYPES = {"I": "in", "O": "out", "M": "missed"}
 DIRECTIONS = {"in": "in", "out": "out", 1: "in", 2: "out"}
 """An SMS's or a fax's `type` (a direction name or code) as a conversation's."""
 
 
 def conversation(channel: str, record: dict[str, Any], customer_id: int) -> DocumentChange:
-    """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body)."""
-    id_ = record["id"] * len(CHANNELS) + CHANNELS.index(channel)
-    return put(id_, customer_id, {"id": id_, "channel": channel, **SHAPES[channel](record), "source_id": record["id"]})
+    """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body), named by
+    its record: the table gives it its id."""
+    body = {"channel": channel, **SHAPES[channel](record), "source_id": record["id"]}
+    return put(source(KINDS[channel], record["id"]), customer_id, body)
 
 
 SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -88,8 +93,7 @@ def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]
 def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
     if "duration" in event.data["changes"]:
-        id_ = event.data["id"] * len(CHANNELS) + CHANNELS.index("chat")
-        yield patch(id_, {"duration": event.data["changes"]["duration"]})
+        yield patch(source(KINDS["chat"], event.data["id"]), {"duration": event.data["changes"]["duration"]})
 
 
 FEEDS = {

@@ -124,7 +124,7 @@ RESOURCES: tuple[Resource, ...] = (
     # Billing and the unified history (real-platform.md: "Files and billing")
     R("transactions", "transaction", s.Transaction, "customer", frozenset(), added_ops=READ, indexed=("period",)),
     R("conversations", "conversation", s.Conversation, "history", frozenset(), added_ops=READ,
-      indexed=("created_at",), derived=True),
+      indexed=("created_at",), drawn_from=("cdr", "sms", "fax", "chat")),
     R("balances", "balance", s.Balance, "customer", frozenset(), one_per_customer=True),
     R("tariffcards", "tariffcard", s.TariffCard, "customer", frozenset(), one_per_customer=True),
     # Reports

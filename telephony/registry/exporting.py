@@ -2,7 +2,8 @@
 
 Customers, then users with their credentials (password hash, sealed SIP password, remembered
 devices), their live API tokens and API keys (digest and sealed copy), uploaded files, every
-registry collection by id, then the highest id of each kind. What an export leaves out, and why,
+registry collection by id (the records a derived kind is drawn from together, in the order it drew
+them: an import draws it again in that order), then the highest id of each kind. What an export leaves out, and why,
 is in the README.
 """
 
@@ -40,12 +41,21 @@ def export(conn: sqlite3.Connection) -> Iterator[bytes]:
         yield _line(_RESOURCE_OF_KIND[token.pop("kind")], customer_id, token)
     for sha, media_type, content in blobs.every(conn):
         yield _line("blobs", 0, {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(content).decode()})
+    prefixes = {r.kind: b'{"resource":' + _encode(r.path) + b',"customer_id":' for r in RESOURCES}
+    drawn = {kind: derived for derived in RESOURCES for kind in derived.drawn_from}
+    listed: set[str] = set()
     for resource in RESOURCES:
-        if resource.derived:
+        if resource.derived or resource.kind in listed:
             continue
-        prefix = b'{"resource":' + _encode(resource.path) + b',"customer_id":'
-        for customer_id, body in reads.every(conn, resource.kind):
-            yield prefix + str(customer_id).encode() + b',"data":' + body.encode() + b"}"
+        derived = drawn.get(resource.kind)
+        if derived is None:
+            rows: Iterator[tuple[str, int, str]] = ((resource.kind, *row) for row in reads.every(conn, resource.kind))
+            listed.add(resource.kind)
+        else:  # the records a derived kind is drawn from, together, in the order it drew them
+            rows = reads.in_order_drawn(conn, derived.kind, derived.drawn_from)
+            listed.update(derived.drawn_from)
+        for kind, customer_id, body in rows:
+            yield prefixes[kind] + str(customer_id).encode() + b',"data":' + body.encode() + b"}"
     for kind, last in sequences.highest(conn):
         if kind in ID_KINDS:
             yield _line("sequences", 0, {"kind": kind, "last": last})

@@ -83,8 +83,9 @@ class Resource:
         unlinked when those records go.
     fold: a change as it applies to the stored document (queue members keep their login state).
     effects: the events a change brings on other records (a number listed by one destination leaves another).
-    derived: a read model drawn from other records (conversations): never exported nor imported, since
-        the records it is drawn from make it again.
+    drawn_from: the kinds of the records a derived read model (conversations) is drawn from, in order
+        (documents.derived): it is never exported nor imported, since those records make it again, and
+        an export lists them in the order they made it, so an import gives its ids in the same order.
     one_per_customer: a customer's one record (its balance), whose id is the customer's: no ids are allocated.
     parent: set on nested views: the record the path names, which the caller must be able to see.
     """
@@ -119,13 +120,18 @@ class Resource:
     fold: Fold | None = None
     effects: Effects | None = None
     parent: Parent | None = None
-    derived: bool = False
+    drawn_from: tuple[str, ...] = ()
     one_per_customer: bool = False
     """The record's id is its customer's (a balance): no sequence hands its ids out."""
 
     @property
     def all_ops(self) -> frozenset[Op]:
         return self.ops | self.added_ops
+
+    @property
+    def derived(self) -> bool:
+        """A read model drawn from other records (`drawn_from`)."""
+        return bool(self.drawn_from)
 
     @cached_property
     def patch(self) -> type[msgspec.Struct] | None:

@@ -27,12 +27,12 @@ from msgspec import inspect as mi
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
+from telephony.documents import reads
 from telephony.documents.names import table_of
 from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
 from telephony.domain.references import DESTINATION_KINDS, Destination, Ref, Reference
 from telephony.domain.types import dictionary_fields
 from telephony.eventlog import NewEvent
-from telephony.history import conversation
 from telephony.keys import EVENT_LOG
 from telephony.projections.sequences import next_id
 from telephony.registry.catalogue import BY_PATH, RESOURCES
@@ -407,7 +407,9 @@ async def seed_many(api: Api, resource: Resource, customer_id: int, rows: list[d
     the way the platform makes it: from records it is drawn from (faxes), its documents answered."""
     if resource.derived:
         faxes = await seed_many(api, BY_PATH["faxes"], customer_id, rows)
-        return [conversation("fax", fax, customer_id)[1]["body"] for fax in faxes]
+        among = {"channel": ["fax"], "source_id": [fax["id"] for fax in faxes]}
+        drawn = await api.app[EVENT_LOG].query(lambda conn: reads.holding(conn, resource.kind, customer_id, among))
+        return sorted(drawn, key=lambda document: document["id"])
     documents = [msgspec.to_builtins(msgspec.convert(fields, resource.model)) for fields in rows]
 
     def decide(conn):

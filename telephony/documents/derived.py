@@ -1,0 +1,76 @@
+"""A document table drawn from other records, whose documents take ids in the order they are made.
+
+Each document stands for one record, its source (`names.source`: `<kind>:<id>`), and its feeds name
+it by that source wherever a table's feeds name a document by its id: `put` gives it the table's next
+id (1, 2, 3 ... across customers, in log order) and sets its `id`; `patch` and `remove` find it. The
+ids given are kept in a table of their own (`<table>_sources`), never cleared, so a document that
+goes never gives its id to another, and a replay of the log gives every document the same id. An
+export lists the records in the order their documents were made (`reads.in_order_drawn`), so an
+import, which draws the documents again, gives them ids in the same order.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from ..projections.holding import HeldRows
+from .names import sources_of
+from .projection import DocumentChange, DocumentTable
+
+
+class DerivedTable(DocumentTable):
+    """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats)."""
+
+    def __init__(self, kind: str, **options: Any) -> None:
+        super().__init__(kind, **options)
+        self.sources = sources_of(kind)
+        self.tables = (*self.tables, self.sources)
+        self._give = f'INSERT INTO "{self.sources}" (source) VALUES (?) RETURNING id'
+        self._find = f'SELECT id FROM "{self.sources}" WHERE source = ?'
+        self._given: HeldRows[str, int] = HeldRows(
+            f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)', lambda source, id_: (source, id_)
+        )
+        """During a rebuild: the ids given lately, by source, written in batches."""
+        self._last: int | None = None
+        """During a rebuild: the last id given."""
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        super().create(conn)
+        conn.execute(
+            f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE)'
+        )
+        self._last = None
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        self._given.flush(conn)
+        self._last = None
+        super().settle(conn)
+
+    def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
+        """A feed's changes, each naming its document by its source: a new one gets the next id."""
+        for name, data in changes:
+            if name == "created":
+                given = self._next(conn, data["id"])
+                data = {**data, "id": given, "body": {"id": given, **data["body"]}}
+            elif name in ("updated", "deleted"):
+                if (found := self._id_of(conn, data["id"])) is None:
+                    continue
+                data = {**data, "id": found}
+            super()._change(conn, [(name, data)])
+
+    def _next(self, conn: sqlite3.Connection, source: str) -> int:
+        if not self.rebuilding:
+            return conn.execute(self._give, (source,)).fetchone()[0]
+        if self._last is None:
+            self._last = conn.execute(f'SELECT coalesce(max(id), 0) FROM "{self.sources}"').fetchone()[0]
+        self._last += 1
+        self._given.hold(conn, source, self._last)
+        return self._last
+
+    def _id_of(self, conn: sqlite3.Connection, source: str) -> int | None:
+        if (given := self._given.get(source)) is not None:
+            return given
+        row = conn.execute(self._find, (source,)).fetchone()
+        return row[0] if row else None
