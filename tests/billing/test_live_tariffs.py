@@ -3,10 +3,11 @@ from the moment its destination is known, the same its CDR is priced by."""
 
 from __future__ import annotations
 
-from tests.accounts.helpers import CONTROL, create_user
+from tests.accounts.helpers import CONTROL, create_user, url
 from tests.billing.test_billed_time import CONNECTS
 from tests.billing.test_billing import FRANCE, HOME, LANDLINE, MOBILE
 from tests.calls.helpers import advance, by_live_id, get, patch, place
+from tests.calls.test_inbound import provision, ring
 
 
 async def test_a_live_call_shows_the_rate_and_minimum_charge_its_cdr_is_priced_by(client, root):
@@ -41,3 +42,15 @@ async def test_a_web_call_shows_the_rate_of_each_number(client, root):
     webcall = (await response.json())["data"]
     live = (await get(client, root, f"/calls/{webcall['live_id']}"))["data"]
     assert (live["src_rate"], live["dst_rate"]) == (0.02, 0.06)
+
+
+async def test_an_inbound_call_routed_on_to_an_outside_number_shows_that_numbers_rate(client, root):
+    user_id = await create_user(client, HOME, "away@example.com", nb_sip_locations=0, nun="447000005678",
+                                nun_ring_time=8, final_dst_type="H")  # fmt: skip
+    await provision(client, target_type="U", target_id=user_id)
+    call = (await ring(client))["data"]  # the user has no client: its network-unavailable number rings
+    assert (call["dst"], call["dst_rate"], call["min_charge"]) == ("+447000005678", 0.06, 0.0)
+    await advance(client, 5 + 30)  # it answers after 5 s; the caller hangs up 30 s later
+    assert (await client.delete(url("v1.2", f"/calls/{call['id']}"), headers=root.headers())).status == 204
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call["id"])))["data"]
+    assert (cdr["rate"], cdr["billsec"], cdr["charge"]) == (0.06, 30, 0.04)  # 30 s at 0.06, 0.01 to connect
