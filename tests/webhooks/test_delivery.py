@@ -4,10 +4,11 @@ on the clock's schedule, inspected per webhook and per call, redelivered, and a 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from telephony.keys import CLOCK, EVENT_LOG
+from telephony.keys import EVENT_LOG
 from telephony.reactors import tracking
 from telephony.webhooks.dispatcher import Dispatcher
 from telephony.webhooks.dispatcher import _call as dispatcher_call
@@ -34,7 +35,7 @@ async def test_an_answered_call_makes_every_state_event_signed_in_order(client, 
     call_id = await answered_call(client, root)
     await delivered(client)
     assert receiver.names(call_id) == ["call.initial", "call.ringing", "call.ringing", "call.connected", "call.hangup"]
-    now = int(client.server.app[CLOCK].time())
+    now = int(time.time())  # a receiver checks the signature's time against its own clock
     bodies = [verified(secret, headers, body, now) for headers, body in receiver.got]
     assert len({b["id"] for b in bodies}) == 5 and all(h["webhook-id"] == b["id"] for (h, _), b in
                                                          zip(receiver.got, bodies, strict=True))  # fmt: skip
