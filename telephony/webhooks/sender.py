@@ -18,9 +18,10 @@ A POST carries the body as queued, `Content-Type: application/json` and the Stan
 headers (`webhook-id` the event's id, the same on every retry; `webhook-timestamp`; `webhook-signature`),
 never follows a redirect, and any 2xx within `timeout_seconds` is a delivery. The attempt is recorded
 (status, latency, error, the answer's first 500 characters); after a crash between a POST and its
-record the POST is made again (at least once), with the same `webhook-id`. A webhook whose receiver
-has failed every attempt for `[webhooks] disable_after` seconds is disabled, and the customer's root
-users are mailed.
+record the POST is made again (at least once), with the same `webhook-id`. An address the networks
+refuse (`urls`: checked again at each POST, since a name may resolve elsewhere by then) is a failed
+attempt. A webhook whose receiver has failed every attempt for `[webhooks] disable_after` seconds is
+disabled, and the customer's root users are mailed.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
 from ..reactors.scheduler import Job, Scheduler
 from ..security import Sealer
+from . import urls
 from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded, since
-from .urls import ssl_context
 
 log = logging.getLogger(__name__)
 SENDER = Metadata(source="webhooks")
@@ -67,6 +68,7 @@ class Sender:
         self._sealer = sealer
         self._mailer = mailer
         self._wall = wall
+        self._networks = urls.Networks(settings)
         self._session: aiohttp.ClientSession | None = None
         self._limits: dict[int, asyncio.Semaphore] = {}
         self._sending: set[int] = set()
@@ -193,6 +195,8 @@ class Sender:
         status, error, excerpt = None, None, ""
         if webhook is None:
             error = "the webhook was deleted"
+        elif refused := urls.refusal(webhook["url"], self._networks):
+            error = refused
         else:
             body = pending.body.encode()
             secret = self._sealer.unseal(webhook["secret_sealed"])
@@ -214,6 +218,8 @@ class Sender:
                 error = "timeout"
             except aiohttp.ClientConnectorCertificateError:
                 error = "certificate not trusted"
+            except aiohttp.ClientConnectorDNSError as exc:
+                error = "address not allowed" if isinstance(exc.os_error, urls.Refused) else type(exc).__name__
             except aiohttp.ClientError as exc:
                 error = type(exc).__name__
         latency = (time.perf_counter() - started) * 1000
@@ -222,9 +228,7 @@ class Sender:
     @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(ssl=ssl_context(self._settings),
-                                             limit_per_host=self._settings.in_flight_per_receiver)  # fmt: skip
-            self._session = aiohttp.ClientSession(connector=connector)
+            self._session = urls.session(self._settings, limit_per_host=self._settings.in_flight_per_receiver)
         return self._session
 
     def _consequences(self, conn: sqlite3.Connection, delivery: dict[str, Any], attempt: Attempt) -> list[NewEvent]:
@@ -250,7 +254,8 @@ class Sender:
         events = [NewEvent(stream=f"webhook-{webhook['id']}", type="webhook.updated",
                            data={"id": webhook["id"], "changes": changes})]  # fmt: skip
         if changes.get("enabled") is False:
-            text = (f"The webhook {webhook['name']} ({webhook['url']}) was disabled: every delivery to it failed "
+            url = urls.displayed(webhook["url"])
+            text = (f"The webhook {webhook['name']} ({url}) was disabled: every delivery to it failed "
                     f"since {webhook['failing_since']} UTC. Enable it again once its receiver answers.")  # fmt: skip
             roots = reads.having(conn, "user", customer_id, "is_root", True)
             events += [self._mailer.message(user["email"], f"Webhook {webhook['name']} disabled", text)
