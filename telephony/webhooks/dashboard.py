@@ -231,8 +231,8 @@ ROUTES = [
     _route("POST", "/logout", logout),
     _route("POST", "/webhooks", add_webhook),
     _route("POST", NAMED, edit_webhook),
-    _route("POST", NAMED + "/delete", delete_webhook),
-    _route("POST", r"/deliveries/{id:\d{1,18}}/redeliver", redeliver),
+    _route("POST", "/delete/{name:[^/]+}", delete_webhook),
+    _route("POST", r"/redeliver/{id:\d{1,18}}", redeliver),
     _route("GET", "/calls", find_call),
     _route("GET", "/calls/{id:[^/]+}", call_flow),
 ]

@@ -104,12 +104,13 @@ def _webhook_row(hook: dict[str, Any], csrf: str) -> str:
     enabled = " checked" if hook["enabled"] else ""
     url = f'<input name=url type=url size=45 form="{form}" value="{escape(hook["url"])}">'
     failing = escape(" ".join(v for v in (hook.get("failing_since"), hook.get("disabled_reason")) if v))
-    action = escape(f"{BASE}/webhooks/{quote(hook['name'], safe='')}")
+    named = quote(hook["name"], safe="")
+    action, delete = escape(f"{BASE}/webhooks/{named}"), escape(f"{BASE}/delete/{named}")
     confirm = escape(f"Delete the webhook {hook['name']}? Its receiver gets nothing more.")
     return (f"<tr><td>{name}</td><td>{url}<br>{_choices(hook['events'], form)}</td>"
             f'<td><input type=checkbox name=enabled form="{form}"{enabled}></td><td>{failing}</td>'
             f'<td><form class=inline method=post action="{action}" id="{form}">{_csrf(csrf)}<button>Save</button>'
-            f'</form> <form class=inline method=post action="{action}/delete" data-confirm="{confirm}">'
+            f'</form> <form class=inline method=post action="{delete}" data-confirm="{confirm}">'
             f"{_csrf(csrf)}<button>Delete</button></form></td></tr>")  # fmt: skip
 
 
@@ -123,7 +124,7 @@ def _attempts(delivery: dict[str, Any]) -> str:
 
 def _redeliver(delivery: dict[str, Any], csrf: str, back: str = "") -> str:
     """The button that queues the delivery's event again, to the same webhook (a new delivery)."""
-    return (f'<form class=inline method=post action="{BASE}/deliveries/{int(delivery["id"])}/redeliver">'
+    return (f'<form class=inline method=post action="{BASE}/redeliver/{int(delivery["id"])}">'
             f'{_csrf(csrf)}<input type=hidden name=back value="{escape(back)}">'
             "<button>Redeliver</button></form>")  # fmt: skip
 

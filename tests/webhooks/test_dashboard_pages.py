@@ -99,7 +99,7 @@ async def test_deliveries_show_their_times_and_one_is_redelivered_from_the_page(
     attempt = delivery["history"][0]
     assert f"<td>{delivery['created_at']}</td>" in overview and f"<li>{attempt['at']}: 410 in" in overview
     receiver.status = 204
-    flow = await posted(client, f"/deliveries/{delivery['id']}/redeliver", csrf=csrf, back=f"calls/{call_id}")
+    flow = await posted(client, f"/redeliver/{delivery['id']}", csrf=csrf, back=f"calls/{call_id}")
     assert f"Call flow of call {call_id}" in flow and f"Delivery {delivery['id']} queued again" in flow
     (queued,) = [e for e in await client.server.app[EVENT_LOG].read(types=["webhook.delivery_queued"])
                  if e.data["id"] != delivery["id"]]  # fmt: skip
@@ -113,9 +113,9 @@ async def test_deliveries_show_their_times_and_one_is_redelivered_from_the_page(
 async def test_a_webhook_is_deleted_from_the_page_only_with_the_sessions_csrf_token(client, root, receiver):
     csrf = await logged_in(client)
     await posted(client, "/webhooks", csrf=csrf, name="crm", url=receiver.url, events="call.state")
-    forged = await client.post(f"{BASE}/webhooks/crm/delete", data={"csrf": "0" * 64})
+    forged = await client.post(f"{BASE}/delete/crm", data={"csrf": "0" * 64})
     assert (forged.status, forged.content_type) == (403, "text/html") and "stale" in await forged.text()
     assert (await client.get("/_telephony/webhooks/crm", headers=root.headers())).status == 200
-    assert "Webhook crm deleted." in await posted(client, "/webhooks/crm/delete", csrf=csrf)
+    assert "Webhook crm deleted." in await posted(client, "/delete/crm", csrf=csrf)
     assert (await client.get("/_telephony/webhooks/crm", headers=root.headers())).status == 404
     assert [e.type for e in await client.server.app[EVENT_LOG].read(types=["webhook.deleted"])] == ["webhook.deleted"]
