@@ -4,9 +4,12 @@ behind a name, at save time and at each delivery) unless allowed, and reasons on
 from __future__ import annotations
 
 import socket
+import ssl
 
 import msgspec
 import pytest
+import trustme
+from aiohttp import web
 
 from telephony.app import create_app
 from telephony.eventlog import Metadata
@@ -100,6 +103,22 @@ async def test_the_reason_a_url_does_not_answer_is_said_only_for_a_loopback_rece
     assert loopback == "The URL does not answer HTTPS requests: it cannot be connected to."
     elsewhere = (await hook(client, root, 400, url=f"https://{own_address()}:9/hooks"))["errors"][0]["message"]
     assert elsewhere == "The URL does not answer HTTPS requests."  # nothing said of the server's network
+
+
+async def test_an_untrusted_certificate_is_said_only_when_a_ca_file_is_configured(aiohttp_client, aiohttp_server,
+                                                                                settings, clock):  # fmt: skip
+    address, stranger = own_address(), trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    stranger.issue_cert(address).configure_cert(context)
+    server = await aiohttp_server(web.Application(), host=address, ssl=context)
+    url = f"https://{address}:{server.port}/hooks"
+    client = await aiohttp_client(create_app(settings, clock=clock))  # [webhooks] ca_file set: the tests' CA
+    said = (await hook(client, await login(client, "v1.2", *ADMIN), 400, url=url))["errors"][0]["message"]
+    assert said == "The URL does not answer HTTPS requests: its certificate is not trusted."
+    await client.close()
+    client = await aiohttp_client(create_app(networks(settings, ca_file=""), clock=clock))
+    said = (await hook(client, await login(client, "v1.2", *ADMIN), 400, url=url))["errors"][0]["message"]
+    assert said == "The URL does not answer HTTPS requests."
 
 
 async def test_a_delivery_to_an_address_refused_since_the_webhook_was_saved_is_not_sent(
