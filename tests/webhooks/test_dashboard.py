@@ -1,8 +1,10 @@
 """The dashboard, in a real headless Chromium (Debian's, driven by Playwright), and its forms' guards.
 
-The browser test logs in, adds a webhook through the form, places a call and reads its deliveries in
-the call flow view. Chromium is Debian's package; the setup installs it when it is missing (as root,
-with apt-get) and skips with the reason only when it cannot.
+The browser test logs in, adds a webhook through the form, places a call, reads its deliveries in the
+call flow view and redelivers one, then deletes the webhook through the page's confirmation, with no
+Content-Security-Policy refusal on the way (the pages' own style and script run). Chromium is
+Debian's package; the setup installs it when it is missing (as root, with apt-get) and skips with
+the reason only when it cannot.
 """
 
 from __future__ import annotations
