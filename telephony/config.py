@@ -7,6 +7,7 @@ with a `ConfigError` naming the key.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -204,6 +205,8 @@ class ConfiguredWebhook(Section, frozen=True):
 class Webhooks(Section, frozen=True):
     ca_file: str = ""
     allow_http_loopback: bool = False
+    allow_networks: list[str] = msgspec.field(default_factory=list)
+    deny_networks: list[str] = msgspec.field(default_factory=list)
     timeout_seconds: float = 10.0
     disable_after: float = 5 * 24 * 3600.0
     in_flight_per_receiver: int = 8
@@ -213,6 +216,12 @@ class Webhooks(Section, frozen=True):
         _within(self, {"timeout_seconds": 300, "disable_after": 10 * 365 * 86400, "in_flight_per_receiver": 1000})
         if self.in_flight_per_receiver < 1 or self.timeout_seconds <= 0:
             raise ValueError("timeout_seconds and in_flight_per_receiver must be positive")
+        for key in ("allow_networks", "deny_networks"):
+            for network in getattr(self, key):
+                try:
+                    ipaddress.ip_network(network, strict=False)
+                except ValueError:
+                    raise ValueError(f"{key}: {network!r} is not a network such as 10.0.0.0/8 or fd00::/8") from None
 
 
 def _within(section: Section, bounds: dict[str, float]) -> None:

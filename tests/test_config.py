@@ -17,6 +17,7 @@ def test_the_shipped_config_file_loads_with_the_documented_defaults():
     assert (settings.server.host, settings.server.port) == ("127.0.0.1", 8080)
     assert settings.api.service == "voipstudio"
     assert settings.storage.data_dir == "./data"
+    assert (settings.webhooks.allow_networks, settings.webhooks.deny_networks) == ([], [])
 
 
 def test_environment_variables_override_the_file():
@@ -25,8 +26,10 @@ def test_environment_variables_override_the_file():
         "TELEPHONY_BOOTSTRAP_ADMIN_EMAIL": "root@acme.test",
         "TELEPHONY_CORS_ALLOWED_ORIGINS": "https://a.test, https://b.test",
         "TELEPHONY_MAIL_STARTTLS": "true",
+        "TELEPHONY_WEBHOOKS_DENY_NETWORKS": "10.0.0.0/8, fc00::/7",
     }
     settings = load_settings(ROOT / "config.toml", environ=env)
+    assert settings.webhooks.deny_networks == ["10.0.0.0/8", "fc00::/7"]
     assert settings.server.port == 9001
     assert settings.bootstrap.admin_email == "root@acme.test"
     assert settings.cors.allowed_origins == ["https://a.test", "https://b.test"]
@@ -56,6 +59,8 @@ def test_a_boolean_from_the_environment_is_one_of_the_usual_words(word, value):
         ("", {"TELEPHONY_MAIL_STARTTLS": ""}, "mail.starttls"),
         ("", {"TELEPHONY_NOPE_X": "1"}, "nope"),
         ("", {"TELEPHONY_SERVER": "1"}, "TELEPHONY_SERVER"),
+        ("[webhooks]\nallow_networks = ['10.0.0.0/33']\n", {}, "allow_networks"),
+        ("", {"TELEPHONY_WEBHOOKS_DENY_NETWORKS": "10.0.0.0/8, intranet"}, "deny_networks"),
     ],
 )
 def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env, named):

@@ -3,7 +3,8 @@
 A webhook subscribes to some of the spec's selectable types: `call.missed`, `call.ringing`,
 `call.connected`, `call.hangup`, `call.state` (every change of state of every call: initial,
 ringing, connected, hold, unhold, hangup, missed) and `sms.received`. A call's event makes the
-spec's events (`events_of`); a webhook receives those it subscribes to, each once.
+spec's events (`events_of`); a webhook receives those it subscribes to, each once. `call.ringing` is
+sent when the called side rings, not when a click-to-call first rings the caller's own phone.
 
 Bodies are the spec's tables (`call_body`, `sms_body`): times `YYYY-MM-DD HH:MM:SS` UTC, `call_id`
 the CDR's `live_id`. Deliveries are signed the Standard Webhooks way (`sign`): `webhook-id`,
@@ -49,11 +50,14 @@ SECRET_PREFIX = "whsec_"
 
 
 def events_of(type_: str, before: Call, after: Call) -> list[str]:
-    """The spec's events a call's event makes (`before` and `after` it)."""
+    """The spec's events a call's event makes (`before` and `after` it). `call.ringing` is the called
+    side ringing (the `dst` leg: each destination a hunt reaches in turn): the platform ringing the
+    calling side's own phone first (a click-to-call's `src`) is part of placing the call, and a body
+    saying the destination rings then would be wrong."""
     if type_ == PLACED:
         return ["call.initial"]
     if type_ == RANG:
-        return [CALL_RINGING]
+        return [CALL_RINGING] if after.ringing == "dst" else []
     if type_ == ANSWERED and before.connected_at is None and after.connected_at is not None:
         return [CALL_CONNECTED]
     if type_ == HELD:

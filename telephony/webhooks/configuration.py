@@ -17,6 +17,7 @@ from ..documents import reads
 from ..domain.errors import Invalid, Unknown
 from ..eventlog import NO_STREAM, Decision, NewEvent
 from ..projections.sequences import next_id
+from .urls import displayed
 
 KIND = "webhook"
 EventType = Literal["call.missed", "call.ringing", "call.connected", "call.hangup", "call.state", "sms.received"]
@@ -57,8 +58,10 @@ class Webhook(msgspec.Struct, kw_only=True):
 
 
 def shown(document: dict[str, Any], secret: str | None = None) -> dict[str, Any]:
-    """The webhook as the API shows it: never its sealed secret; the secret itself only when given."""
+    """The webhook as the API shows it: never its sealed secret (the secret itself only when given), nor
+    the password of a URL saved before URLs with credentials were refused."""
     out = {k: v for k, v in document.items() if k not in ("secret_sealed", "customer_id")}
+    out["url"] = displayed(out["url"])
     return {**out, "secret": secret} if secret is not None else out
 
 

@@ -169,13 +169,14 @@ class Pending:
 
 class PendingDeliveries(MemoryProjection):
     """The lanes of deliveries still to send, each in queue order; `on_change` (the sender) hears of
-    a lane whose head changed or is due again."""
+    a lane whose head changed or is due again, and since when it could be sent: the clock time of the
+    event that freed it (its queueing, or the attempt that ended the delivery before it)."""
 
     name = "pending_deliveries"
     handles = frozenset({QUEUED, ATTEMPTED, CUSTOMER_DELETED})
     kept_as = tuple[list[Pending], list[tuple[int, str, list[int]]]]
 
-    def __init__(self, on_change: Callable[[tuple[int, str]], None] | None = None) -> None:
+    def __init__(self, on_change: Callable[[tuple[int, str], float], None] | None = None) -> None:
         self.on_change = on_change
         self.reset()
 
@@ -187,7 +188,7 @@ class PendingDeliveries(MemoryProjection):
         d = event.data
         if event.type == CUSTOMER_DELETED:
             for gone in [p for p in self.pending.values() if p.customer_id == d["id"]]:
-                self._drop(gone)
+                self._drop(gone, 0.0)
             return
         if event.type == QUEUED:
             pending = Pending(d["id"], d["customer_id"], d["webhook_id"], d["lane"], d["event_id"], d["body"], 0,
@@ -196,18 +197,18 @@ class PendingDeliveries(MemoryProjection):
             lane = self.lanes.setdefault((pending.webhook_id, pending.lane), deque())
             lane.append(pending.id)
             if len(lane) == 1:
-                self._changed((pending.webhook_id, pending.lane))
+                self._changed((pending.webhook_id, pending.lane), d["at"])
             return
         pending_ = self.pending.get(d["id"])
         if pending_ is None:
             return
         if d["outcome"] == "retry":
             pending_.attempts, pending_.due = d["attempt"], d["next_at"]
-            self._changed((pending_.webhook_id, pending_.lane))
+            self._changed((pending_.webhook_id, pending_.lane), d["at"])
         else:
-            self._drop(pending_)
+            self._drop(pending_, d["at"])
 
-    def _drop(self, pending: Pending) -> None:
+    def _drop(self, pending: Pending, since: float) -> None:
         key = (pending.webhook_id, pending.lane)
         del self.pending[pending.id]
         lane = self.lanes.get(key)
@@ -218,11 +219,11 @@ class PendingDeliveries(MemoryProjection):
         if not lane:
             del self.lanes[key]
         elif head == pending.id:
-            self._changed(key)
+            self._changed(key, since)
 
-    def _changed(self, key: tuple[int, str]) -> None:
+    def _changed(self, key: tuple[int, str], since: float) -> None:
         if self.on_change is not None:
-            self.on_change(key)
+            self.on_change(key, since)
 
     def head(self, key: tuple[int, str]) -> Pending | None:
         lane = self.lanes.get(key)

@@ -1,5 +1,6 @@
 """Webhooks over HTTP, under `/_telephony`, for a root or admin user of the customer (the API's own
-tokens, both schemes): configuration, deliveries, the call flow view, redelivery.
+tokens, both schemes; other users are refused reading too): configuration, deliveries, the call flow
+view, redelivery.
 
     GET, POST            /_telephony/webhooks
     GET, PATCH, DELETE   /_telephony/webhooks/{name}
@@ -16,15 +17,16 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from ..api.context import authorize, meta_of
-from ..api.errors import NotFound
+from ..api.context import meta_of
+from ..api.errors import Forbidden, NotFound
 from ..api.responses import collection, json_response, raw_collection
 from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
-from ..keys import READER, SETTINGS, WEBHOOKS
+from ..domain import acl
+from ..keys import PRINCIPAL, READER, SETTINGS, WEBHOOKS
 from .configuration import KIND, Webhook, WebhookCreate, WebhookPatch, shown
 
 
@@ -57,9 +59,15 @@ DELIVERY_PROPS = properties(Delivery)
 WEBHOOK_PROPS = properties(Webhook)
 
 
-def _admin(request: web.Request) -> int:
-    """The caller's customer, when the caller is one of its root or admin users."""
-    return authorize(request, "settings", write=True).customer_id
+def admin(request: web.Request, *, write: bool) -> int:
+    """The caller's customer, when the caller is one of its root or admin users: webhooks are an admin
+    setting, as on the platform's dashboard, so other users neither change nor see them (a webhook's
+    URL and its deliveries are the integration's, not an agent's); the refusal says which was asked."""
+    who = request[PRINCIPAL]
+    if not acl.allowed(who.is_root, list(who.roles), "settings", write=True):
+        doing = "change webhooks" if write else "see webhooks and their deliveries"
+        raise Forbidden(f"Access denied: only root and admin users may {doing}")
+    return who.customer_id
 
 
 def _name(request: web.Request) -> str:
@@ -74,7 +82,7 @@ async def _webhook(request: web.Request, customer_id: int) -> dict[str, Any]:
 
 
 async def list_webhooks(request: web.Request) -> web.Response:
-    customer_id = _admin(request)
+    customer_id = admin(request, write=False)
     bodies, total = await listing.page(request.app[READER], KIND, listing.owned_having(customer_id),
                                        _query(request, WEBHOOK_PROPS))  # fmt: skip
     return collection([shown(msgspec.json.decode(body)) for body in bodies], total)
@@ -86,18 +94,18 @@ def _query(request: web.Request, props: Any) -> Any:
 
 
 async def create_webhook(request: web.Request) -> web.Response:
-    customer_id = _admin(request)
+    customer_id = admin(request, write=True)
     body = await read_json(request, WebhookCreate)
     made = await request.app[WEBHOOKS].create(customer_id, body, meta_of(request))
     return json_response({"data": made}, status=201)
 
 
 async def get_webhook(request: web.Request) -> web.Response:
-    return json_response({"data": shown(await _webhook(request, _admin(request)))})
+    return json_response({"data": shown(await _webhook(request, admin(request, write=False)))})
 
 
 async def patch_webhook(request: web.Request) -> web.Response:
-    customer_id = _admin(request)
+    customer_id = admin(request, write=True)
     body = await read_json(request, WebhookPatch)
     changes = {k: v for k, v in msgspec.structs.asdict(body).items() if v is not msgspec.UNSET}
     changed = await request.app[WEBHOOKS].change(customer_id, _name(request), changes, meta_of(request))
@@ -105,19 +113,19 @@ async def patch_webhook(request: web.Request) -> web.Response:
 
 
 async def delete_webhook(request: web.Request) -> web.Response:
-    await request.app[WEBHOOKS].delete(_admin(request), _name(request), meta_of(request))
+    await request.app[WEBHOOKS].delete(admin(request, write=True), _name(request), meta_of(request))
     return web.Response(status=204)
 
 
 async def rotate_secret(request: web.Request) -> web.Response:
-    rotated = await request.app[WEBHOOKS].rotate(_admin(request), _name(request), meta_of(request))
+    rotated = await request.app[WEBHOOKS].rotate(admin(request, write=True), _name(request), meta_of(request))
     return json_response({"data": rotated})
 
 
 async def webhook_deliveries(request: web.Request) -> web.Response:
     """A webhook's deliveries, newest first unless sorted otherwise; `filter` on status, call_id,
     event_name (and any other property) as every list."""
-    customer_id = _admin(request)
+    customer_id = admin(request, write=False)
     webhook = await _webhook(request, customer_id)
     bodies, total = await listing.page(request.app[READER], "delivery",
                                        listing.owned_having(customer_id, webhook_id=webhook["id"]),
@@ -126,7 +134,7 @@ async def webhook_deliveries(request: web.Request) -> web.Response:
 
 
 async def call_deliveries(request: web.Request) -> web.Response:
-    customer_id = _admin(request)
+    customer_id = admin(request, write=False)
     call_id = int(request.match_info["id"])
     flow = await request.app[WEBHOOKS].call_flow(call_id, customer_id)
     if flow is None:
@@ -135,7 +143,8 @@ async def call_deliveries(request: web.Request) -> web.Response:
 
 
 async def redeliver(request: web.Request) -> web.Response:
-    again = await request.app[WEBHOOKS].redeliver(_admin(request), int(request.match_info["id"]), meta_of(request))
+    customer_id = admin(request, write=True)
+    again = await request.app[WEBHOOKS].redeliver(customer_id, int(request.match_info["id"]), meta_of(request))
     return json_response({"data": again}, status=201)
 
 

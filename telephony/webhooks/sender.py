@@ -8,13 +8,20 @@ timers again from the pending deliveries. A timer only starts the POST, in a tas
 lanes of one webhook run side by side up to `[webhooks] in_flight_per_receiver`, and a slow or dead
 receiver holds back its own lanes only, never other webhooks, the scheduler or the API.
 
+Two times: an attempt is a domain event, made at its due time on the clock (or, when its lane was
+busy, the webhook held or the server down then, at the clock time it could be made), so a move of the
+clock makes every retry that falls due on the way, each at its own time, whenever the POSTs before
+it come back; its `webhook-timestamp` is transport, the real time of the POST, which receivers check
+against their own clocks.
+
 A POST carries the body as queued, `Content-Type: application/json` and the Standard Webhooks
 headers (`webhook-id` the event's id, the same on every retry; `webhook-timestamp`; `webhook-signature`),
 never follows a redirect, and any 2xx within `timeout_seconds` is a delivery. The attempt is recorded
 (status, latency, error, the answer's first 500 characters); after a crash between a POST and its
-record the POST is made again (at least once), with the same `webhook-id`. A webhook whose receiver
-has failed every attempt for `[webhooks] disable_after` seconds is disabled, and the customer's root
-users are mailed.
+record the POST is made again (at least once), with the same `webhook-id`. An address the networks
+refuse (`urls`: checked again at each POST, since a name may resolve elsewhere by then) is a failed
+attempt. A webhook whose receiver has failed every attempt for `[webhooks] disable_after` seconds is
+disabled, and the customer's root users are mailed.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import aiohttp
@@ -38,8 +45,8 @@ from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
 from ..reactors.scheduler import Job, Scheduler
 from ..security import Sealer
+from . import urls
 from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded, since
-from .urls import ssl_context
 
 log = logging.getLogger(__name__)
 SENDER = Metadata(source="webhooks")
@@ -48,7 +55,9 @@ USER_AGENT = "telephony-webhooks/1.0"
 
 class Sender:
     def __init__(self, settings: Settings, seed: int, pending: PendingDeliveries, event_log: EventLog, reader: Reader,
-                 scheduler: Scheduler, clock: Clock, sealer: Sealer, mailer: Mailer) -> None:  # fmt: skip
+                 scheduler: Scheduler, clock: Clock, sealer: Sealer, mailer: Mailer,
+                 wall: Callable[[], float] = time.time) -> None:  # fmt: skip
+        """`wall` is real time, for the `webhook-timestamp` of each POST (the clock is the domain's)."""
         self._settings = settings
         self._seed = seed
         self._pending = pending
@@ -58,6 +67,8 @@ class Sender:
         self._clock = clock
         self._sealer = sealer
         self._mailer = mailer
+        self._wall = wall
+        self._networks = urls.Networks(settings)
         self._session: aiohttp.ClientSession | None = None
         self._limits: dict[int, asyncio.Semaphore] = {}
         self._sending: set[int] = set()
@@ -73,25 +84,28 @@ class Sender:
 
     # --- lanes and timers --------------------------------------------------------------------------
 
-    def kick(self, lane: tuple[int, str]) -> None:
-        """Send a lane's head now when it is due, or set its timer at its due time (a retry's)."""
+    def kick(self, lane: tuple[int, str], since: float) -> None:
+        """Send a lane's head now when it is due, or set its timer at its due time (a retry's). `since`
+        is the clock time from which the lane could send (the event or attempt that freed it): the
+        attempt is made at its due time or then, whichever is later, however late this is called."""
         head = self._pending.head(lane)
         if head is None or head.id in self._sending:
             return
-        if head.due <= self._clock.time():
+        due = max(head.due, since)
+        if due <= self._clock.time():
             self._scheduler.cancel(_key(head.id))
-            asyncio.get_running_loop().call_soon(self._start, head.id)
+            asyncio.get_running_loop().call_soon(self._start, head.id, due)
         else:
-            self._scheduler.at(head.due, _key(head.id), self._job(head.id))
+            self._scheduler.at(due, _key(head.id), self._job(head.id))
 
     def resume(self, webhook_id: int) -> None:
-        """A webhook enabled again: its lanes go on."""
+        """A webhook enabled again: its lanes go on, from now."""
         self._down.pop(webhook_id, None)
-        self._wake(webhook_id)
+        self._wake(webhook_id, self._clock.time())
 
-    def _wake(self, webhook_id: int) -> None:
+    def _wake(self, webhook_id: int, since: float) -> None:
         for lane in self._pending.of_webhook(webhook_id):
-            self.kick(lane)
+            self.kick(lane, since)
 
     def _timers(self) -> Iterator[tuple[float, str, Job]]:
         for lane in list(self._pending.lanes):
@@ -101,24 +115,25 @@ class Sender:
 
     def _job(self, delivery_id: int) -> Job:
         async def start() -> None:
-            self._start(delivery_id)
+            self._start(delivery_id, self._clock.time())
 
         return start
 
-    def _start(self, delivery_id: int) -> None:
-        """Start sending a delivery in a task of the sender's, when it is still its lane's head."""
+    def _start(self, delivery_id: int, at: float) -> None:
+        """Start sending a delivery in a task of the sender's, when it is still its lane's head: the
+        attempt made at clock time `at`."""
         pending = self._pending.pending.get(delivery_id)
         head = self._pending.head((pending.webhook_id, pending.lane)) if pending else None
         if head is None or head.id != delivery_id or delivery_id in self._sending:
             return  # delivered, given up, or not its turn: the lane's own head is kicked
         webhook_id = head.webhook_id
         if webhook_id in self._down:
-            if webhook_id in self._probing or self._clock.time() < self._down[webhook_id]:
+            if webhook_id in self._probing or at < self._down[webhook_id]:
                 return  # held while the receiver is down: the webhook's probe wakes its lanes again
             self._probing.add(webhook_id)
         self._sending.add(delivery_id)
         self._idle.clear()
-        task = asyncio.get_running_loop().create_task(self._send(head))
+        task = asyncio.get_running_loop().create_task(self._send(head, at))
         self._tasks.add(task)
         task.add_done_callback(self._done)
 
@@ -135,21 +150,21 @@ class Sender:
 
     # --- one attempt -------------------------------------------------------------------------------
 
-    async def _send(self, pending: Pending) -> None:
+    async def _send(self, pending: Pending, at: float) -> None:
         try:
             async with self._limit(pending.webhook_id):
                 found = await reads.body(self._reader, "webhook", pending.webhook_id, pending.customer_id)
                 webhook = msgspec.json.decode(found) if found else None
                 if webhook is not None and not webhook["enabled"]:
                     return  # parked until the webhook is enabled again (`resume`)
-                attempt = await self._post(pending, webhook)
+                attempt = await self._post(pending, webhook, at)
                 record = recorded(attempt, self._seed, self._consequences)
                 await self._log.transact(record, SENDER)
         finally:
             self._sending.discard(pending.id)
             self._probing.discard(pending.webhook_id)
         self._heard(pending.webhook_id, attempt, record.result)
-        self.kick((pending.webhook_id, pending.lane))  # a retry, or the lane's next delivery
+        self.kick((pending.webhook_id, pending.lane), attempt.at)  # a retry, or the lane's next delivery
 
     def _heard(self, webhook_id: int, attempt: Attempt, result: dict[str, Any] | None) -> None:
         """A receiver that gave no answer or a 5xx is taken for down until the attempt's retry: its
@@ -157,7 +172,7 @@ class Sender:
         retry rather than one per call, and holds back only its own deliveries. An answer wakes them."""
         if attempt.status is not None and attempt.status < 500:
             if self._down.pop(webhook_id, None) is not None:
-                self._wake(webhook_id)
+                self._wake(webhook_id, attempt.at)
             return
         retry = result.get("next_at") if result else None
         until = retry if retry is not None else attempt.at + RETRY_SECONDS[0]
@@ -166,7 +181,7 @@ class Sender:
 
     def _probe(self, webhook_id: int) -> Job:
         async def wake() -> None:
-            self._wake(webhook_id)
+            self._wake(webhook_id, self._clock.time())
 
         return wake
 
@@ -175,15 +190,17 @@ class Sender:
             self._limits[webhook_id] = asyncio.Semaphore(self._settings.in_flight_per_receiver)
         return self._limits[webhook_id]
 
-    async def _post(self, pending: Pending, webhook: dict[str, Any] | None) -> Attempt:
-        at, started = self._clock.time(), time.perf_counter()
+    async def _post(self, pending: Pending, webhook: dict[str, Any] | None, at: float) -> Attempt:
+        started = time.perf_counter()
         status, error, excerpt = None, None, ""
         if webhook is None:
             error = "the webhook was deleted"
+        elif refused := urls.refusal(webhook["url"], self._networks):
+            error = refused
         else:
             body = pending.body.encode()
             secret = self._sealer.unseal(webhook["secret_sealed"])
-            stamp = int(at)
+            stamp = int(self._wall())
             headers = {
                 "Content-Type": "application/json",
                 "User-Agent": USER_AGENT,
@@ -201,6 +218,8 @@ class Sender:
                 error = "timeout"
             except aiohttp.ClientConnectorCertificateError:
                 error = "certificate not trusted"
+            except aiohttp.ClientConnectorDNSError as exc:
+                error = "address not allowed" if isinstance(exc.os_error, urls.Refused) else type(exc).__name__
             except aiohttp.ClientError as exc:
                 error = type(exc).__name__
         latency = (time.perf_counter() - started) * 1000
@@ -209,9 +228,7 @@ class Sender:
     @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(ssl=ssl_context(self._settings),
-                                             limit_per_host=self._settings.in_flight_per_receiver)  # fmt: skip
-            self._session = aiohttp.ClientSession(connector=connector)
+            self._session = urls.session(self._settings, limit_per_host=self._settings.in_flight_per_receiver)
         return self._session
 
     def _consequences(self, conn: sqlite3.Connection, delivery: dict[str, Any], attempt: Attempt) -> list[NewEvent]:
@@ -237,7 +254,8 @@ class Sender:
         events = [NewEvent(stream=f"webhook-{webhook['id']}", type="webhook.updated",
                            data={"id": webhook["id"], "changes": changes})]  # fmt: skip
         if changes.get("enabled") is False:
-            text = (f"The webhook {webhook['name']} ({webhook['url']}) was disabled: every delivery to it failed "
+            url = urls.displayed(webhook["url"])
+            text = (f"The webhook {webhook['name']} ({url}) was disabled: every delivery to it failed "
                     f"since {webhook['failing_since']} UTC. Enable it again once its receiver answers.")  # fmt: skip
             roots = reads.having(conn, "user", customer_id, "is_root", True)
             events += [self._mailer.message(user["email"], f"Webhook {webhook['name']} disabled", text)

@@ -41,11 +41,9 @@ class Webhooks:
 
     async def checked(self, url: str) -> str:
         """A URL the rules allow, answering HTTPS requests now."""
-        urls.allowed(url, self.settings)
         if self._probes is None:
-            self._probes = aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=urls.ssl_context(self.settings)))
-        await urls.probe(url, self._probes)
-        return url
+            self._probes = urls.session(self.settings)
+        return await urls.checked(url, self.settings, self._probes)
 
     async def create(self, customer_id: int, body: configuration.WebhookCreate, meta: Metadata,
                      secret: str | None = None, probe: bool = True) -> dict[str, Any]:  # fmt: skip

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import trustme
 
 from tests.accounts.helpers import CONTROL, PASSWORD, create_user, error_of, login
 from tests.webhooks.receiver import Receiver, start
 
 HOME = 100001
+ONLY_ADMINS = "Access denied: only root and admin users may"
 
 
 async def hook(client, creds, status: int = 201, **body) -> dict:
@@ -52,6 +55,18 @@ async def test_only_root_and_admin_users_of_the_customer_configure_webhooks(clie
     await error_of(await client.get("/_telephony/webhooks/crm", headers=other.headers()), 404)
 
 
+async def test_a_user_who_may_not_see_webhooks_is_told_so_not_that_it_may_not_change_settings(client, root, receiver):
+    await hook(client, root, url=receiver.url)
+    for email, role in (("agent@example.com", "ROLE_AGENT"), ("reader@example.com", "ROLE_READ_ONLY")):
+        await create_user(client, HOME, email, roles=[role])
+        user = await login(client, "v1.2", email, PASSWORD)
+        for path in ("/webhooks", "/webhooks/crm", "/webhooks/crm/deliveries", "/calls/1/deliveries"):
+            refused = await error_of(await client.get("/_telephony" + path, headers=user.headers()), 403)
+            assert refused["message"] == f"{ONLY_ADMINS} see webhooks and their deliveries"
+        refused = await error_of(await client.delete("/_telephony/webhooks/crm", headers=user.headers()), 403)
+        assert refused["message"] == f"{ONLY_ADMINS} change webhooks"
+
+
 async def test_urls_must_be_https_answer_and_be_trusted(client, root, receiver, aiohttp_server):
     assert "https" in (await hook(client, root, 400, url="http://127.0.0.1:9/hooks"))["errors"][0]["message"]
     refused = await hook(client, root, 400, url="https://127.0.0.1:9/hooks")
@@ -84,7 +99,7 @@ async def test_the_configuration_makes_demo_webhooks_at_start(aiohttp_client, se
     await missed_call(client)
     await delivered(client)
     ((headers, body),) = receiver.got
-    assert verified(secret, headers, body, int(clock.time()))["event_name"] == "call.hangup"
+    assert verified(secret, headers, body, int(time.time()))["event_name"] == "call.hangup"
     await client.close()
     moved = msgspec.structs.replace(demo, events=["call.missed"])
     again = msgspec.structs.replace(settings, webhooks=msgspec.structs.replace(settings.webhooks, hooks=[moved]))

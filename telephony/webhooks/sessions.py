@@ -1,0 +1,96 @@
+"""The dashboard's session: its cookie, the CSRF token of its forms, and what a form tells the page
+it redirects to.
+
+The session is a login token like the API's (it idles out as v1.2 tokens do) in a cookie (HttpOnly,
+SameSite=Strict, path `/_telephony/dashboard`), of a root or admin user. Every form carries a CSRF
+token drawn from it, which another site can neither read nor make. A form is answered with a 303 to
+a page (Post/Redirect/Get: reloading a page never posts again), and what it did rides along in a
+one-time cookie sealed under the data dir's key and bound to the session: a new signing secret is
+shown once, and is never in clear on the way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from ..accounts import authenticate_token
+from ..api.errors import ApiError
+from ..keys import ACCOUNTS, PRINCIPAL
+from . import pages
+from .handlers import admin
+from .pages import BASE
+
+COOKIE = "telephony_dashboard"
+TOLD = "telephony_dashboard_told"
+"""The cookie that carries what a form did to the page it redirects to."""
+
+
+def csrf(token: str) -> str:
+    """The CSRF token of a session's forms, drawn from its login token (which only the browser has)."""
+    return hmac.new(token.encode(), b"dashboard-csrf", hashlib.sha256).hexdigest()
+
+
+async def session(request: web.Request) -> str | None:
+    """The session's token, when the cookie holds a live one of a root or admin user."""
+    token = request.cookies.get(COOKIE)
+    if not token:
+        return None
+    try:
+        await authenticate_token(request, token)
+        admin(request, write=True)
+    except ApiError:
+        return None
+    return token
+
+
+async def form(request: web.Request, token: str) -> Any:
+    """A form posted with the session's CSRF token; `Stale` otherwise."""
+    posted = await request.post()
+    if not hmac.compare_digest(str(posted.get("csrf", "")), csrf(token)):
+        raise Stale
+    return posted
+
+
+class Stale(Exception):
+    """A form without the session's CSRF token: another site's, or one from before a new login."""
+
+
+def back(request: web.Request, said: str = "", *, bad: bool = False, secret: tuple[str, str] | None = None,
+          to: str = BASE) -> web.Response:  # fmt: skip
+    """After a form: see the page again (303), told what the form did."""
+    response = web.Response(status=303, headers={"Location": to})
+    if said:
+        who = request.get(PRINCIPAL)
+        told = {"for": who.token_id if who else "", "said": said, "bad": bad, "secret": secret}
+        sealed = request.app[ACCOUNTS].sealer.seal(msgspec.json.encode(told).decode())
+        response.set_cookie(TOLD, sealed, httponly=True, samesite="Strict", path=BASE, max_age=300,
+                            secure=request.secure)  # fmt: skip
+    return response
+
+
+def _heard(request: web.Request, token_id: str) -> str:
+    """What the form before told this page, for this session only (`token_id`: its token's id)."""
+    sealed = request.cookies.get(TOLD)
+    if not sealed:
+        return ""
+    try:
+        told = msgspec.json.decode(request.app[ACCOUNTS].sealer.unseal(sealed))
+    except (ValueError, msgspec.DecodeError):
+        return ""
+    if told.get("for") != token_id:
+        return ""
+    return pages.outcome(str(told["said"]), bool(told["bad"]), tuple(told["secret"]) if told["secret"] else None)
+
+
+def shown(request: web.Request, title: str, render: Callable[[str], str], token_id: str = "") -> web.Response:
+    """A page, with what the form before it did (`render` places it), once."""
+    response = pages.page(title, render(_heard(request, token_id)))
+    if TOLD in request.cookies:
+        response.del_cookie(TOLD, path=BASE)
+    return response
