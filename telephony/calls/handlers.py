@@ -1,7 +1,8 @@
 """The calls module over HTTP: live calls, placing them, and controlling them while they live.
 
 `GET /calls`, `/calls/{id}` and `/users/{id}/calls` show live calls only: a call is gone from them
-at hangup and its id is then a 404. A command the call's state refuses is a 400 naming the state.
+at hangup, and its id is then a 404 to every method (a PATCH or DELETE as much as a GET). A change
+the call's state refuses is a 400 naming the state and the field that asked for it.
 `PATCH /calls/{id}` answers 200 with the LiveCall (the spec documents 301, which HTTP clients
 would follow as a redirect; real clients accept 200).
 """
@@ -228,6 +229,7 @@ async def patch_call(request: web.Request) -> web.Response:
     """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
     takes the call on (its `parent_id` the old one)."""
     who = authorize(request, "calls", write=True)
+    _live(request, who.customer_id)  # an ended or unknown call is a 404 whatever the body
     body = await read_json(request, PatchCall)
     calls, call_id = request.app[CALLS], _call_id(request)
     command = _commands(body, await _labels(request, who.customer_id, body.labels))

@@ -20,7 +20,6 @@ from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..documents import reads
-from ..domain.calls import stream_of
 from ..domain.schemas import LiveCall
 from ..domain.types import E164
 from ..keys import CALLS, READER
@@ -72,7 +71,7 @@ async def dtmf(request: web.Request) -> web.Response:
     """The caller of a call live in an IVR presses a key (or dials an extension) now."""
     calls, call_id = request.app[CALLS], int(request.match_info["id"])
     body = await read_json(request, Dtmf)
-    if call_id not in calls.live.calls and not await calls.event_log.read_stream(stream_of(call_id)):
+    if call_id not in calls.live.calls:  # unknown, or ended: a call is gone at its hangup
         raise NotFound(f"Call {call_id} not found")
     if body.digits is None:
         raise BadRequest.field("digits", "This field is required")
