@@ -133,6 +133,7 @@ def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
             "first": placing.first,
             "src": _builtins(placing.src),
             "dst": _builtins(placing.dst),
+            "dialled": placing.dst.number,
             "clid": placing.clid,
             "context": placing.context,
             "destination": placing.destination,

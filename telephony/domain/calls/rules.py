@@ -194,7 +194,8 @@ def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan, contex
     own += [(ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
                      "by": "src", "leg": None})]  # fmt: skip
     placed = {"customer_id": call.customer_id, "user_id": call.user_id, "kind": "transfer", "first": "dst",
-              "src": _builtins(remote), "dst": _builtins(to), "clid": call.clid, "context": context or call.context,
+              "src": _builtins(remote), "dst": _builtins(to), "dialled": to.number, "clid": call.clid,
+              "context": context or call.context,
               "destination": call.destination, "parent_id": call.id, "referred_by": user.number,
               "record": call.record, "plan": _builtins(plan), "answered": ["src"]}  # fmt: skip
     return own, place(child_id, at, placed, accepted=False)
