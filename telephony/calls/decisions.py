@@ -25,7 +25,7 @@ from ..domain.errors import Invalid
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import history, routing, rulings
-from .destinations import Floor, Planner, Routing
+from .destinations import Floor, Planner, Routing, final
 from .parties import charged_legs
 
 FIRST_CALL_ID = 1
@@ -252,7 +252,8 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
 
 def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
     """A caller in an IVR presses keys (or dials an extension): the caller goes where they send it (in
-    a new call once the IVR answered)."""
+    a new call once the IVR answered); keys that do nothing play the menu again, or after its last
+    play send the caller to the IVR's final destination."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         call, at = call_of(conn, call_id), now()
@@ -260,9 +261,12 @@ def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
         if ivr is None:
             raise Invalid.field("digits", f"Call {call_id} is not in an IVR.")
         to = routing.key_target(conn, call, ivr, keys)
-        if to is None:
-            raise Invalid.field("digits", f"The key {keys} does nothing in this IVR.")
-        return _go_on(conn, call, to, engine, at)
+        if to is not None:
+            return _go_on(conn, call, to, engine, at)
+        replayed = rules.replay(call, at, routing.menu_of(ivr), keys)
+        if replayed is None:
+            return _go_on(conn, call, final(ivr), engine, at)
+        return _recorded(conn, call, replayed, engine)
 
     return Decision(decide)
 

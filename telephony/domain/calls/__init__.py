@@ -1,5 +1,6 @@
 """The rules of a call: its state and transitions, the commands on it, and its simulation."""
 
+from .menu import Menu, heard, replay
 from .rules import (
     CAUSES,
     MONITOR_COMMANDS,
@@ -27,6 +28,7 @@ from .state import (
     ENDED,
     LEGS,
     LIVE,
+    MENU_REPLAYED,
     PLACED,
     ROUTED,
     STATES,
@@ -50,6 +52,8 @@ __all__ = [
     "ENDED",
     "LEGS",
     "LIVE",
+    "MENU_REPLAYED",
+    "Menu",
     "MONITOR_COMMANDS",
     "PLACED",
     "ROUTED",
@@ -73,12 +77,14 @@ __all__ = [
     "other",
     "sip_call_id",
     "hang_up",
+    "heard",
     "hold",
     "label",
     "monitor",
     "next_step",
     "place",
     "refuse",
+    "replay",
     "route",
     "set_action",
     "stream_of",
