@@ -195,12 +195,17 @@ async def place_webcall(request: web.Request) -> web.Response:
     return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
 
 
-def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
-    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
+def _well_formed(body: PatchCall) -> PatchCall:
+    """The PATCH body, its `state` and `monitor_state` among the values they take (400 naming them)."""
     if body.state is not None and body.state not in STATES:
         raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
     if body.monitor_state is not None and body.monitor_state not in rules.MONITOR_COMMANDS:
         raise BadRequest.field("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}.")
+    return body
+
+
+def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
+    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
     if body.labels is not None and (unknown := set(body.labels) - valid_labels):
         raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
 
@@ -229,8 +234,8 @@ async def patch_call(request: web.Request) -> web.Response:
     """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
     takes the call on (its `parent_id` the old one)."""
     who = authorize(request, "calls", write=True)
-    _live(request, who.customer_id)  # an ended or unknown call is a 404 whatever the body
-    body = await read_json(request, PatchCall)
+    body = _well_formed(await read_json(request, PatchCall))
+    _live(request, who.customer_id)  # a well-formed change of an ended or unknown call: 404, as GET
     calls, call_id = request.app[CALLS], _call_id(request)
     command = _commands(body, await _labels(request, who.customer_id, body.labels))
     transfer = None

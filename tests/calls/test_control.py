@@ -99,7 +99,7 @@ async def test_an_ended_call_is_a_404_to_every_method_as_to_get(client, root):
     expected = await error_of(await client.get(url("v1.2", f"/calls/{call_id}"), headers=root.headers()), 404)
     assert expected["message"] == f"Call {call_id} not found"
     bodies = ({}, {"state": "hold"}, {"state": "hangup"}, {"monitor_state": "start"}, {"labels": []},
-              {"action_url": "https://crm.example/x"}, {"dst": ANSWERS + "9"}, {"state": "dance"})  # fmt: skip
+              {"action_url": "https://crm.example/x"}, {"dst": ANSWERS + "9"}, {"labels": [999999]})  # fmt: skip
     for body in bodies:
         response = await client.patch(url("v1.2", f"/calls/{call_id}"), json=body, headers=root.headers())
         assert await error_of(response, 404) == expected, body
