@@ -27,6 +27,7 @@ from ..collections.fields import properties
 from ..collections.query import parse
 from ..documents import reads
 from ..domain import calls as rules
+from ..domain import phone
 from ..domain.calls import Call, Event
 from ..domain.schemas import LiveCall, Monitor, Webcall
 from ..domain.types import E164
@@ -38,7 +39,9 @@ from .live import live_call
 Destination = Annotated[
     str,
     msgspec.Meta(
-        pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$", description="an E.164 number or an extension of 2 to 6 digits"
+        pattern=f"^({phone.NUMBER}|[0-9]{{2,6}})$",
+        description=f"{phone.DESCRIPTION}, or an extension of 2 to 6 digits",
+        extra=phone.NUMBER_FIELD,
     ),
 ]
 Text = Annotated[str, msgspec.Meta(max_length=2048)]
