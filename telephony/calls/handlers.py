@@ -188,9 +188,9 @@ async def place_webcall(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=True)
     body = await read_json(request, PlaceWebcall)
     calls, reader = request.app[CALLS], request.app[READER]
-    calls.webcalls.take(who.customer_id)
     src = await parties.outside(reader, who.customer_id, parties.e164(body.from_))
     to = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
+    calls.webcalls.take(who.customer_id)  # a call refused for its numbers does not count
     placing = Placing(who.customer_id, who.user_id, "web", "src", src, to.party, src.number, to.context, "webcall",
                       outcome=to.outcome, web=True, target=to.target)  # fmt: skip
     call = await calls.place(placing, meta_of(request))
@@ -244,7 +244,7 @@ async def patch_call(request: web.Request) -> web.Response:
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]
-        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request), "dst")
         transfer = Transfer(to.party, to.outcome, to.context, to.target)
     call, child = await calls.control(call_id, who.customer_id, command, meta_of(request), transfer)
     shown = child or call

@@ -94,8 +94,12 @@ class Destination:
     target: Target | None = None
 
 
-async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations) -> Destination:
-    """Where a call to `to` goes: an outside number, or the extension of a user of the customer."""
+async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations, field: str = "to"
+                      ) -> Destination:  # fmt: skip
+    """Where a call to `to` goes: an outside number, or the extension of a user of the customer. An
+    emergency number is neither: the platform refuses it (400 naming `field`) before anything rings."""
+    if phone.emergency(to):
+        raise BadRequest.field(field, phone.EMERGENCY)
     if not EXTENSION.match(to):
         return Destination(await outside(reader, customer_id, e164(to)), None, "PSTN_CALL")
     found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)

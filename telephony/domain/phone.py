@@ -40,6 +40,13 @@ E164 = Annotated[
         extra=NUMBER_FIELD,
     ),
 ]
+EMERGENCY_NUMBERS = frozenset({"112", "911", "999", "000", "110", "118", "119"})
+"""Numbers of the emergency services the platform will not call through the API, whatever the
+customer's extensions: 112 (Europe and GSM phones everywhere), 911 (North America), 999 (the UK,
+Ireland, Hong Kong), 000 (Australia), 110 (police in Germany, Japan, China), 118 and 119 (ambulance
+and fire in Italy, Japan, Korea). Dialled from a desk phone they would reach real services; an API
+call never may."""
+EMERGENCY = "Emergency numbers cannot be called through the API"
 T = TypeVar("T")
 Fix = Callable[[Any], Any]
 
@@ -55,6 +62,11 @@ def normalised(text: str) -> str:
 def digits(text: str) -> str:
     """A number's digits alone: the same number with or without `+` or separators gives the same digits."""
     return normalised(text).lstrip("+")
+
+
+def emergency(number: str) -> bool:
+    """Whether a dialled number is one of the emergency services' (`EMERGENCY_NUMBERS`)."""
+    return digits(number) in EMERGENCY_NUMBERS
 
 
 def numbers_normalised(value: T, type_: Any) -> T:
