@@ -296,7 +296,7 @@ ROUTES = [
     Route("POST", "/calls", place_call, shape=_placing(PlaceCall, LiveCall)),
     Route("GET", CALL, get_call, shape=Shape(LiveCall, errors=(404,), tag="calls")),
     Route("PATCH", CALL, patch_call, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
-    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(400, 404), tag="calls")),
+    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
     Route("GET", CALL + "/trace", call_trace,
           shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
     Route("GET", CALL + "/monitors", call_monitors, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
