@@ -9,10 +9,10 @@ when set, for `nun_ring_time`). A ring group rings its members all at once (the 
 takes the call) or one after another (hunt), for its `ring_time`, then its final destination. An
 IVR answers and plays its menu: a key whose action names the next destination (`<letter>:<id>`)
 sends the caller there; no key, or a key that does nothing, plays the menu again, `repeats` times in
-all, then the caller goes to the IVR's final destination. Queues are
-`queueing`'s. Voicemail answers at once and records the caller's message; a conference room answers
-at once, after the caller keys its PIN when it has one; hang-up ends the call. Simulated answers named
-in the request (`choices`, by user id or number) win over the simulator's draw.
+all, then the caller goes to the IVR's final destination. Queues are `queueing`'s. Voicemail
+answers at once and records the caller's message; a conference room answers at once, after the
+caller keys its PIN when it has one; hang-up ends the call. Simulated answers named in the request
+(`choices`, by user id or number) win over the simulator's draw.
 """
 
 from __future__ import annotations
