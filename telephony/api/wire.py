@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
+from ..domain.phone import numbers_normalised
 from ..domain.validation import problem
 from .errors import BadRequest, FieldError
 
@@ -24,13 +25,14 @@ def validation_error(exc: msgspec.ValidationError, type_: Any = None) -> BadRequ
 
 def decode(body: bytes, type_: type[T]) -> T:
     """Decode and validate a JSON body as `type_`, its integers within 64 bits (what SQLite stores and
-    an export carries back), or raise a 400 naming the field."""
+    an export carries back) and its phone numbers normalised (`domain.phone`), or raise a 400 naming
+    the field."""
     if not body.strip():
         body = b"{}"
     try:
         value = msgspec.json.decode(body, type=type_)
         check_integers(msgspec.to_builtins(value))
-        return value
+        return numbers_normalised(value, type_)
     except msgspec.ValidationError as exc:
         raise validation_error(exc, type_) from None
     except msgspec.DecodeError as exc:

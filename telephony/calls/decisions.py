@@ -21,11 +21,11 @@ from ..documents import reads
 from ..domain import calls as rules
 from ..domain.billing import Leg
 from ..domain.calls import Call, Event, Party, Target
-from ..domain.errors import Invalid, Unknown
+from ..domain.errors import Invalid
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import history, routing, rulings
-from .destinations import Floor, Planner, Routing
+from .destinations import Floor, Planner, Routing, final
 from .parties import charged_legs
 
 FIRST_CALL_ID = 1
@@ -79,11 +79,9 @@ class Placing:
     """The user an extension names: it is reached through the user's rules (DND, follow-me, voicemail)."""
 
 
-def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int) -> Call:
-    call = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id)))
-    if call.state is None or call.customer_id != customer_id:
-        raise Unknown(f"Call {call_id} not found")
-    return call
+def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int | None = None) -> Call:
+    """A live call (of `customer_id`, when given), folded from its stream: 404 once it ended."""
+    return rules.existing(rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id))), customer_id)
 
 
 @dataclass(frozen=True)
@@ -137,6 +135,7 @@ def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
             "first": placing.first,
             "src": _builtins(placing.src),
             "dst": _builtins(placing.dst),
+            "dialled": placing.dst.number,
             "clid": placing.clid,
             "context": placing.context,
             "destination": placing.destination,
@@ -255,32 +254,33 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
 
 def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
     """A caller in an IVR presses keys (or dials an extension): the caller goes where they send it (in
-    a new call once the IVR answered)."""
+    a new call once the IVR answered); keys that do nothing play the menu again, or after its last
+    play send the caller to the IVR's final destination."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
-        call, at = rules.fold(call_id, store.stream_content(conn, rules.stream_of(call_id))), now()
-        if call.state is None:
-            raise Unknown(f"Call {call_id} not found")
-        ivr = routing.ivr_of(conn, call) if call.live else None
+        call, at = call_of(conn, call_id), now()
+        ivr = routing.ivr_of(conn, call)
         if ivr is None:
             raise Invalid.field("digits", f"Call {call_id} is not in an IVR.")
         to = routing.key_target(conn, call, ivr, keys)
-        if to is None:
-            raise Invalid.field("digits", f"The key {keys} does nothing in this IVR.")
-        return _go_on(conn, call, to, engine, at)
+        if to is not None:
+            return _go_on(conn, call, to, engine, at)
+        replayed = rules.replay(call, at, routing.menu_of(ivr), keys)
+        if replayed is None:
+            return _go_on(conn, call, final(ivr), engine, at)
+        return _recorded(conn, call, replayed, engine)
 
     return Decision(decide)
 
 
 def control(call_id: int, customer_id: int, command: Command, now: Now, engine: Engine,
             transfer: Transfer | None = None) -> Decision[tuple[Call, Call | None]]:  # fmt: skip
-    """Run a command on a customer's live call (404 for anyone else's, 400 for an ended one), then
+    """Run a command on a customer's live call (404 for an ended one or anyone else's), then
     the blind transfer if one is asked, all in one transaction: the call after it, and the child
     call a transfer placed (to a user's extension, through the user's rules)."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
         call, at = call_of(conn, call_id, customer_id), now()
-        rules.change(call, "be changed")
         events, after = _recorded(conn, call, command(call, at), engine)
         if transfer is None:
             return events, (after, None)

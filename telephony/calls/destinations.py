@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import msgspec
 
 from ..accounts import clients_of
+from ..domain import phone
 from ..domain.calls import Call, Party, Plan, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from .parties import records, user_party
@@ -155,9 +156,11 @@ def first_answering(call: Call, keys: list[str]) -> str:
     return min(answering_)[2] if answering_ else keys[0]
 
 
-def number(digits: str) -> str:
-    """An extension as it is; any other number in E.164 with its `+`."""
-    return digits if len(digits.lstrip("+")) <= 6 else "+" + digits.lstrip("+")
+def number(written: str) -> str:
+    """An extension as it is; any other number in E.164 with its `+` (a user's follow-me or
+    network-unavailable number, as the operator wrote it: separators are dropped)."""
+    digits = phone.digits(written)
+    return digits if len(digits) <= 6 else "+" + digits
 
 
 def seconds(value: Any, default: int) -> float:

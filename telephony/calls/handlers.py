@@ -1,7 +1,8 @@
 """The calls module over HTTP: live calls, placing them, and controlling them while they live.
 
 `GET /calls`, `/calls/{id}` and `/users/{id}/calls` show live calls only: a call is gone from them
-at hangup and its id is then a 404. A command the call's state refuses is a 400 naming the state.
+at hangup, and its id is then a 404 to every method (a PATCH or DELETE as much as a GET). A change
+the call's state refuses is a 400 naming the state and the field that asked for it.
 `PATCH /calls/{id}` answers 200 with the LiveCall (the spec documents 301, which HTTP clients
 would follow as a redirect; real clients accept 200).
 """
@@ -26,6 +27,7 @@ from ..collections.fields import properties
 from ..collections.query import parse
 from ..documents import reads
 from ..domain import calls as rules
+from ..domain import phone
 from ..domain.calls import Call, Event
 from ..domain.schemas import LiveCall, Monitor, Webcall
 from ..domain.types import E164
@@ -37,7 +39,9 @@ from .live import live_call
 Destination = Annotated[
     str,
     msgspec.Meta(
-        pattern=r"^(\+?[1-9][0-9]{6,14}|[0-9]{2,6})$", description="an E.164 number or an extension of 2 to 6 digits"
+        pattern=f"^({phone.NUMBER}|[0-9]{{2,6}})$",
+        description=f"{phone.DESCRIPTION}, or an extension of 2 to 6 digits",
+        extra=phone.NUMBER_FIELD,
     ),
 ]
 Text = Annotated[str, msgspec.Meta(max_length=2048)]
@@ -184,9 +188,9 @@ async def place_webcall(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=True)
     body = await read_json(request, PlaceWebcall)
     calls, reader = request.app[CALLS], request.app[READER]
-    calls.webcalls.take(who.customer_id)
     src = await parties.outside(reader, who.customer_id, parties.e164(body.from_))
     to = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
+    calls.webcalls.take(who.customer_id)  # a call refused for its numbers does not count
     placing = Placing(who.customer_id, who.user_id, "web", "src", src, to.party, src.number, to.context, "webcall",
                       outcome=to.outcome, web=True, target=to.target)  # fmt: skip
     call = await calls.place(placing, meta_of(request))
@@ -194,12 +198,17 @@ async def place_webcall(request: web.Request) -> web.Response:
     return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
 
 
-def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
-    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
+def _well_formed(body: PatchCall) -> PatchCall:
+    """The PATCH body, its `state` and `monitor_state` among the values they take (400 naming them)."""
     if body.state is not None and body.state not in STATES:
         raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
     if body.monitor_state is not None and body.monitor_state not in rules.MONITOR_COMMANDS:
         raise BadRequest.field("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}.")
+    return body
+
+
+def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
+    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
     if body.labels is not None and (unknown := set(body.labels) - valid_labels):
         raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
 
@@ -228,13 +237,14 @@ async def patch_call(request: web.Request) -> web.Response:
     """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
     takes the call on (its `parent_id` the old one)."""
     who = authorize(request, "calls", write=True)
-    body = await read_json(request, PatchCall)
+    body = _well_formed(await read_json(request, PatchCall))
+    _live(request, who.customer_id)  # a well-formed change of an ended or unknown call: 404, as GET
     calls, call_id = request.app[CALLS], _call_id(request)
     command = _commands(body, await _labels(request, who.customer_id, body.labels))
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]
-        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request))
+        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request), "dst")
         transfer = Transfer(to.party, to.outcome, to.context, to.target)
     call, child = await calls.control(call_id, who.customer_id, command, meta_of(request), transfer)
     shown = child or call
@@ -286,7 +296,7 @@ ROUTES = [
     Route("POST", "/calls", place_call, shape=_placing(PlaceCall, LiveCall)),
     Route("GET", CALL, get_call, shape=Shape(LiveCall, errors=(404,), tag="calls")),
     Route("PATCH", CALL, patch_call, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
-    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(400, 404), tag="calls")),
+    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
     Route("GET", CALL + "/trace", call_trace,
           shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
     Route("GET", CALL + "/monitors", call_monitors, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),

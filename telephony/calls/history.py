@@ -145,13 +145,24 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
     """The message a caller left on a user's voicemail (the user whose voicemail answered, whoever
-    called): new, in the inbox, as long as the caller spoke."""
+    called): new, in the inbox, as long as the caller spoke; `dialled` the number or extension the
+    call was made to, whichever way it reached the voicemail."""
     return {
-        "id": message_id, "caller": call.src.number, "callerid": call.clid, "dialled": call.dialled,
+        "id": message_id, "caller": call.src.number, "callerid": caller_id(call), "dialled": call.dialled,
         "duration": call.answered_seconds(), "extension_id": call.dst.user_id, "folder": 0,
         "is_new": True, "live_id": call.id, "origtime": wire_time(call.connected_at or call.placed_at),
         "parent_live_id": call.parent_id, "transcript": None,
     }  # fmt: skip
+
+
+def caller_id(call: Call) -> str | None:
+    """Who left a message, as a voicemail shows its caller: `"Name" <number>` of the side that called
+    (a user: its name and extension, else its id; an outside caller: its number and the name of the
+    contact that has it), the number alone without a name, `anonymous` when the call hid it."""
+    if call.clid == "anonymous":
+        return call.clid
+    name, number = call.src.name, call.src.number
+    return f'"{name}" <{number}>' if name and number else number or name
 
 
 def voicemessages(event: RecordedEvent) -> Iterable[DocumentChange]:

@@ -1,8 +1,8 @@
 """Who a call is between: the originating user, the number it presents, and where it goes.
 
-Numbers are the same with or without `+`; a destination of 2 to 6 digits is the extension of a
-user of the same customer. A user's SIP client (its first registration) gives its side of the
-call a user agent and contact; a user with none cannot be rung.
+Numbers are the same with or without `+` or separators (`domain.phone`); a destination of 2 to 6
+digits is the extension of a user of the same customer. A user's SIP client (its first
+registration) gives its side of the call a user agent and contact; a user with none cannot be rung.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import msgspec
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
 from ..documents.reader import Reader
+from ..domain import phone
 from ..domain.billing import Leg, Tariff
 from ..domain.calls import Call, Party, Target
 from ..domain.schemas import CONTACT_NUMBERS
@@ -71,11 +72,11 @@ def user_party(user: Mapping[str, Any], registrations: Registrations, *, require
 async def caller_id(reader: Reader, customer_id: int, requested: str | None, user: dict[str, Any]) -> str | None:
     """The number a call presents: `anonymous`, a number the customer owns, or the user's own."""
     if requested is None:
-        number = user.get("cli") or user.get("ext")
+        number = phone.normalised(str(user["cli"])) if user.get("cli") else user.get("ext")
     elif requested.lower() == "anonymous":
         return "anonymous"
     else:
-        number = e164(requested) if re.fullmatch(r"\+?[1-9][0-9]{6,14}", requested) else None
+        number = e164(phone.normalised(requested)) if re.fullmatch(phone.NUMBER, requested) else None
         if number is None or await reads.body(reader, "ddi", number, customer_id) is None:
             raise BadRequest.field("caller_id", "The caller ID must be a number of your account or 'anonymous'.")
     name = display_name(user)
@@ -93,8 +94,12 @@ class Destination:
     target: Target | None = None
 
 
-async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations) -> Destination:
-    """Where a call to `to` goes: an outside number, or the extension of a user of the customer."""
+async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations, field: str = "to"
+                      ) -> Destination:  # fmt: skip
+    """Where a call to `to` goes: an outside number, or the extension of a user of the customer. An
+    emergency number is neither: the platform refuses it (400 naming `field`) before anything rings."""
+    if phone.emergency(to):
+        raise BadRequest.field(field, phone.EMERGENCY)
     if not EXTENSION.match(to):
         return Destination(await outside(reader, customer_id, e164(to)), None, "PSTN_CALL")
     found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)

@@ -7,11 +7,12 @@ client for its `ring_time` (`fm_init_ring_time` when it forwards), then its foll
 registered client is skipped (one with no client rings its network-unavailable number `nun` first,
 when set, for `nun_ring_time`). A ring group rings its members all at once (the first to answer
 takes the call) or one after another (hunt), for its `ring_time`, then its final destination. An
-IVR answers and takes the caller's next key (its action names the next destination, `<letter>:<id>`)
-or, without one, sends the caller to its final destination after `timeout` × `repeats`. Queues are
-`queueing`'s. Voicemail answers at once and records the caller's message; a conference room answers
-at once, after the caller keys its PIN when it has one; hang-up ends the call. Simulated answers named
-in the request (`choices`, by user id or number) win over the simulator's draw.
+IVR answers and plays its menu: a key whose action names the next destination (`<letter>:<id>`)
+sends the caller there; no key, or a key that does nothing, plays the menu again, `repeats` times in
+all, then the caller goes to the IVR's final destination. Queues are `queueing`'s. Voicemail
+answers at once and records the caller's message; a conference room answers at once, after the
+caller keys its PIN when it has one; hang-up ends the call. Simulated answers named in the request
+(`choices`, by user id or number) win over the simulator's draw.
 """
 
 from __future__ import annotations
@@ -139,15 +140,13 @@ def _ring_group(r: Routing, group: dict[str, Any], to: Target) -> Route:
 
 
 def _ivr(r: Routing, ivr: dict[str, Any], to: Target) -> Route:
-    """The IVR answers and waits for the caller's next key, whose action is where the caller goes on to
-    (in a new call); without one, its final destination after `timeout` × `repeats`."""
-    wait = seconds(ivr.get("timeout"), 5) * max(1, int(ivr.get("repeats") or 1))
-    onward, used = final(ivr), r.call.digits_used
-    if used < len(r.call.digits):
-        key, wait = r.call.digits[used]
-        onward, used = key_target(r.conn, r.call, ivr, key) or onward, used + 1
+    """The IVR answers and plays its menu (`domain.calls.menu`): the first of the caller's keys that
+    does something is where the caller goes on to (in a new call); a key that does nothing plays the
+    menu again; after its last play, the IVR's final destination."""
+    onward, wait, used = rules.heard(menu_of(ivr), r.call.digits, r.call.digits_used,
+                                     lambda key: key_target(r.conn, r.call, ivr, key))  # fmt: skip
     routed = answering(r.call, platform_party("ivr", ivr), r.planner, "IVR", digits_used=used,
-                       fallback=msgspec.to_builtins(onward))  # fmt: skip
+                       fallback=msgspec.to_builtins(onward or final(ivr)))  # fmt: skip
     routed["plan"].update(talk_seconds=wait, onward=True)
     return routed, None
 
@@ -189,6 +188,11 @@ def key_target(conn: sqlite3.Connection, call: Call, ivr: Mapping[str, Any], key
     if key in KEYS:
         return _action(ivr.get(KEYS[key]))
     return _extension(conn, call, key) if ivr.get("ext_dialing") else None
+
+
+def menu_of(ivr: Mapping[str, Any]) -> rules.Menu:
+    """An IVR's menu: `timeout` seconds a play waits for a key (5 by default), `repeats` plays (one at least)."""
+    return rules.Menu(timeout=seconds(ivr.get("timeout"), 5), plays=max(1, int(ivr.get("repeats") or 1)))
 
 
 def ivr_of(conn: sqlite3.Connection, call: Call) -> dict[str, Any] | None:

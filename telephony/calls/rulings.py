@@ -17,6 +17,7 @@ from typing import Any
 
 from ..documents import reads
 from ..domain import calls as rules
+from ..domain import phone
 from ..domain.calls import Target
 from .destinations import target
 
@@ -62,8 +63,8 @@ def _decided(rule: dict[str, Any]) -> Ruling | None:
 def _among(listed: Any, names: list[str]) -> bool:
     if not listed:
         return True
-    items = {str(item).lstrip("+") for item in (listed if isinstance(listed, list) else [listed])}
-    return any(name.lstrip("+") in items for name in names if name)
+    items = {phone.digits(str(item)) for item in (listed if isinstance(listed, list) else [listed])}
+    return any(phone.digits(name) in items for name in names if name)
 
 
 def _within(interval: Any, minute: int) -> bool:

@@ -20,7 +20,7 @@ from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..documents import reads
-from ..domain.calls import stream_of
+from ..domain import phone
 from ..domain.schemas import LiveCall
 from ..domain.types import E164
 from ..keys import CALLS, READER
@@ -56,7 +56,7 @@ async def inbound_call(request: web.Request) -> web.Response:
         raise NotFound(f"ddis {dialled} not found")
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
     caller = await parties.outside(reader, customer_id, parties.e164(body.from_))
-    choices = {key.lstrip("+"): value for key, value in body.answer.items()}
+    choices = {phone.digits(key): value for key, value in body.answer.items()}
     digits = tuple((d, 1.0) if isinstance(d, str) else (d.key, d.after) for d in body.digits)
     inbound = Inbound(customer_id, caller, dialled, routing.target_of(ddi), choices, body.hangup_after, digits)
     call = await calls.place_inbound(inbound, meta_of(request, source="simulator"))
@@ -72,7 +72,7 @@ async def dtmf(request: web.Request) -> web.Response:
     """The caller of a call live in an IVR presses a key (or dials an extension) now."""
     calls, call_id = request.app[CALLS], int(request.match_info["id"])
     body = await read_json(request, Dtmf)
-    if call_id not in calls.live.calls and not await calls.event_log.read_stream(stream_of(call_id)):
+    if call_id not in calls.live.calls:  # unknown, or ended: a call is gone at its hangup
         raise NotFound(f"Call {call_id} not found")
     if body.digits is None:
         raise BadRequest.field("digits", "This field is required")

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import msgspec
 
 from .dictionaries import DICTIONARIES, Code
+from .phone import E164
 
 __all__ = [
     "Body",
@@ -53,14 +54,6 @@ class Body(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     """
 
 
-E164 = Annotated[
-    str,
-    msgspec.Meta(
-        pattern=r"^\+?[1-9][0-9]{6,14}$",
-        description="an E.164 number: 7 to 15 digits, with or without a leading '+'",
-        examples=["+447700900123", "447700900123"],
-    ),
-]
 E164Number = Annotated[int, msgspec.Meta(ge=10**6, le=10**15 - 1, description="E.164 number as an integer")]
 Email = Annotated[
     str, msgspec.Meta(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", max_length=254, description="an email address")

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..clock import wire_time
 from ..documents import reads
+from ..domain import phone
 from ..domain.billing import shown
 from ..domain.dictionaries import TARGET_TYPE
 from ..domain.errors import Invalid, Unknown, Unmet
@@ -46,7 +47,7 @@ def sender(conn: sqlite3.Connection, customer_id: int, user: dict[str, Any], req
     if requested is not None:
         wanted = "+" + requested.lstrip("+")
         mobile = user.get("mobile") if user.get("mobile_activated") else None
-        if any(n["id"] == wanted for n in numbers) or (mobile and "+" + str(mobile).lstrip("+") == wanted):
+        if any(n["id"] == wanted for n in numbers) or (mobile and "+" + phone.digits(str(mobile)) == wanted):
             return wanted
         raise Invalid.field("from", "This number is not one of your SMS-enabled numbers or your activated mobile.")
     own = [n for n in numbers if n.get("target_type") == USER_TARGET and n.get("target_id") == user["id"]]

@@ -76,7 +76,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("ddis", "ddi", s.Ddi, "settings", frozenset({L, G, DI}), text_ids=True, id_pattern=r"\+?\d+", id_name="e164",
       indexed=("e164", "campaign_id"), refs=(Ref("campaign_id", "campaign"), Destination("target_type", "target_id"))),
     R("queues", "queue", s.Queue, "settings", frozenset({L, C, G}), s.QueueCreate, added_ops=frozenset({U, D}),
-      includes=("users",), fold=_queue_members, effects=numbers.listed,
+      own_ops=frozenset({DI}), includes=("users",), fold=_queue_members, effects=numbers.listed,
       refs=(_many("users", "user", member="id"), NUMBERS, _many("groups", "queuegroup"), Ref("ivr", "ivr"),
             Ref("post_call_ivr_id", "ivr"), FINAL)),
     R("ringgroups", "ringgroup", s.RingGroup, "settings", CRUD | {DI}, s.RingGroupCreate, includes=("ddis", "users"),
@@ -86,7 +86,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("routingrules", "routingrule", s.RoutingRule, "settings", frozenset({L, C, G, U}), s.RoutingRuleCreate,
       added_ops=frozenset({D}), fold=_rule_destination, refs=(Destination("target_type", "target_id"),)),
     R("ivrs", "ivr", s.Ivr, "settings", frozenset({L, C, G}), s.IvrCreate, added_ops=frozenset({U, D}),
-      refs=(NUMBERS, FINAL), effects=numbers.listed),
+      own_ops=frozenset({DI}), refs=(NUMBERS, FINAL), effects=numbers.listed),
     R("calltracking/campaigns", "campaign", s.CallTrackingCampaign, "settings", frozenset({L, C}),
       s.CallTrackingCampaignCreate, refs=(Ref("call_me_back_setting_id", "cmbsetting"),)),
     # Customer

@@ -4,7 +4,8 @@ A request body is checked by its schema when it arrives; a record that arrives w
 line, later a call engine's CDR) is checked here against the same declarations, so nothing the API
 would refuse is stored by another way in:
 
-- the resource's model: types and bounds (durations, sizes, pages, the texts files are drawn from);
+- the resource's model: types and bounds (durations, sizes, pages, the texts files are drawn from),
+  phone numbers normalised as a request's are;
 - numbers fit in 64 bits (ids and everything SQLite stores as an integer);
 - each time property holds a real UTC time `YYYY-MM-DD HH:MM:SS` (or a date `YYYY-MM-DD`);
 - each coded field holds a value of its dictionary (`GET /<resource>/dictionaries`), stored as its code;
@@ -26,6 +27,7 @@ import msgspec
 from ..api.errors import BadRequest
 from ..api.wire import check_integers, validation_error
 from ..domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
+from ..domain.phone import numbers_normalised
 from .coercion import fields_of
 from .resource import Resource
 
@@ -50,7 +52,7 @@ def decode_checked(raw: bytes, type_: type) -> Any:
     except msgspec.ValidationError as exc:
         raise validation_error(exc) from None
     check_integers(msgspec.to_builtins(value))
-    return value
+    return numbers_normalised(value, type_)
 
 
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2})?")
@@ -104,7 +106,7 @@ def _as_created(resource: Resource, fields: dict[str, Any]) -> dict[str, Any]:
             stored = stored_as.get(f.encode_name, f.encode_name)
             raise BadRequest.field(stored, "This field is required.")
     try:
-        body = msgspec.convert(sent, resource.patch)
+        body = numbers_normalised(msgspec.convert(sent, resource.patch), resource.patch)
     except msgspec.ValidationError as exc:
         raise validation_error(exc) from None
     return fields_of(resource, body, creating=True, prepare=False)

@@ -76,7 +76,8 @@ class Resource:
 
     path: the collection's path after the version prefix (`contacts`, `sms/cannedresponses`).
     kind: the stored kind, naming its events (`contact.created`) and its documents' read model.
-    ops / added_ops: operations the spec lists / that real-platform.md adds; any other is 405.
+    ops / added_ops / own_ops: operations the spec lists / that real-platform.md adds / that this
+        server adds beside both (marked `[telephony]`); any other is 405.
     attachment: a body field carrying a base64 audio file, stored once and served back.
     scope: set on views (`/users/{id}/cdrs`): narrows the rows by the request's path.
     refs: the fields naming other records (`domain/references.py`), checked on every write and
@@ -97,6 +98,7 @@ class Resource:
     ops: frozenset[Op]
     create: type[msgspec.Struct] | None = None
     added_ops: frozenset[Op] = frozenset()
+    own_ops: frozenset[Op] = frozenset()
     delete_status: int = 204
     delete_many_status: int = 204
     delete_all_status: int = 204
@@ -126,7 +128,7 @@ class Resource:
 
     @property
     def all_ops(self) -> frozenset[Op]:
-        return self.ops | self.added_ops
+        return self.ops | self.added_ops | self.own_ops
 
     @property
     def derived(self) -> bool:

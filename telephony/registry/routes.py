@@ -82,7 +82,11 @@ def routes_of(resource: Resource) -> list[Route]:
                 method,
                 f"/{resource.path}{suffix}",
                 _FACTORIES[op](resource),
-                origin="real-platform" if op in resource.added_ops else "spec",
+                origin="real-platform"
+                if op in resource.added_ops
+                else "telephony"
+                if op in resource.own_ops
+                else "spec",
                 shape=registry_shape(resource, op),
             )
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from telephony.keys import EVENT_LOG, SCHEDULER
-from tests.accounts.helpers import create_customer, create_user, error_of, login, url
+from tests.accounts.helpers import CONTROL, create_customer, create_user, error_of, login, url
 from tests.calls.conftest import ANSWERS, BUSY, FAILS, NO_ANSWER, REJECTS
 from tests.calls.helpers import advance, by_live_id, call_events, get, patch, place
 
@@ -77,11 +77,37 @@ async def test_illegal_transitions_are_400_naming_the_state(client, root):
     assert "CONNECTED" in (await error_of(response, 400))["message"]
     response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "dance"}, headers=root.headers())
     assert (await error_of(response, 400))["errors"][0]["field"] == "state"
+
+
+async def test_a_change_the_calls_state_does_not_allow_names_the_field_that_asked_for_it(client, root):
+    call_id = (await place(client, root, to=NO_ANSWER + "3"))["data"]["id"]
+    await advance(client, 2)  # the destination rings: nothing to record yet, nobody to transfer
+    for body, field in (({"state": "hold"}, "state"), ({"monitor_state": "start"}, "monitor_state"),
+                        ({"dst": ANSWERS + "9"}, "dst")):  # fmt: skip
+        response = await client.patch(url("v1.2", f"/calls/{call_id}"), json=body, headers=root.headers())
+        error = await error_of(response, 400)
+        assert [e["field"] for e in error["errors"]] == [field] and "RINGING" in error["message"], body
+    await patch(client, root, call_id, state="answer")
+    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"monitor_state": "pause"},
+                                  headers=root.headers())  # fmt: skip
+    assert (await error_of(response, 400))["errors"][0]["field"] == "monitor_state"  # not recording
+
+
+async def test_an_ended_call_is_a_404_to_every_method_as_to_get(client, root):
+    call_id = (await place(client, root, to=ANSWERS + "8"))["data"]["id"]
     assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())).status == 204
-    response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={"state": "hold"}, headers=root.headers())
-    assert "HANGUP" in (await error_of(response, 400))["message"]
+    expected = await error_of(await client.get(url("v1.2", f"/calls/{call_id}"), headers=root.headers()), 404)
+    assert expected["message"] == f"Call {call_id} not found"
+    bodies = ({}, {"state": "hold"}, {"state": "hangup"}, {"monitor_state": "start"}, {"labels": []},
+              {"action_url": "https://crm.example/x"}, {"dst": ANSWERS + "9"}, {"labels": [999999]})  # fmt: skip
+    for body in bodies:
+        response = await client.patch(url("v1.2", f"/calls/{call_id}"), json=body, headers=root.headers())
+        assert await error_of(response, 404) == expected, body
     response = await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())
-    assert "HANGUP" in (await error_of(response, 400))["message"]
+    assert await error_of(response, 404) == expected
+    response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "1"}, headers=CONTROL)
+    assert await error_of(response, 404) == expected
+    assert [t for t, _ in await call_events(client, call_id)][-1] == "call.ended"  # nothing more recorded
 
 
 async def test_hanging_up_through_delete_leaves_a_cdr_with_normal_clearing(client, root):
@@ -203,11 +229,11 @@ async def test_a_destination_that_never_rang_cannot_be_answered(client, root):
     assert (await cdr_of(client, root, call_id))["t_cause"] == "user busy"
 
 
-async def test_an_ended_call_takes_no_change_and_from_must_be_a_user_id(client, root):
+async def test_a_call_that_ended_by_itself_takes_no_change_and_from_must_be_a_user_id(client, root):
     call_id = (await place(client, root, to=BUSY + "3"))["data"]["id"]
     await advance(client, 5)
     response = await client.patch(url("v1.2", f"/calls/{call_id}"), json={}, headers=root.headers())
-    assert "HANGUP" in (await error_of(response, 400))["message"]
+    assert (await error_of(response, 404))["message"] == f"Call {call_id} not found"
     for given in ("²", "9" * 5000, "-1", "x"):
         response = await client.post(url("v1.2", "/calls"), json={"to": ANSWERS, "from": given}, headers=root.headers())
         assert (await error_of(response, 400))["errors"][0]["field"] == "from"

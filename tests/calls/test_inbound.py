@@ -292,11 +292,12 @@ async def test_an_ivr_without_a_key_sends_the_caller_to_its_final_destination(cl
 async def test_keys_pressed_through_the_dtmf_endpoint_route_a_call_in_an_ivr(client, root):
     agent = await create_user(client, HOME, "keys@example.com", ext="280")
     await provision(client)
-    await create(client, root, "ivrs", name="Desk", five=f"U:{agent}", timeout=30, ext_dialing=True, ddis=[NUMBER])
+    await create(client, root, "ivrs", name="Desk", five=f"U:{agent}", timeout=30, repeats=2, ext_dialing=True,
+                 ddis=[NUMBER])  # fmt: skip
     call_id = (await ring(client, answer={str(agent): 2}, hangup_after=60))["data"]["id"]
     await advance(client, 1)
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "7"}, headers=CONTROL)
-    assert (await error_of(response, 400))["errors"][0]["field"] == "digits"  # 7 does nothing here
+    assert response.status == 200 and (await response.json())["data"]["id"] == call_id  # 7 replays the menu
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={}, headers=CONTROL)
     assert (await error_of(response, 400))["errors"][0]["field"] == "digits"
     response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": "280"}, headers=CONTROL)
@@ -306,6 +307,55 @@ async def test_keys_pressed_through_the_dtmf_endpoint_route_a_call_in_an_ivr(cli
     response = await client.post(f"/_telephony/calls/{moved['id']}/dtmf", json={"digits": "5"}, headers=CONTROL)
     assert (await error_of(response, 400))["message"].endswith("is not in an IVR.")
     await error_of(await client.post("/_telephony/calls/999/dtmf", json={"digits": "5"}, headers=CONTROL), 404)
+
+
+async def test_a_key_that_does_nothing_plays_the_menu_again_and_counts_toward_its_repeats(client, root):
+    agent = await create_user(client, HOME, "menu@example.com", ext="285")
+    await provision(client)
+    ivr_id = await create(client, root, "ivrs", name="Menu", two=f"U:{agent}", timeout=4, repeats=3, ddis=[NUMBER],
+                          final_dst_type="H")  # fmt: skip
+    for digits, reached_at, reached in (
+        (["7", "2"], 2, str(agent)),  # invalid, the menu again, then 2: the agent
+        (["7", "7"], 6, None),  # invalid twice, the third play times out: the final destination hangs up
+        (["7", "7", "7", "2"], 3, None),  # three plays cut short: the 2 is never heard
+    ):
+        call_id = (await ring(client, digits=digits, answer={str(agent): 60}, hangup_after=30))["data"]["id"]
+        await advance(client, reached_at - 1)
+        assert (await get(client, root, f"/calls/{call_id}"))["data"]["dst_id"] == f"ivr:{ivr_id}", digits
+        await advance(client, 1)
+        await get(client, root, f"/calls/{call_id}", status=404)
+        moved = await legs(client, call_id)
+        if reached is None:
+            assert moved == [call_id], digits
+            assert (await cdrs_of(client, root, call_id))[0]["billsec"] == reached_at
+        else:
+            assert (await get(client, root, f"/calls/{moved[1]}"))["data"]["dst_id"] == reached
+        await advance(client, 60)
+
+
+async def test_keys_pressed_now_that_do_nothing_replay_the_menu_until_its_last_play(client, root):
+    agent = await create_user(client, HOME, "replay@example.com", ext="286")
+    await provision(client)
+    await create(client, root, "ivrs", name="Menu", timeout=10, repeats=3, ddis=[NUMBER], final_dst_type="U",
+                 final_dst_id=agent)  # fmt: skip
+    call_id = (await ring(client, answer={str(agent): 60}, hangup_after=90))["data"]["id"]
+
+    async def press(key: str) -> dict:
+        response = await client.post(f"/_telephony/calls/{call_id}/dtmf", json={"digits": key}, headers=CONTROL)
+        assert response.status == 200, await response.text()
+        return (await response.json())["data"]
+
+    await advance(client, 13)  # the first play timed out at 10 s; 3 s into the second
+    assert (await press("9"))["id"] == call_id  # the second play cut short: one more, 10 s from now
+    replayed = [d for t, d in await call_events(client, call_id) if t == "call.menu_replayed"]
+    assert [(d["key"], d["played"], d["wait"]) for d in replayed] == [("9", 2, 10.0)]
+    await advance(client, 9)
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["context"] == "IVR"
+    assert (await press("#"))["parent_id"] == call_id  # the last play cut short: the final destination, at once
+    _, user_leg = await legs(client, call_id)
+    assert (await get(client, root, f"/calls/{user_leg}"))["data"]["dst_id"] == str(agent)
+    (cdr,) = await cdrs_of(client, root, call_id)
+    assert (cdr["context"], cdr["billsec"], cdr["t_cause"]) == ("IVR", 22, "transferred")
 
 
 async def test_a_user_without_call_waiting_on_a_call_is_skipped(client, root):

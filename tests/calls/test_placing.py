@@ -104,3 +104,25 @@ async def test_an_outbound_routing_rule_blocks_numbers_before_anyone_rings(clien
     (cdr,) = (await get(client, root, "/cdrs" + by_live_id(blocked["id"])))["data"]
     assert (cdr["t_cause"], cdr["disposition"], cdr["billsec"]) == ("call rejected", "BUSY", 0)
     assert (await place(client, root, to=ANSWERS + "8"))["data"]["state"] == "RINGING"
+
+
+async def test_emergency_numbers_are_refused_before_anything_rings_even_where_an_extension_has_them(
+    client, root, settings
+):
+    await create_user(client, HOME, "ext112@example.com", ext="112", first_name="Not the police")
+    connected = (await place(client, root, to=ANSWERS + "1"))["data"]["id"]
+    await advance(client, 6)
+    position = (await (await client.get("/_telephony/health")).json())["position"]
+    for method, path, body, field in (
+        ("post", "/calls", {"to": "112"}, "to"),
+        ("post", "/leadcalls", {"to": "999"}, "to"),
+        ("post", "/webcalls", {"from": "447700900001", "to": "000"}, "to"),
+        ("patch", f"/calls/{connected}", {"dst": "119"}, "dst"),
+    ):
+        response = await getattr(client, method)(url("v1.2", path), json=body, headers=root.headers())
+        error = await error_of(response, 400)
+        assert error["errors"] == [{"field": field, "message": "Emergency numbers cannot be called through the API"}]
+    assert (await (await client.get("/_telephony/health")).json())["position"] == position  # nothing recorded
+    assert [c["id"] for c in (await get(client, root, "/calls"))["data"]] == [connected]
+    for _ in range(settings.simulator.webcalls_per_minute):  # the refused web call took no place in the limit
+        await place(client, root, path="/webcalls", **{"from": "447700900001", "to": ANSWERS + "2"})

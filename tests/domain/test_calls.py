@@ -7,7 +7,7 @@ import pytest
 
 from telephony.config import DestinationRule, Simulator
 from telephony.domain import calls as rules
-from telephony.domain.calls import Call, Party, Plan
+from telephony.domain.calls import Call, Party, Plan, Target
 from telephony.domain.errors import Invalid
 
 PLAN = Plan(outcome="answer", ring_seconds=5, talk_seconds=60, own_answer_seconds=1)
@@ -170,6 +170,7 @@ COMMANDS = {
     "call.action_set": lambda c, at: rules.set_action(c, at, "https://x.example", "x"),
     "call.recording_started": recording("start"),
     "call.transferred": lambda c, at: rules.transfer(c, at, Party(number="+447700900999"), 2, PLAN)[0],
+    "call.menu_replayed": lambda c, at: rules.replay(c, at, rules.Menu(timeout=10, plays=3), "7"),
 }
 """The command that records each event type a user may cause."""
 CALLS_IN = {
@@ -233,3 +234,30 @@ def test_routing_gives_the_call_a_new_destination_reached_at_once_and_only_befor
     assert rules.next_step(call) == rules.Step(22.0, "route", "dst")
     with pytest.raises(Invalid):
         rules.route(connected(), 3.0, routed)
+
+
+MENU = rules.Menu(timeout=4, plays=3)
+TARGETS = {"2": Target(type="U", id=7)}
+
+
+@pytest.mark.parametrize(
+    ("keys", "then"),
+    [
+        ([], (None, 12.0, 0)),  # three plays time out: the final destination
+        ([("2", 1.5)], (TARGETS["2"], 1.5, 1)),
+        ([("7", 1.0), ("2", 2.0)], (TARGETS["2"], 3.0, 2)),  # an invalid key plays the menu again
+        ([("7", 1.0), ("7", 1.0)], (None, 6.0, 2)),  # two plays cut short, the third times out
+        ([("7", 1.0), ("7", 1.0), ("7", 1.0), ("2", 1.0)], (None, 3.0, 3)),  # the 2 comes after the last play
+    ],
+)
+def test_a_menu_takes_the_first_key_that_does_something_and_replays_for_one_that_does_not(keys, then):
+    assert rules.heard(MENU, keys, 0, TARGETS.get) == then
+
+
+def test_an_invalid_key_pressed_now_replays_the_menu_and_moves_its_end_until_its_last_play():
+    call = connected()  # connected at 2 s: the menu's first play
+    events = rules.replay(call, 9.0, MENU, "7")  # 7 s in: the second play, cut short
+    assert events == [("call.menu_replayed", {"id": 1, "at": 9.0, "key": "7", "played": 2, "wait": 4.0})]
+    call = rules.evolve(call, *events[0])
+    assert rules.next_step(call).due == 13.0
+    assert rules.replay(call, 10.0, MENU, "7") is None  # the third play cut short: the final destination

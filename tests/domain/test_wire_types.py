@@ -5,6 +5,7 @@ from typing import Annotated
 import msgspec
 import pytest
 
+from telephony.domain.phone import normalised, numbers_normalised
 from telephony.domain.types import E164, Body, Code, Email, Resource, WireDate, WireTime, coded, dictionary_fields
 
 FORMATS = [
@@ -17,7 +18,15 @@ FORMATS = [
     (E164, "+0447700900123", False),
     (E164, "123456", False),
     (E164, "1234567890123456", False),
-    (E164, "+44 7700 900123", False),
+    (E164, "+44 7700 900123", True),  # as people write them: separators between the digits
+    (E164, "+1 (415) 555-0123", True),
+    (E164, "44.7700.900.123", True),
+    (E164, "+44 (0)20 7123 4567", True),
+    (E164, "+44 7700 9001ab", False),
+    (E164, "+44 --- 7700 900123", False),
+    (E164, "+44 7700 900123 ", False),
+    (E164, "- 447700900123", False),
+    (E164, "12-34-5", False),
     (E164, "", False),
     (Email, "ann@example.com", True),
     (Email, "ann@example", False),
@@ -83,3 +92,35 @@ def test_a_resource_decodes_a_partial_document_and_writes_every_field():
 
 def test_a_body_ignores_unknown_fields():
     assert msgspec.convert({"language": "en", "extra": 1}, Widget).language == "en"
+
+
+@pytest.mark.parametrize(
+    ("written", "number"),
+    [
+        ("+44 7700 900123", "+447700900123"),
+        ("447700900123", "447700900123"),
+        ("+1 (415) 555-0123", "+14155550123"),
+        ("44.7700.900.123", "447700900123"),
+        ("+44 (0)20 7123 4567", "+442071234567"),  # the trunk prefix after the country code is not dialled
+    ],
+)
+def test_a_number_is_normalised_to_its_digits_and_its_plus_as_given(written, number):
+    assert normalised(written) == number
+
+
+class Numbered(Body):
+    to: E164
+    ddis: list[E164] | None = None
+    name: str | None = None
+
+
+def test_every_number_field_of_a_decoded_body_is_normalised_however_deep():
+    class Outer(Body):
+        inner: list[Numbered]
+        note: str = "+44 7700 900123"
+
+    body = msgspec.convert({"inner": [{"to": "+44 7700 900123", "ddis": ["44-20-7123-0000"], "name": "a b.c"}]},
+                           Outer)  # fmt: skip
+    (inner,) = numbers_normalised(body, Outer).inner
+    assert (inner.to, inner.ddis, inner.name) == ("+447700900123", ["442071230000"], "a b.c")
+    assert numbers_normalised(body, Outer).note == "+44 7700 900123"  # not a number field: left as written

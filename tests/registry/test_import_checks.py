@@ -171,6 +171,14 @@ async def test_a_number_is_imported_by_its_e164_once(api, home):
     assert message.startswith("line 1: e164"), message
 
 
+async def test_numbers_of_imported_records_are_read_as_a_request_reads_them(api, home):
+    lines = [line("ddis", {"e164": "+44 7700 900 778"}), line("contacts", {"id": 7001, "tel": "+44 (0)20 7123 0001"})]
+    body = b"\n".join(msgspec.json.encode(x) for x in lines)
+    assert (await api.call("POST", "/_telephony/import", data=body, headers=CONTROL)).status == 200
+    assert (await api.ok("GET", "/ddis/447700900778", home))["data"]["e164"] == "+447700900778"
+    assert (await api.ok("GET", "/contacts/7001", home))["data"]["tel"] == "+442071230001"
+
+
 async def test_the_id_of_a_deleted_record_or_customer_is_not_used_again(api, home):
     made = await api.ok("POST", "/contacts", home, status=201, json={"first_name": "Gone"})
     await api.ok("DELETE", f"/contacts/{made['data']['id']}", home, status=202)

@@ -109,6 +109,16 @@ async def test_a_number_is_stored_as_its_id_however_it_was_sent(api, home):
     assert group["data"]["ddis"] == [f"+{number}"]
 
 
+async def test_queues_ivrs_and_conferences_show_the_numbers_they_list_and_a_queue_not_its_groups(api, home):
+    group = (await api.ok("POST", "/queuegroups", home, status=201, json={"name": "Listed"}))["data"]["id"]
+    for path in ("/queues", "/ivrs", "/conferences"):
+        number = await a_record(api, "ddi", home)
+        body = {"name": "Listing", "ddis": [number], **({"groups": [group]} if path == "/queues" else {})}
+        made = (await api.ok("POST", path, home, status=201, json=body))["data"]
+        listed = [r for r in await api.rows(path, home) if r["id"] == made["id"]]
+        assert made["ddis"] == listed[0]["ddis"] == [number] and "groups" not in made
+
+
 async def test_a_call_tracking_campaign_of_another_customer_is_a_400_naming_it(api, home, other):
     number = await a_record(api, "ddi", home)
     for wrong in (await wrong_ids(api, "campaign", other)).values():
@@ -149,7 +159,7 @@ async def test_a_bulk_patch_of_users_with_another_customers_group_is_a_400_and_c
 
 
 def holders() -> list[Any]:
-    """(holder kind, reference) for every declared reference its holder stores (a queue's `ddis` are
+    """(holder kind, reference) for every declared reference its holder stores (a queue's `groups` are
     checked, not kept)."""
     stored = {"user": set(USER_FIELDS), **{r.kind: r.model_fields for r in RESOURCES}}
     return [pytest.param(kind, ref, id=f"{kind} {ref.blamed}")

@@ -169,6 +169,16 @@ async def test_dictionaries_list_the_codes_of_the_resources_properties(api, home
         assert entry["values"] and all(set(value) == {"code", "name"} for value in entry["values"])
 
 
+async def test_queues_and_ivrs_list_the_codes_of_their_coded_fields_as_the_readme_cites_them(api, home):
+    queues = {e["property"]: e["values"] for e in (await api.ok("GET", "/queues/dictionaries", home))["data"]}
+    assert set(queues) == {"language", "ring_strategy", "final_dst_type", "monitor"}
+    strategies = ["ringall", "leastrecent", "fewestcalls", "random", "rrmemory", "linear"]
+    assert [(v["code"], v["name"]) for v in queues["ring_strategy"]] == list(enumerate(strategies, 1))
+    ivrs = {e["property"]: e["values"] for e in (await api.ok("GET", "/ivrs/dictionaries", home))["data"]}
+    assert set(ivrs) == {"language", "final_dst_type"}
+    assert {"code": 5, "name": "queue"} in ivrs["final_dst_type"]
+
+
 @pytest.mark.parametrize("resource", [pytest.param(r, id=r.path) for r in RESOURCES if r.text_ids])
 async def test_a_number_is_found_with_or_without_its_leading_plus(api, home, resource):
     record = await make(api, resource, home)

@@ -1,8 +1,10 @@
 """What may be done to a call, as pure decisions: a command and the call's state give its events.
 
-A command the transition table refuses is `Invalid`, naming the call's state, so the API answers 400.
-Each function returns the events as `(type, data)` pairs; the caller records them on the call's
-stream at the version the state was folded at.
+A command the transition table refuses is `Invalid`, naming the call's state and the field of the
+request that asked for it, so the API answers 400. A call that ended does not exist any more: a
+command on it is `Unknown` (404), as on a call that never was. Each function returns the events
+as `(type, data)` pairs; the caller records them on the call's stream at the version the state was
+folded at.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ..errors import Invalid
+from ..errors import Invalid, Unknown
 from .state import (
     ACTION_SET,
     ANSWERED,
@@ -65,13 +67,23 @@ RINGS = frozenset({"answer", "no_answer"})
 """Outcomes whose destination rings; the others answer the INVITE with a failure at once."""
 
 
-def refuse(call: Call, doing: str) -> Invalid:
-    return Invalid.field("state", f"Call {call.id} is {call.state or 'unknown'}: it cannot {doing}.")
+def refuse(call: Call, doing: str, field: str = "state") -> Invalid:
+    """A command the call's state does not allow, naming the field of the request that asked for it."""
+    return Invalid.field(field, f"Call {call.id} is {call.state or 'unknown'}: it cannot {doing}.")
 
 
-def _check(call: Call, type_: str, doing: str) -> None:
+def _check(call: Call, type_: str, doing: str, field: str = "state") -> None:
     if call.state not in TRANSITIONS[type_]:
-        raise refuse(call, doing)
+        raise refuse(call, doing, field)
+
+
+def existing(call: Call, customer_id: int | None = None) -> Call:
+    """The call, while it lives (and is `customer_id`'s, when given). After its hangup a call does not
+    exist any more (real-platform.md: `GET /calls/{id}` is 404), so every command on it is refused as
+    on a call that never was, with the same message."""
+    if call.state not in LIVE or (customer_id is not None and call.customer_id != customer_id):
+        raise Unknown(f"Call {call.id} not found")
+    return call
 
 
 def disposition(call: Call, cause: str) -> str:
@@ -154,17 +166,11 @@ MONITOR_COMMANDS: Mapping[str, tuple[str, str, str]] = {
 
 def monitor(call: Call, at: float, command: str) -> list[Event]:
     type_, needs, doing = MONITOR_COMMANDS[command]
-    _check(call, type_, doing)
+    _check(call, type_, doing, "monitor_state")
     if call.recording != needs:
         state = {"off": "not recording", "on": "recording", "paused": "paused"}[call.recording]
         raise Invalid.field("monitor_state", f"Call {call.id} is {state}: it cannot {doing}.")
     return [(type_, {"id": call.id, "at": at})]
-
-
-def change(call: Call, doing: str) -> None:
-    """Any change of a call needs it live (an ended call's id is known, so this is a 400, not a 404)."""
-    if call.state not in LIVE:
-        raise refuse(call, doing)
 
 
 def label(call: Call, at: float, labels: list[int]) -> list[Event]:
@@ -182,13 +188,14 @@ def transfer(call: Call, at: float, to: Party, child_id: int, plan: Plan, contex
     """Blind transfer: the call ends ("transferred") and its remote side (the outside caller of an
     inbound call, the called party of any other) goes on, in a new call `child_id` whose `parent_id`
     is this one, to `to`. Returns (this call's events, the child's)."""
-    _check(call, TRANSFERRED, "be transferred")
+    _check(call, TRANSFERRED, "be transferred", "dst")
     user, remote = (call.dst, call.src) if call.destination == "in" else (call.src, call.dst)
     own = [(TRANSFERRED, {"id": call.id, "at": at, "to": to.number, "child_id": child_id})]
     own += [(ENDED, {"id": call.id, "at": at, "cause": "transferred", "disposition": disposition(call, "transferred"),
                      "by": "src", "leg": None})]  # fmt: skip
     placed = {"customer_id": call.customer_id, "user_id": call.user_id, "kind": "transfer", "first": "dst",
-              "src": _builtins(remote), "dst": _builtins(to), "clid": call.clid, "context": context or call.context,
+              "src": _builtins(remote), "dst": _builtins(to), "dialled": to.number, "clid": call.clid,
+              "context": context or call.context,
               "destination": call.destination, "parent_id": call.id, "referred_by": user.number,
               "record": call.record, "plan": _builtins(plan), "answered": ["src"]}  # fmt: skip
     return own, place(child_id, at, placed, accepted=False)

@@ -38,6 +38,7 @@ RECORDING_PAUSED = "call.recording_paused"
 RECORDING_RESUMED = "call.recording_resumed"
 LABELLED = "call.labelled"
 ACTION_SET = "call.action_set"
+MENU_REPLAYED = "call.menu_replayed"
 ENDED = "call.ended"
 SAME = "same"
 """A transition that leaves the state as it was."""
@@ -56,6 +57,7 @@ TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
     RECORDING_RESUMED: {CONNECTED: SAME, ON_HOLD: SAME},
     LABELLED: {state: SAME for state in LIVE},
     ACTION_SET: {state: SAME for state in LIVE},
+    MENU_REPLAYED: {CONNECTED: SAME},
     ENDED: {state: HANGUP for state in LIVE},
 }
 """Event type -> {state before: state after}. A pair missing here is refused. An answer that leaves
@@ -155,6 +157,11 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     labels: tuple[int, ...] = ()
     action_url: str | None = None
     action_text: str | None = None
+    menu_played: int = 0
+    """Plays of the IVR menu the caller is in that have ended (by their timeout or an invalid key)
+    before `menu_since`."""
+    menu_since: float | None = None
+    """When the menu last started again after an invalid key (None: it plays from the answer)."""
     child_id: int | None = None
     transferred_to: str | None = None
     ended_at: float | None = None
@@ -226,6 +233,10 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
         change["labels"] = tuple(data["labels"])
     elif type_ == ACTION_SET:
         change.update(action_url=data.get("action_url"), action_text=data.get("action_text"))
+    elif type_ == MENU_REPLAYED:
+        since = call.connected_at if call.connected_at is not None else at
+        change.update(menu_played=data["played"], menu_since=at,
+                      plan=msgspec.structs.replace(call.plan, talk_seconds=at + data["wait"] - since))  # fmt: skip
     elif type_ == TRANSFERRED:
         change.update(child_id=data["child_id"], transferred_to=data["to"])
     elif type_ == ENDED:
