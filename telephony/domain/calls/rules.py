@@ -92,10 +92,15 @@ def place(call_id: int, at: float, placed: Mapping[str, Any], *, accepted: bool)
 
 
 def reach(call: Call, leg: str, at: float) -> list[Event]:
-    """The platform reaches a leg: its client rings, unless the destination fails it at once."""
+    """The platform reaches a leg: its client rings, unless the destination fails it at once; a
+    destination that rings for no time (the platform's own: an IVR, voicemail, a conference
+    room) answers as it is reached."""
     if leg == "dst" and call.plan.outcome not in RINGS:
         return []
-    return [(RANG, {"id": call.id, "at": at, "leg": leg})]
+    rang: Event = (RANG, {"id": call.id, "at": at, "leg": leg})
+    if leg == "dst" and call.plan.outcome == "answer" and call.plan.ring_seconds <= 0:
+        return [rang, *answer(evolve(call, *rang), at, leg)]
+    return [rang]
 
 
 def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
