@@ -151,11 +151,13 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
     """The message a caller left on a user's voicemail (the user whose voicemail answered, whoever
-    called): new, in the inbox, as long as the caller spoke."""
+    called): new, in the inbox, as long as the caller spoke after the voicemail answered (a caller
+    who waited in a queue first was connected before)."""
+    answered = call.dst_answered_at or call.connected_at
     return {
         "id": message_id, "caller": call.src.number, "callerid": call.clid, "dialled": call.dialled,
-        "duration": _seconds(call.connected_at, call.ended_at), "extension_id": call.dst.user_id, "folder": 0,
-        "is_new": True, "live_id": call.id, "origtime": wire_time(call.connected_at or call.placed_at),
+        "duration": _seconds(answered, call.ended_at), "extension_id": call.dst.user_id, "folder": 0,
+        "is_new": True, "live_id": call.id, "origtime": wire_time(answered or call.placed_at),
         "parent_live_id": call.parent_id, "transcript": None,
     }  # fmt: skip
 

@@ -13,6 +13,7 @@ from typing import Any
 from ..documents.projection import CUSTOMER_DELETED
 from ..domain import calls as rules
 from ..domain.calls import Call
+from ..domain.calls.queue import standing
 from ..domain.dictionaries import CALL_DESTINATION
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
@@ -126,22 +127,12 @@ def live_call(call: Call, now: float) -> dict[str, Any]:
         "dst_call_id": rules.sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
         "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": 0.0, "dst_ua": dst.ua,
         "duration": max(0, int(now - call.placed_at)), "min_charge": 0.0,
-        "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": _queue_state(call),
+        "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": standing(call),
         "referred_by": call.referred_by, "src": src.number, "src_call_id": rules.sip_call_id(call.id, "src"),
         "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name, "src_rate": 0.0,
         "src_ua": src.ua, "start_time": _epoch(call.placed_at), "state": call.state,
         "labels": list(call.labels), "action_url": call.action_url, "action_text": call.action_text,
     }  # fmt: skip
-
-
-def _queue_state(call: Call) -> str | None:
-    """`waiting` while a call waits in a queue with no agent rung, `ringing` while an agent rings,
-    `connected` once one answered; None outside queues."""
-    if call.context != "QUEUE":
-        return None
-    if call.connected_at is not None:
-        return "connected"
-    return "waiting" if (call.dst.id or "").startswith("queue:") else "ringing"
 
 
 def _epoch(moment: float | None) -> int | None:

@@ -22,8 +22,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Party, Target
@@ -59,6 +57,9 @@ class Hop:
 
     routed: dict[str, Any] | None = None
     ending: str | None = None
+    through: dict[str, Any] | None = None
+    """A destination the call is routed to first: a queue that answers the caller as it joins, before
+    `routed` rings an agent."""
 
 
 def target_of(ddi: Mapping[str, Any]) -> Target | None:
@@ -80,7 +81,9 @@ def hop(r: Routing, to: Target | None, hops: int = 0) -> Hop:
     if found is None:
         return Hop(ending=NO_ROUTE)
     routed, skipped_to = DESTINATIONS[to.type](r, found, to)
-    return Hop(routed=routed) if routed is not None else hop(dataclasses.replace(r, direct=False), skipped_to, hops + 1)
+    if routed is None:
+        return hop(dataclasses.replace(r, direct=False), skipped_to, hops + 1)
+    return Hop(routed=routed, through=routed.pop("through", None))
 
 
 def _user_context(call: Call) -> str:
@@ -146,10 +149,7 @@ def _ivr(r: Routing, ivr: dict[str, Any], to: Target) -> Route:
     if used < len(r.call.digits):
         key, wait = r.call.digits[used]
         onward, used = key_target(r.conn, r.call, ivr, key) or onward, used + 1
-    routed = answering(r.call, platform_party("ivr", ivr), r.planner, "IVR", digits_used=used,
-                       fallback=msgspec.to_builtins(onward))  # fmt: skip
-    routed["plan"].update(talk_seconds=wait, onward=True)
-    return routed, None
+    return answering(r.call, platform_party("ivr", ivr), r.planner, "IVR", (wait, onward), digits_used=used), None
 
 
 def _conference(r: Routing, room: dict[str, Any], to: Target) -> Route:

@@ -90,7 +90,7 @@ async def test_an_ivr_key_sends_the_caller_to_a_queue_whose_agent_answers_once_l
     ivr_leg, queue_leg = await legs(client, first["id"])
     live = (await get(client, root, f"/calls/{queue_leg}"))["data"]
     assert (live["context"], live["queue_state"], live["state"], live["parent_id"]) == (
-        "QUEUE", "waiting", "RINGING", ivr_leg)  # fmt: skip
+        "QUEUE", "waiting", "CONNECTED", ivr_leg)  # the queue answered the caller as it joined  # fmt: skip
     waiting = (await get(client, root, f"/queues/{queue_id}/calls"))["data"]
     assert [c["id"] for c in waiting] == [queue_leg]
     await advance(client, 30)  # max_wait_time: the queue's final destination, the agent's voicemail
@@ -340,7 +340,7 @@ async def test_a_user_who_records_inbound_calls_gets_a_monitor_of_an_answered_on
     assert monitor["duration"] == cdr["billsec"] > 0 and monitor["type"] == "I"
 
 
-@pytest.mark.parametrize("kind", ["ivrs", "conferences", "voicemail"])
+@pytest.mark.parametrize("kind", ["ivrs", "queues", "conferences", "voicemail"])
 async def test_the_platforms_own_destinations_answer_the_caller_as_it_reaches_them(client, root, kind):
     if kind == "voicemail":
         user_id = await create_user(client, HOME, "vm@example.com", ext="226")

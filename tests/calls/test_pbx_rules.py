@@ -142,3 +142,14 @@ async def test_a_number_belongs_to_one_destination_at_a_time(client, root):
     response = await client.post("/_telephony/verify", headers=CONTROL)
     assert (await response.json())["data"]["problem"] is None
     await error_of(await client.get("/v1.2/voipstudio/ddis/+449999999999", headers=root.headers()), 404)
+
+
+async def test_a_users_call_a_rule_sends_to_a_queue_is_held_there(client, root):
+    queue_id = await create(client, root, "queues", name="Help", users=[])
+    await rule(client, root, action="queue", direction=2, destination=["447700900902"], target_id=queue_id)
+    call = (await place(client, root, to="447700900902"))["data"]
+    assert (call["state"], call["dst_id"]) == ("RINGING", f"queue:{queue_id}")  # the user's own client rings first
+    await advance(client, 1)  # it answers, and so does the queue
+    live = (await get(client, root, f"/calls/{call['id']}"))["data"]
+    assert (live["state"], live["queue_state"]) == ("CONNECTED", "waiting")
+    assert live["connected_at"] == live["start_time"] + 1
