@@ -1,8 +1,8 @@
 """Queues: callers wait, in the order they joined, while the queue rings its free agents.
 
 A caller joins a queue (context `QUEUE`) unless the queue has `max_callers` callers already (not
-counting those talking to an agent), or no agent is logged in and `join_empty` is off: then it goes
-straight to the queue's final destination. The queue answers the caller as it joins (the call is
+counting those talking to an agent), or no agent is logged in and `join_empty` is off: then the
+queue turns it away to its final destination. The queue answers the caller as it joins (the call is
 CONNECTED from then on, and billed from then on), and holds it in the same call until it hangs up:
 while it waits, the live call's `queue_state` is `waiting` and its `dst` is the queue; the queue
 rings the agent the caller's place in the line leaves it (`domain.calls.queue`: strategies, order,
@@ -31,6 +31,7 @@ from .destinations import (
     ringable,
     ringing,
     seconds,
+    turning_away,
 )
 
 QUEUE_RECORDS = (1, 2)
@@ -47,8 +48,10 @@ def queue(r: Routing, found: dict[str, Any], target: Target) -> Route:
     queued = [c for c in floor.queued(call.customer_id, found["id"]) if c.id != call.id
               and line.standing(c) != "connected"]  # fmt: skip
     party = platform_party("queue", found)
-    if target.since is None and (not logged_in and found.get("join_empty") is False or _full(found, queued)):
-        return None, final(found)
+    if target.since is None and not logged_in and found.get("join_empty") is False:
+        return turning_away(call, party, planner, "QUEUE", "unavailable"), final(found)
+    if target.since is None and _full(found, queued):
+        return turning_away(call, party, planner, "QUEUE", "busy"), final(found)
     most = float(found.get("max_wait_time") or DEFAULT_MAX_WAIT)
     if at - since >= most:
         return None, final(found)

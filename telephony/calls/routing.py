@@ -59,7 +59,8 @@ class Hop:
     ending: str | None = None
     through: dict[str, Any] | None = None
     """A destination the call is routed to first: a queue that answers the caller as it joins, before
-    `routed` rings an agent."""
+    `routed` rings an agent; or one that turned the caller away, when the call then ends (`ending`
+    is the destination's reason), so that the call's record names it."""
 
 
 def target_of(ddi: Mapping[str, Any]) -> Target | None:
@@ -80,10 +81,13 @@ def hop(r: Routing, to: Target | None, hops: int = 0) -> Hop:
     found = reads.documents(r.conn, KINDS[to.type], [to.id], r.call.customer_id).get(to.id)
     if found is None:
         return Hop(ending=NO_ROUTE)
-    routed, skipped_to = DESTINATIONS[to.type](r, found, to)
-    if routed is None:
-        return hop(dataclasses.replace(r, direct=False), skipped_to, hops + 1)
-    return Hop(routed=routed, through=routed.pop("through", None))
+    routed, onward = DESTINATIONS[to.type](r, found, to)
+    if onward is None:
+        return Hop(routed=routed, through=routed.pop("through", None)) if routed else Hop(ending=NO_ROUTE)
+    after = hop(dataclasses.replace(r, direct=False), onward, hops + 1)
+    if routed is None or after.routed is not None or after.through is not None:
+        return after
+    return Hop(ending=rules.CAUSES[routed["plan"]["outcome"]], through=routed)  # turned away, then the call ends
 
 
 def _user_context(call: Call) -> str:

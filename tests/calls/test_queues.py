@@ -192,3 +192,20 @@ async def test_a_caller_no_agent_took_is_billed_for_its_wait_under_the_queues_na
     assert (cdr["dst_name"], cdr["user_id"], cdr["disposition"], cdr["t_cause"]) == (
         "Support", None, "CONNECTED", "normal clearing")  # fmt: skip
     assert cdr["billsec"] == cdr["duration"] == billsec
+
+
+@pytest.mark.parametrize(
+    ("settings_", "disposition", "cause"),
+    [({"join_empty": False}, "NO_ANSWER", "no user responding"), ({"max_callers": 1}, "BUSY", "user busy")],
+)
+async def test_a_caller_the_queue_turns_away_leaves_a_missed_record_naming_the_queue(client, root, settings_,
+                                                                                      disposition, cause):  # fmt: skip
+    queue_id = await queue(client, root, [], **settings_)
+    if "max_callers" in settings_:
+        await ring(client, **{"from": "447700900641"}, hangup_after=60)  # fills the queue
+    turned = (await ring(client))["data"]
+    assert turned["state"] == "HANGUP"
+    (cdr,) = await cdrs_of(client, root, turned["id"])
+    assert routed(cdr) == ("M", "QUEUE", None, f"queue:{queue_id}", None)
+    assert (cdr["dst_name"], cdr["dst"], cdr["disposition"], cdr["t_cause"], cdr["billsec"]) == (
+        "Support", NUMBER, disposition, cause, 0)  # fmt: skip
