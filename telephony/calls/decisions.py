@@ -106,12 +106,13 @@ def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None
     destination refuses the call: busy, unless it already fails otherwise."""
     call = rules.evolve(Call(id=placed["id"]), rules.PLACED, placed)
     hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
-    if hop.routed is None:
+    reached = hop.through or hop.routed  # a queue answers first, then rings its agent
+    if reached is None:
         outcome = placed["plan"].get("outcome")
         placed["plan"] = {**placed["plan"], "outcome": "busy" if outcome in ("answer", "no_answer") else outcome}
         return
-    placed.update({key: hop.routed[key] for key in REACHED if key in hop.routed})
-    placed["record"] = placed.get("record") or hop.routed.get("record", False)
+    placed.update({key: reached[key] for key in REACHED if key in reached})
+    placed["record"] = placed.get("record") or reached.get("record", False)
 
 
 def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
@@ -205,33 +206,39 @@ def place_inbound(inbound: Inbound, engine: Engine, now: Now) -> Decision[Call]:
 
 def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float,
             direct: bool = False) -> list[Event]:  # fmt: skip
-    """The call (not answered yet) goes to `to` in the same leg, or ends when it leads nowhere. An
-    outbound call stays its caller's, and keeps the caller's recording."""
+    """The call goes to `to` in the same leg (through the destination the hop goes through first), or
+    ends when it leads nowhere. An outbound call stays its caller's, and keeps the caller's recording."""
     hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
+    events: list[Event] = []
+    for routed in (dict(r) for r in (hop.through, hop.routed) if r is not None):
+        if call.destination != "in":
+            routed.pop("user_id", None)
+            routed["record"] = routed.get("record") or call.record
+        if (record := _missed(conn, call, at)) is not None:
+            routed.update(missed={"customer_id": call.customer_id, "body": record}, claims={"cdr": [record["id"]]})
+        for event in rules.route(call, at, routed):
+            events.append(event)
+            call = rules.evolve(call, *event)
     if hop.routed is None:
-        return rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
-    routed = dict(hop.routed)
-    if call.destination != "in":
-        routed.pop("user_id", None)
-        routed["record"] = routed.get("record") or call.record
-    if (record := _missed(conn, call, at)) is not None:
-        routed.update(missed={"customer_id": call.customer_id, "body": record}, claims={"cdr": [record["id"]]})
-    return rules.route(call, at, routed)
+        events += rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
+    return events
 
 
 def _go_on(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float
            ) -> tuple[list[NewEvent], Call]:  # fmt: skip
-    """The call goes on to `to`: in the same leg while nobody answered it; from an answered leg (an IVR
-    that took a key) in a new call whose `parent_id` is this one, which the answer is then."""
-    if call.state not in rules.TALKING:
+    """The call goes on to `to`: in the same leg while nobody answered it, while it rings someone, or
+    while a queue holds it (a queue keeps its caller in the call it answered); from an answered leg
+    (an IVR that took a key) in a new call whose `parent_id` is this one, which the answer is then."""
+    if call.state not in rules.TALKING or call.reaching is not None or call.queue_id is not None:
         return _recorded(conn, call, _routed(conn, call, to, engine, at), engine)
     child_id = next_id(conn, "call", FIRST_CALL_ID)
     _, placed = rules.forward(call, at, child_id, None)
     child = rules.evolve(Call(id=child_id), *placed)
     hop = routing.hop(Routing(conn, child, engine.planner, engine.floor, at), to)
-    if hop.routed is None:
+    reached = hop.through or hop.routed
+    if reached is None:
         return _recorded(conn, call, rules.end(call, at, hop.ending or routing.NO_ROUTE, "dst"), engine)
-    own, placed = rules.forward(call, at, child_id, hop.routed["dst"].get("number"))
+    own, placed = rules.forward(call, at, child_id, reached["dst"].get("number"))
     placed[1]["claims"] = {"call": [child_id]}
     ended, _ = _recorded(conn, call, own, engine)
     started, child = _recorded(conn, Call(id=child_id), [placed, *_routed(conn, child, to, engine, at)], engine)
@@ -246,9 +253,9 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
     user = reads.documents(conn, "user", [user_id], call.customer_id).get(user_id)
     if user is None or not user.get("log_missed_calls", True):
         return None
-    rang = rules.evolve(call, rules.ENDED, {"id": call.id, "at": at, "cause": rules.CAUSES["no_answer"],
+    rang = msgspec.structs.replace(call, placed_at=call.reached_at, user_id=user_id, connected_at=None)
+    rang = rules.evolve(rang, rules.ENDED, {"id": call.id, "at": at, "cause": rules.CAUSES["no_answer"],
                                             "disposition": "NO_ANSWER"})  # fmt: skip
-    rang = msgspec.structs.replace(rang, placed_at=call.reached_at, user_id=user_id, connected_at=None)
     return {**history.cdr(rang, next_id(conn, "cdr")), "type": "M"}
 
 
@@ -344,9 +351,10 @@ def _tariffed(conn: sqlite3.Connection, call: Call, type_: str, data: dict[str, 
 
 
 def _paid(conn: sqlite3.Connection, call: Call, data: dict[str, Any], engine: Engine) -> dict[str, Any]:
-    """An answer that connects a chargeable call says until when the balance pays for it (enforced)."""
+    """An answer that connects a chargeable call says until when the balance pays for it (enforced);
+    one on a call already connected (an agent answering a queue's caller) leaves that as it was."""
     connected = rules.evolve(call, rules.ANSWERED, data)
-    if connected.connected_at is None:
+    if connected.connected_at is None or call.connected_at is not None:
         return data
     paid = engine.pricing.paid_seconds(conn, call.customer_id, charged_legs(connected))
     return data if paid is None else {**data, "paid_until": data["at"] + paid}

@@ -25,7 +25,9 @@ from .parties import records, user_party
 Planner = Callable[[int, str | None, str | None], Plan]
 """(call id, destination number, forced outcome) -> the simulator's plan for the call."""
 Route = tuple[dict[str, Any] | None, Target | None]
-"""A destination to ring (the `routed` data), or where to go instead when there is none."""
+"""A destination to ring (the `routed` data), or where to go instead when there is none; both when
+the destination turns the caller away (`routed` then says how) to go on to the target. A routed
+destination's `through` is one the caller is routed to first (a queue answering it)."""
 CHOICES = {"busy": "busy", "reject": "reject", "never": "no_answer"}
 """A simulated answer other than a number of seconds, as the plan's outcome."""
 REJECTED = Target(type="X")
@@ -124,11 +126,24 @@ def ringing(call: Call, party: Party, planner: Planner, ring_time: float, contex
             "record": record or (user is not None and records(user, "in", context)), **more}  # fmt: skip
 
 
-def answering(call: Call, party: Party, planner: Planner, context: str, **more: Any) -> dict[str, Any]:
-    """A destination of the platform's own that answers at once (voicemail, a conference room, an IVR)."""
+def answering(call: Call, party: Party, planner: Planner, context: str, onward: tuple[float, Target] | None = None,
+              **more: Any) -> dict[str, Any]:  # fmt: skip
+    """A destination of the platform's own that answers at once (voicemail, a conference room, an IVR,
+    a queue); with `onward` (seconds, target), it sends the caller on to the target after that time."""
     plan = msgspec.structs.replace(planner(call.id, party.number, "answer"), ring_seconds=0.0)
-    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": None,
+    fallback = None
+    if onward is not None:
+        plan, fallback = msgspec.structs.replace(plan, talk_seconds=onward[0], onward=True), onward[1]
+    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": msgspec.to_builtins(fallback),
             "plan": msgspec.to_builtins(plan), "user_id": call.user_id, **more}  # fmt: skip
+
+
+def turning_away(call: Call, party: Party, planner: Planner, context: str, outcome: str) -> dict[str, Any]:
+    """A destination of the platform's own that turns the caller away (`outcome`: why, as a plan's);
+    the call is nobody's there."""
+    plan = msgspec.structs.replace(planner(call.id, party.number, outcome), ring_seconds=0.0)
+    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": None,
+            "plan": msgspec.to_builtins(plan), "user_id": None}  # fmt: skip
 
 
 def platform_party(kind: str, record: Mapping[str, Any], number: Any = None) -> Party:

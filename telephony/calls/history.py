@@ -145,12 +145,14 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 def voicemessage(call: Call, message_id: int) -> dict[str, Any]:
     """The message a caller left on a user's voicemail (the user whose voicemail answered, whoever
-    called): new, in the inbox, as long as the caller spoke; `dialled` the number or extension the
-    call was made to, whichever way it reached the voicemail."""
+    called): new, in the inbox, as long as the caller spoke after the voicemail answered (a caller
+    who waited in a queue first was connected before); `dialled` the number or extension the call was
+    made to, whichever way it reached the voicemail."""
+    answered = call.dst_answered_at or call.connected_at
     return {
         "id": message_id, "caller": call.src.number, "callerid": caller_id(call), "dialled": call.dialled,
-        "duration": call.answered_seconds(), "extension_id": call.dst.user_id, "folder": 0,
-        "is_new": True, "live_id": call.id, "origtime": wire_time(call.connected_at or call.placed_at),
+        "duration": rules.whole_seconds(answered, call.ended_at), "extension_id": call.dst.user_id, "folder": 0,
+        "is_new": True, "live_id": call.id, "origtime": wire_time(answered or call.placed_at),
         "parent_live_id": call.parent_id, "transcript": None,
     }  # fmt: skip
 

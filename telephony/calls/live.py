@@ -14,6 +14,7 @@ from ..documents.projection import CUSTOMER_DELETED
 from ..domain import calls as rules
 from ..domain.billing import shown
 from ..domain.calls import Call
+from ..domain.calls.queue import standing
 from ..domain.dictionaries import CALL_DESTINATION
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
@@ -127,7 +128,7 @@ def live_call(call: Call, now: float) -> dict[str, Any]:
         "dst_call_id": rules.sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
         "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": _rate(call, "dst"),
         "dst_ua": dst.ua, "duration": rules.whole_seconds(call.placed_at, now), "min_charge": _minimum_charge(call),
-        "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": _queue_state(call),
+        "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": standing(call),
         "referred_by": call.referred_by, "src": src.number, "src_call_id": rules.sip_call_id(call.id, "src"),
         "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name,
         "src_rate": _rate(call, "src"), "src_ua": src.ua, "start_time": _epoch(call.placed_at), "state": call.state,
@@ -144,16 +145,6 @@ def _minimum_charge(call: Call) -> float:
     """The minimum charge of the tariff the call's CDR will show the rate of: its destination's."""
     main = call.tariffs.get("dst") or next(iter(call.tariffs.values()), {})
     return shown(main.get("minimum_charge", 0))
-
-
-def _queue_state(call: Call) -> str | None:
-    """`waiting` while a call waits in a queue with no agent rung, `ringing` while an agent rings,
-    `connected` once one answered; None outside queues."""
-    if call.context != "QUEUE":
-        return None
-    if call.connected_at is not None:
-        return "connected"
-    return "waiting" if (call.dst.id or "").startswith("queue:") else "ringing"
 
 
 def _epoch(moment: float | None) -> int | None:

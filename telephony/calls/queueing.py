@@ -1,12 +1,14 @@
 """Queues: callers wait, in the order they joined, while the queue rings its free agents.
 
 A caller joins a queue (context `QUEUE`) unless the queue has `max_callers` callers already (not
-counting those talking to an agent), or no agent is logged in and `join_empty` is off: then it goes
-straight to the queue's final destination. While it waits, the live call's `queue_state` is
-`waiting` and its `dst` is the queue; the queue rings the agent the caller's place in the line
-leaves it (`domain.calls.queue`: strategies, order, wrap-up) for `ring_time`, and looks again
-every `retry` seconds while there is none. An agent who answers takes the call (`connected`);
-after `max_wait_time` in the queue the caller goes to the final destination.
+counting those talking to an agent), or no agent is logged in and `join_empty` is off: then the
+queue turns it away to its final destination. The queue answers the caller as it joins (the call is
+CONNECTED from then on, and billed from then on), and holds it in the same call until it hangs up:
+while it waits, the live call's `queue_state` is `waiting` and its `dst` is the queue; the queue
+rings the agent the caller's place in the line leaves it (`domain.calls.queue`: strategies, order,
+wrap-up) for `ring_time` (`ringing`), and looks again every `retry` seconds while there is none. An
+agent who answers takes the call (`connected`); after `max_wait_time` in the queue the caller goes
+to the final destination, still in that call.
 """
 
 from __future__ import annotations
@@ -14,13 +16,23 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-import msgspec
-
 from ..documents import reads
 from ..domain.calls import Call, Party, Target
 from ..domain.calls import queue as line
 from ..domain.dictionaries import QUEUE_RING_STRATEGY
-from .destinations import Floor, Route, Routing, final, first_answering, platform_party, ringable, ringing, seconds
+from .destinations import (
+    Floor,
+    Route,
+    Routing,
+    answering,
+    final,
+    first_answering,
+    platform_party,
+    ringable,
+    ringing,
+    seconds,
+    turning_away,
+)
 
 QUEUE_RECORDS = (1, 2)
 """Queue `monitor` codes (the `queue_monitor` dictionary) that record inbound calls: all, inbound."""
@@ -33,14 +45,17 @@ def queue(r: Routing, found: dict[str, Any], target: Target) -> Route:
     since = target.since if target.since is not None else at
     members = [m for m in found.get("users") or [] if isinstance(m, dict)]
     logged_in = [(n, m["id"]) for n, m in enumerate(members) if m.get("status", True)]
-    queued = [c for c in floor.queued(call.customer_id, found["id"]) if c.id != call.id and c.connected_at is None]
-    if target.since is None and (not logged_in and found.get("join_empty") is False or _full(found, queued)):
-        return None, final(found)
+    queued = [c for c in floor.queued(call.customer_id, found["id"]) if c.id != call.id
+              and line.standing(c) != "connected"]  # fmt: skip
+    party = platform_party("queue", found)
+    if target.since is None and not logged_in and found.get("join_empty") is False:
+        return turning_away(call, party, planner, "QUEUE", "unavailable"), final(found)
+    if target.since is None and _full(found, queued):
+        return turning_away(call, party, planner, "QUEUE", "busy"), final(found)
     most = float(found.get("max_wait_time") or DEFAULT_MAX_WAIT)
     if at - since >= most:
         return None, final(found)
-    party_id = f"queue:{found['id']}"
-    ahead = sum(1 for c in queued if c.dst.id == party_id and (c.queued_at or 0.0, c.id) < (since, call.id))
+    ahead = sum(1 for c in queued if line.standing(c) == "waiting" and (c.queued_at or 0.0, c.id) < (since, call.id))
     following = Target(type="Q", id=found["id"], step=target.step + 1, since=since)
     in_line = {"queue_id": found["id"], "queued_at": since}
     left = most - (at - since)
@@ -52,18 +67,17 @@ def queue(r: Routing, found: dict[str, Any], target: Target) -> Route:
                          floor.shuffler(f"queue:{call.id}:{target.step}"))  # fmt: skip
     just_rung = call.dst.user_id if call.queue_id == found["id"] else None
     serving = line.serving(strategy, order, ahead, just_rung)
+    wait = min(seconds(found.get("retry"), DEFAULT_RETRY), left) if not serving else 0.0
+    holding = answering(call, party, planner, "QUEUE", (wait, following), user_id=None, **in_line)
     if not serving:
-        party = platform_party("queue", found)
-        wait = min(seconds(found.get("retry"), DEFAULT_RETRY), left)
-        plan = msgspec.structs.replace(planner(call.id, party.number, "no_answer"), no_answer_seconds=wait)
-        return {"dst": msgspec.to_builtins(party), "context": "QUEUE", "fallback": msgspec.to_builtins(following),
-                "plan": msgspec.to_builtins(plan), "user_id": None, **in_line}, None  # fmt: skip
+        return holding, None
     chosen_id = int(first_answering(call, [str(a.user_id) for a in serving]))
     _, user, agent_party = agents[chosen_id]
     ring_time = min(seconds(found.get("ring_time"), DEFAULT_RING), left)
     recorded = found.get("monitor") in QUEUE_RECORDS
-    return ringing(call, agent_party, planner, ring_time, "QUEUE", following, [str(chosen_id)], user, recorded,
-                   **in_line), None  # fmt: skip
+    routed = ringing(call, agent_party, planner, ring_time, "QUEUE", following, [str(chosen_id)], user, recorded,
+                     **in_line)  # fmt: skip
+    return ({**routed, "through": holding} if target.since is None else routed), None  # joins, then an agent rings
 
 
 def _full(found: dict[str, Any], queued: list[Call]) -> bool:

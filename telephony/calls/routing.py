@@ -23,8 +23,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Party, Target
@@ -60,6 +58,10 @@ class Hop:
 
     routed: dict[str, Any] | None = None
     ending: str | None = None
+    through: dict[str, Any] | None = None
+    """A destination the call is routed to first: a queue that answers the caller as it joins, before
+    `routed` rings an agent; or one that turned the caller away, when the call then ends (`ending`
+    is the destination's reason), so that the call's record names it."""
 
 
 def target_of(ddi: Mapping[str, Any]) -> Target | None:
@@ -80,8 +82,13 @@ def hop(r: Routing, to: Target | None, hops: int = 0) -> Hop:
     found = reads.documents(r.conn, KINDS[to.type], [to.id], r.call.customer_id).get(to.id)
     if found is None:
         return Hop(ending=NO_ROUTE)
-    routed, skipped_to = DESTINATIONS[to.type](r, found, to)
-    return Hop(routed=routed) if routed is not None else hop(dataclasses.replace(r, direct=False), skipped_to, hops + 1)
+    routed, onward = DESTINATIONS[to.type](r, found, to)
+    if onward is None:
+        return Hop(routed=routed, through=routed.pop("through", None)) if routed else Hop(ending=NO_ROUTE)
+    after = hop(dataclasses.replace(r, direct=False), onward, hops + 1)
+    if routed is None or after.routed is not None or after.through is not None:
+        return after
+    return Hop(ending=rules.CAUSES[routed["plan"]["outcome"]], through=routed)  # turned away, then the call ends
 
 
 def _user_context(call: Call) -> str:
@@ -145,10 +152,8 @@ def _ivr(r: Routing, ivr: dict[str, Any], to: Target) -> Route:
     menu again; after its last play, the IVR's final destination."""
     onward, wait, used = rules.heard(menu_of(ivr), r.call.digits, r.call.digits_used,
                                      lambda key: key_target(r.conn, r.call, ivr, key))  # fmt: skip
-    routed = answering(r.call, platform_party("ivr", ivr), r.planner, "IVR", digits_used=used,
-                       fallback=msgspec.to_builtins(onward or final(ivr)))  # fmt: skip
-    routed["plan"].update(talk_seconds=wait, onward=True)
-    return routed, None
+    party = platform_party("ivr", ivr)
+    return answering(r.call, party, r.planner, "IVR", (wait, onward or final(ivr)), digits_used=used), None
 
 
 def _conference(r: Routing, room: dict[str, Any], to: Target) -> Route:

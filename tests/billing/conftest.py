@@ -24,8 +24,14 @@ def enforced() -> bool:
 
 
 @pytest.fixture
-def settings(settings, enforced):
-    billing = Billing(default=Tariff(name="Elsewhere", per_minute=0.1), tariffs=TARIFFS, enforce_balance=enforced)
+def internal_calls_free() -> bool:
+    return True
+
+
+@pytest.fixture
+def settings(settings, enforced, internal_calls_free):
+    billing = Billing(default=Tariff(name="Elsewhere", per_minute=0.1), tariffs=TARIFFS, enforce_balance=enforced,
+                      internal_calls_free=internal_calls_free)  # fmt: skip
     simulator = Simulator(seed=3, own_answer_seconds=1.0, destinations=TIMES)
     return msgspec.structs.replace(settings, billing=billing, simulator=simulator)
 

@@ -173,6 +173,22 @@ async def test_an_enforced_balance_refuses_calls_it_cannot_pay_and_cuts_one_when
     assert await balance(client, root) == (0.01, "EUR")
 
 
+@pytest.mark.parametrize("internal_calls_free", [False])
+async def test_a_call_a_queue_answers_is_charged_for_its_billsec_from_the_queues_answer(client, root):
+    response = await client.post("/v1.2/voipstudio/queues", json={"name": "Help"}, headers=root.headers())
+    queue_id = (await response.json())["data"]["id"]
+    response = await client.post("/v1.2/voipstudio/routingrules", json={"action": "queue", "direction": 2,
+                                 "destination": [FRANCE], "target_id": queue_id}, headers=root.headers())  # fmt: skip
+    assert response.status == 201, await response.text()
+    call = (await place(client, root, to=FRANCE))["data"]  # the rule sends it to the queue, which holds it
+    await advance(client, 1 + 60)  # the caller's own client answers after 1 s, and so does the queue
+    response = await client.delete(f"/v1.2/voipstudio/calls/{call['id']}", headers=root.headers())
+    assert response.status == 204
+    (cdr,) = (await get(client, root, "/cdrs" + by_live_id(call["id"])))["data"]
+    assert (cdr["context"], cdr["dst_id"], cdr["billsec"]) == ("QUEUE", f"queue:{queue_id}", 60)
+    assert (cdr["rate"], cdr["charge"]) == (0.1, 0.1)  # an internal leg at the default tariff, for the billsec
+
+
 async def test_the_cli_requests_for_transactions_and_invoices_work(client, root):
     await credit(client, 3)
     await credit(client, 4)

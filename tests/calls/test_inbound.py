@@ -3,6 +3,8 @@ checking the CDRs' type, context, src_id/dst_id and parent_live_id, and the orde
 
 from __future__ import annotations
 
+import pytest
+
 from tests.accounts.helpers import CONTROL, create_user, error_of
 from tests.calls.helpers import advance, call_events, cdrs_of, get, legs, routed, states
 from tests.calls.test_voicemail_mail import settled
@@ -88,7 +90,7 @@ async def test_an_ivr_key_sends_the_caller_to_a_queue_whose_agent_answers_once_l
     ivr_leg, queue_leg = await legs(client, first["id"])
     live = (await get(client, root, f"/calls/{queue_leg}"))["data"]
     assert (live["context"], live["queue_state"], live["state"], live["parent_id"]) == (
-        "QUEUE", "waiting", "RINGING", ivr_leg)  # fmt: skip
+        "QUEUE", "waiting", "CONNECTED", ivr_leg)  # the queue answered the caller as it joined  # fmt: skip
     waiting = (await get(client, root, f"/queues/{queue_id}/calls"))["data"]
     assert [c["id"] for c in waiting] == [queue_leg]
     await advance(client, 30)  # max_wait_time: the queue's final destination, the agent's voicemail
@@ -386,3 +388,20 @@ async def test_a_user_who_records_inbound_calls_gets_a_monitor_of_an_answered_on
     (monitor,) = (await get(client, root, f"/calls/{call_id}/monitors"))["data"]
     (cdr,) = await cdrs_of(client, root, call_id)
     assert monitor["duration"] == cdr["billsec"] > 0 and monitor["type"] == "I"
+
+
+@pytest.mark.parametrize("kind", ["ivrs", "queues", "conferences", "voicemail"])
+async def test_the_platforms_own_destinations_answer_the_caller_as_it_reaches_them(client, root, kind):
+    if kind == "voicemail":
+        user_id = await create_user(client, HOME, "vm@example.com", ext="226")
+        await provision(client, target_type="V", target_id=user_id)
+    else:
+        await provision(client)
+        await create(client, root, kind, name="Front", ddis=[NUMBER])
+    call = (await ring(client, hangup_after=3))["data"]
+    assert (call["state"], call["connected_at"]) == ("CONNECTED", call["start_time"])
+    placed, *_, answered = await call_events(client, call["id"])
+    assert (answered[0], answered[1]["leg"], answered[1]["at"]) == ("call.answered", "dst", placed[1]["at"])
+    await advance(client, 3)
+    (cdr,) = await cdrs_of(client, root, call["id"])
+    assert (cdr["type"], cdr["billsec"], cdr["duration"]) == ("I", 3, 3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.accounts.helpers import CONTROL, create_user, error_of
 from tests.calls.conftest import ANSWERS
-from tests.calls.helpers import advance, cdrs_of, get, legs, place, routed, states
+from tests.calls.helpers import advance, cdrs_of, get, legs, patch, place, routed, states
 from tests.calls.test_inbound import ANSWERED, HOME, NUMBER, create, provision, ring
 
 ALLOWED = "+447700900555"
@@ -142,3 +142,23 @@ async def test_a_number_belongs_to_one_destination_at_a_time(client, root):
     response = await client.post("/_telephony/verify", headers=CONTROL)
     assert (await response.json())["data"]["problem"] is None
     await error_of(await client.get("/v1.2/voipstudio/ddis/+449999999999", headers=root.headers()), 404)
+
+
+async def test_a_users_call_a_rule_sends_to_a_queue_is_held_there_or_turned_away_under_its_name(client, root):
+    queue_id = await create(client, root, "queues", name="Help", users=[])
+    await rule(client, root, action="queue", direction=2, destination=["447700900902"], target_id=queue_id)
+    call = (await place(client, root, to="447700900902"))["data"]
+    assert (call["state"], call["dst_id"]) == ("RINGING", f"queue:{queue_id}")  # the user's own client rings first
+    await advance(client, 1)  # it answers, and so does the queue
+    live = (await get(client, root, f"/calls/{call['id']}"))["data"]
+    assert (live["state"], live["queue_state"]) == ("CONNECTED", "waiting")
+    assert live["connected_at"] == live["start_time"] + 1
+    await patch(client, root, call["id"], state="hangup")
+    response = await client.patch(f"/v1.2/voipstudio/queues/{queue_id}", json={"join_empty": False},
+                                  headers=root.headers())  # fmt: skip
+    assert response.status == 200, await response.text()
+    turned = (await place(client, root, to="447700900902"))["data"]
+    await advance(client, 1)
+    (cdr,) = await cdrs_of(client, root, turned["id"])
+    assert (cdr["type"], cdr["context"], cdr["dst_id"], cdr["dst_name"]) == ("O", "QUEUE", f"queue:{queue_id}", "Help")
+    assert (cdr["t_cause"], cdr["disposition"], cdr["billsec"]) == ("no user responding", "NO_ANSWER", 0)

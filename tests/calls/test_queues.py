@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.accounts.helpers import CONTROL, create_user, error_of
-from tests.calls.helpers import advance, call_events, cdrs_of, get, routed
+from tests.calls.helpers import advance, call_events, cdrs_of, get, routed, states
 from tests.calls.test_inbound import HOME, NUMBER, create, provision, ring
 
 
@@ -121,5 +121,91 @@ async def test_an_agent_who_lets_a_queued_call_ring_out_is_not_rung_again_while_
     call_id = (await ring(client, answer={str(slow): "never", str(quick): 2}, hangup_after=30))["data"]["id"]
     await advance(client, 7)
     rung = [d["dst"].get("user_id") for t, d in await call_events(client, call_id) if t == "call.routed"]
-    assert rung == [slow, quick]
+    assert rung == [None, slow, quick]  # the queue answered the caller, then rang its agents
     assert await state(client, root, call_id) == ("connected", str(quick))
+
+
+def answers(events: list[tuple[str, dict]]) -> list[tuple[str, float]]:
+    """The legs a call's answers were of, and when."""
+    return [(d["leg"], d["at"]) for t, d in events if t == "call.answered"]
+
+
+async def test_a_caller_is_answered_as_it_joins_the_queue_and_billed_from_there_when_an_agent_takes_it(client, root):
+    (agent,) = await agents(client, 1)
+    await queue(client, root, [agent], ring_time=10)
+    joined = (await ring(client, answer={str(agent): 4}, hangup_after=40))["data"]
+    assert (joined["state"], joined["connected_at"], joined["queue_state"]) == (
+        "CONNECTED", joined["start_time"], "ringing")  # the queue answered, then rang its agent  # fmt: skip
+    start = (await call_events(client, joined["id"]))[0][1]["at"]
+    assert answers(await call_events(client, joined["id"])) == [("dst", start)]
+    await advance(client, 4)
+    live = (await get(client, root, f"/calls/{joined['id']}"))["data"]
+    assert (live["state"], live["connected_at"], live["queue_state"], live["dst_id"]) == (
+        "CONNECTED", joined["start_time"], "connected", str(agent))  # fmt: skip
+    await advance(client, 40)
+    (cdr,) = await cdrs_of(client, root, joined["id"])
+    assert routed(cdr) == ("I", "QUEUE", None, str(agent), None) and cdr["user_id"] == agent
+    assert (cdr["disposition"], cdr["t_cause"]) == ("CONNECTED", "normal clearing")
+    assert cdr["billsec"] == cdr["duration"] > 4  # from joining the queue, not from the agent's answer
+    assert answers(await call_events(client, joined["id"])) == [("dst", start), ("dst", start + 4)]
+    assert await states(client, joined["id"]) == ["INITIAL", "RINGING", "CONNECTED", "HANGUP"]
+
+
+async def test_a_caller_who_waits_out_the_queue_is_billed_for_the_wait_and_the_voicemail_after_it(client, root):
+    (agent,) = await agents(client, 1)
+    queue_id = await queue(client, root, [], retry=5, max_wait_time=20, final_dst_type="V", final_dst_id=agent)
+    joined = (await ring(client, hangup_after=50))["data"]
+    assert (joined["state"], joined["queue_state"], joined["dst_id"], joined["dst_name"]) == (
+        "CONNECTED", "waiting", f"queue:{queue_id}", "Support")  # fmt: skip
+    await advance(client, 10)  # the queue looked twice: the caller stays connected, answered once
+    assert (await state(client, root, joined["id"])) == ("waiting", f"queue:{queue_id}")
+    assert len(answers(await call_events(client, joined["id"]))) == 1
+    await advance(client, 10)  # max_wait_time: on to voicemail, in the same call
+    live = (await get(client, root, f"/calls/{joined['id']}"))["data"]
+    assert (live["state"], live["context"], live["connected_at"]) == ("CONNECTED", "VOICEMAIL", joined["start_time"])
+    await advance(client, 60)
+    (cdr,) = await cdrs_of(client, root, joined["id"])
+    assert routed(cdr) == ("I", "VOICEMAIL", None, f"voicemail:{agent}", None) and cdr["disposition"] == "VM"
+    assert cdr["billsec"] == cdr["duration"] > 20  # the wait and the message
+    (message,) = (await get(client, root, "/voicemessages"))["data"]
+    assert message["duration"] == cdr["billsec"] - 20  # the message alone
+
+
+@pytest.mark.parametrize(
+    ("settings_", "answer", "hangup_after", "billsec"),
+    [({}, {}, 7, 7),  # the caller gives up while it waits
+     ({"status": True}, "never", 7, 7),  # the caller gives up while an agent rings
+     ({"max_wait_time": 12}, {}, 60, 12)],  # the queue's final destination, hang-up, ends it
+)  # fmt: skip
+async def test_a_caller_no_agent_took_is_billed_for_its_wait_under_the_queues_name(client, root, settings_, answer,
+                                                                                    hangup_after, billsec):  # fmt: skip
+    (agent,) = await agents(client, 1)
+    members = [{"id": agent, "status": settings_.get("status", False)}]
+    await provision(client)
+    queue_id = await create(client, root, "queues", name="Support", users=members, ddis=[NUMBER], ring_time=10,
+                            **{k: v for k, v in settings_.items() if k != "status"})  # fmt: skip
+    answered = {str(agent): answer} if answer else {}
+    call_id = (await ring(client, answer=answered, hangup_after=hangup_after))["data"]["id"]
+    await advance(client, 60)
+    (cdr,) = await cdrs_of(client, root, call_id)
+    assert routed(cdr) == ("I", "QUEUE", None, f"queue:{queue_id}", None)
+    assert (cdr["dst_name"], cdr["user_id"], cdr["disposition"], cdr["t_cause"]) == (
+        "Support", None, "CONNECTED", "normal clearing")  # fmt: skip
+    assert cdr["billsec"] == cdr["duration"] == billsec
+
+
+@pytest.mark.parametrize(
+    ("settings_", "disposition", "cause"),
+    [({"join_empty": False}, "NO_ANSWER", "no user responding"), ({"max_callers": 1}, "BUSY", "user busy")],
+)
+async def test_a_caller_the_queue_turns_away_leaves_a_missed_record_naming_the_queue(client, root, settings_,
+                                                                                      disposition, cause):  # fmt: skip
+    queue_id = await queue(client, root, [], **settings_)
+    if "max_callers" in settings_:
+        await ring(client, **{"from": "447700900641"}, hangup_after=60)  # fills the queue
+    turned = (await ring(client))["data"]
+    assert turned["state"] == "HANGUP"
+    (cdr,) = await cdrs_of(client, root, turned["id"])
+    assert routed(cdr) == ("M", "QUEUE", None, f"queue:{queue_id}", None)
+    assert (cdr["dst_name"], cdr["dst"], cdr["disposition"], cdr["t_cause"], cdr["billsec"]) == (
+        "Support", NUMBER, disposition, cause, 0)  # fmt: skip

@@ -180,6 +180,16 @@ CALLS_IN = {
     "HANGUP": ended(),
 }
 """A call in each state a command can meet (INITIAL and ACCEPTED last no longer than their transaction)."""
+ROUTED = {"dst": {"number": "220", "id": "7"}, "plan": msgspec_plan(PLAN), "context": "PSTN_CALL",
+          "fallback": {"type": "V", "id": 7}, "user_id": 7}  # fmt: skip
+"""What routing a call to a user records."""
+
+
+def rerouted(call: Call) -> Call:
+    """The call once it rings someone new for its `dst` leg (a connected one: a queue ringing an agent)."""
+    for type_, data in rules.route(call, 8.0, ROUTED):
+        call = rules.evolve(call, type_, data)
+    return call
 
 
 @pytest.mark.parametrize("type_", sorted(COMMANDS))
@@ -189,6 +199,8 @@ def test_each_command_is_taken_exactly_in_the_states_the_table_allows(type_, sta
     allowed = state in rules.TRANSITIONS[type_]
     if type_ == "call.answered" and state == "RINGING":
         call = given(rules.answer)  # the destination rings: the answer connects
+    elif type_ == "call.answered" and state in ("CONNECTED", "ON_HOLD"):
+        call = rerouted(call)  # someone new rings for the connected call: the answer keeps its state
     if not allowed:
         with pytest.raises(Invalid):
             COMMANDS[type_](call, 9.0)
@@ -219,21 +231,23 @@ def test_the_simulators_own_events_follow_the_table():
     assert states == [None, "INITIAL", "ACCEPTED", "RINGING"]
 
 
-def test_routing_gives_the_call_a_new_destination_reached_at_once_and_only_before_it_connects():
+def inbound_call() -> Call:
     inbound = {**PLACED, "kind": "inbound", "first": "dst", "destination": "in", "answered": ["src"]}
-    call = rules.evolve(Call(id=1), "call.placed", {"id": 1, "at": 0.0, **inbound, "plan": msgspec_plan(PLAN)})
-    routed = {"dst": {"number": "220", "id": "7"}, "plan": msgspec_plan(PLAN), "context": "PSTN_CALL",
-              "fallback": {"type": "V", "id": 7}, "user_id": 7}  # fmt: skip
-    events = rules.route(call, 1.0, routed)
+    return rules.evolve(Call(id=1), "call.placed", {"id": 1, "at": 0.0, **inbound, "plan": msgspec_plan(PLAN)})
+
+
+def test_routing_gives_the_call_a_new_destination_reached_at_once():
+    call = inbound_call()
+    events = rules.route(call, 1.0, ROUTED)
     assert [t for t, _ in events] == ["call.routed", "call.ringing"]
     for type_, data in events:
         call = rules.evolve(call, type_, data)
     assert (call.state, call.dst.id, call.user_id, call.fallback.type) == ("RINGING", "7", 7, "V")
     never = Plan(outcome="no_answer", ring_seconds=1, talk_seconds=60, no_answer_seconds=20)
-    call = rules.evolve(call, "call.routed", {"id": 1, "at": 2.0, **routed, "plan": msgspec_plan(never)})
+    call = rules.evolve(call, "call.routed", {"id": 1, "at": 2.0, **ROUTED, "plan": msgspec_plan(never)})
     assert rules.next_step(call) == rules.Step(22.0, "route", "dst")
     with pytest.raises(Invalid):
-        rules.route(connected(), 3.0, routed)
+        rules.route(ended(), 3.0, ROUTED)
 
 
 MENU = rules.Menu(timeout=4, plays=3)
@@ -261,3 +275,55 @@ def test_an_invalid_key_pressed_now_replays_the_menu_and_moves_its_end_until_its
     call = rules.evolve(call, *events[0])
     assert rules.next_step(call).due == 13.0
     assert rules.replay(call, 10.0, MENU, "7") is None  # the third play cut short: the final destination
+
+
+QUEUE = {"dst": {"number": "500", "id": "queue:3"}, "context": "QUEUE", "user_id": None, "queue_id": 3,
+         "plan": msgspec_plan(Plan(outcome="answer", ring_seconds=0, talk_seconds=5, onward=True)),
+         "fallback": {"type": "Q", "id": 3, "step": 1, "since": 1.0}}  # fmt: skip
+"""What routing a caller to a queue that holds it (and looks again after 5 s) records."""
+
+
+def queued() -> Call:
+    """An inbound caller a queue answered at 1 s, whose agent rings since 2 s."""
+    call = inbound_call()
+    for at, routed in ((1.0, QUEUE), (2.0, {**ROUTED, "context": "QUEUE", "queue_id": 3})):
+        for type_, data in rules.route(call, at, routed):
+            call = rules.evolve(call, type_, data)
+    return call
+
+
+def test_a_platform_destination_that_rings_for_no_time_answers_as_it_is_reached():
+    call = inbound_call()
+    events = rules.route(call, 1.0, QUEUE)
+    assert [t for t, _ in events] == ["call.routed", "call.ringing", "call.answered"]
+    for type_, data in events:
+        call = rules.evolve(call, type_, data)
+    assert (call.state, call.connected_at, call.reaching) == ("CONNECTED", 1.0, None)
+    assert rules.next_step(call) == rules.Step(6.0, "route", "dst")  # the queue looks again
+
+
+def test_a_connected_caller_stays_connected_while_an_agent_rings_and_from_its_first_answer_on():
+    call = queued()
+    assert (call.state, call.connected_at, call.reaching, call.dst.id) == ("CONNECTED", 1.0, "dst", "7")
+    assert rules.next_step(call) == rules.Step(7.0, "answer", "dst")  # the agent's plan: rings 5 s
+    for type_, data in rules.answer(call, 7.0):
+        call = rules.evolve(call, type_, data)
+    assert (call.state, call.connected_at, call.dst_answered_at, call.dst.id) == ("CONNECTED", 1.0, 7.0, "7")
+    assert rules.next_step(call) == rules.Step(67.0, "end", cause="normal clearing", by="dst")  # talks from 7 s
+
+
+def test_a_connected_caller_routed_back_to_its_queue_is_held_there_without_ringing_again():
+    call = queued()
+    events = rules.route(call, 4.0, QUEUE)
+    assert [t for t, _ in events] == ["call.routed"]
+    call = rules.evolve(call, *events[0])
+    assert (call.state, call.dst.id, call.dst_answered_at, call.reaching) == ("CONNECTED", "queue:3", 1.0, None)
+    assert rules.next_step(call) == rules.Step(9.0, "route", "dst")
+
+
+def test_a_connected_caller_who_hangs_up_while_an_agent_rings_ends_as_its_queues():
+    call = queued()
+    for type_, data in rules.hang_up(call, 5.0):
+        call = rules.evolve(call, type_, data)
+    assert (call.dst.id, call.context, call.user_id, call.dst_answered_at) == ("queue:3", "QUEUE", None, 1.0)
+    assert (call.cause, call.disposition, call.connected_at) == ("normal clearing", "CONNECTED", 1.0)

@@ -304,3 +304,32 @@ async def test_a_webhook_gets_only_what_happened_after_it_was_created(client, ro
     assert late == []
     again = await event_log.query(lambda conn: dispatcher_call(conn, after))
     assert [e.data["event_name"] for e in again] == ["call.hangup"]
+
+
+async def test_a_queue_caller_is_connected_once_as_it_joins_whether_an_agent_takes_it_or_not(client, root, receiver):
+    await hook(client, root, url=receiver.url)
+    agent = await create_user(client, HOME, "agent@example.com", ext="401")
+    response = await client.post(f"/_telephony/customers/{HOME}/ddis", json={"e164": NUMBER}, headers=CONTROL)
+    assert response.status == 201
+    response = await client.post("/v1.2/voipstudio/queues", json={"name": "Support", "ddis": [NUMBER],
+                                 "users": [{"id": agent, "status": True}]}, headers=root.headers())  # fmt: skip
+    queue_id = (await response.json())["data"]["id"]
+    response = await client.post("/_telephony/simulate/inbound-call", json={"from": "+447700900555", "to": NUMBER,
+                                 "answer": {str(agent): 4}, "hangup_after": 20}, headers=CONTROL)  # fmt: skip
+    call_id = (await response.json())["data"]["id"]
+    await advance(client, 20)
+    await delivered(client)
+    assert receiver.names(call_id) == ["call.initial", "call.ringing", "call.connected", "call.ringing", "call.hangup"]
+    _, _, connected, agent_rings, hangup = receiver.bodies()
+    assert (connected["dst_id"], connected["connected_at"]) == (f"queue:{queue_id}", connected["start_time"])
+    assert (agent_rings["dst_id"], agent_rings["state"]) == (str(agent), "CONNECTED")
+    assert (hangup["dst_id"], hangup["connected_at"]) == (str(agent), connected["start_time"])
+    response = await client.patch(f"/v1.2/voipstudio/queues/{queue_id}", json={"users": []}, headers=root.headers())
+    assert response.status == 200
+    response = await client.post("/_telephony/simulate/inbound-call", json={"from": "+447700900556", "to": NUMBER,
+                                 "hangup_after": 5}, headers=CONTROL)  # fmt: skip
+    abandoned = (await response.json())["data"]["id"]  # no agent: the caller waits, then hangs up
+    await advance(client, 5)
+    await delivered(client)
+    assert receiver.names(abandoned) == ["call.initial", "call.ringing", "call.connected", "call.hangup"]
+    assert receiver.bodies()[-1]["dst_id"] == f"queue:{queue_id}"

@@ -19,6 +19,9 @@ The ring strategies (the `queue_ring_strategy` dictionary) order the free agents
 
 Ties keep the members' order. An agent who just let this caller ring out is rung again only when
 no other agent is free.
+
+A caller in a queue stands `waiting` while the queue holds it, `ringing` while an agent rings for it
+and `connected` once an agent answered (`standing`, the live call's `queue_state`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .state import Call
 
 RING_ALL = "ringall"
 DEFAULT_STRATEGY = RING_ALL
@@ -73,3 +78,12 @@ def serving(strategy: str, free: Sequence[Agent], ahead: int, just_rung: int | N
 def is_free(agent_free_at: float | None, at: float) -> bool:
     """Whether an agent's wrap-up after its last call of the queue is over."""
     return agent_free_at is None or at >= agent_free_at
+
+
+def standing(call: Call) -> str | None:
+    """Where a caller stands in its queue: `waiting`, `ringing` or `connected`; None outside queues."""
+    if call.context != "QUEUE":
+        return None
+    if (call.dst.id or "").startswith("queue:"):
+        return "waiting"
+    return "connected" if call.dst_answered_at is not None else "ringing"

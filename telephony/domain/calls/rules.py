@@ -104,10 +104,15 @@ def place(call_id: int, at: float, placed: Mapping[str, Any], *, accepted: bool)
 
 
 def reach(call: Call, leg: str, at: float) -> list[Event]:
-    """The platform reaches a leg: its client rings, unless the destination fails it at once."""
+    """The platform reaches a leg: its client rings, unless the destination fails it at once; a
+    destination that rings for no time (the platform's own: an IVR, a queue, voicemail, a conference
+    room) answers as it is reached."""
     if leg == "dst" and call.plan.outcome not in RINGS:
         return []
-    return [(RANG, {"id": call.id, "at": at, "leg": leg})]
+    rang: Event = (RANG, {"id": call.id, "at": at, "leg": leg})
+    if leg == "dst" and call.plan.outcome == "answer" and call.plan.ring_seconds <= 0:
+        return [rang, *answer(evolve(call, *rang), at, leg)]
+    return [rang]
 
 
 def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
@@ -120,17 +125,18 @@ def answer(call: Call, at: float, leg: str | None = None) -> list[Event]:
     events: list[Event] = [(ANSWERED, {"id": call.id, "at": at, "leg": leg})]
     if call.answered_at(other(leg)) is None:
         return events + reach(evolve(call, *events[0]), other(leg), at)
-    if call.record:
+    if call.record and call.recording == "off":
         events.append((RECORDING_STARTED, {"id": call.id, "at": at}))
     return events
 
 
 def route(call: Call, at: float, routed: Mapping[str, Any]) -> list[Event]:
     """The call's destination becomes another target (`routed`: dst, plan, context, fallback,
-    user_id), which is reached at once."""
+    user_id), which is reached at once (unless it is the host that holds the connected call)."""
     _check(call, ROUTED, "be routed")
     event = (ROUTED, {"id": call.id, "at": at, **routed})
-    return [event, *reach(evolve(call, *event), "dst", at)]
+    after = evolve(call, *event)
+    return [event, *(reach(after, "dst", at) if after.reaching == "dst" else [])]
 
 
 def hold(call: Call, at: float) -> list[Event]:

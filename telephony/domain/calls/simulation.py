@@ -93,15 +93,28 @@ def next_step(call: Call) -> Step | None:
 def _next(call: Call) -> Step | None:
     if not call.live:
         return None
-    plan = call.plan
-    if call.state in TALKING and call.connected_at is not None:
-        talked = call.connected_at + plan.talk_seconds
-        if call.paid_until is not None and call.paid_until < talked:
-            return Step(call.paid_until, "end", cause=CREDIT_EXHAUSTED)
-        if plan.onward and call.fallback is not None:
-            return Step(talked, "route", "dst")
-        return Step(talked, "end", cause=CAUSES["answer"], by="dst")
-    leg = call.reaching
+    if call.state not in TALKING or call.connected_at is None:
+        return _reaching(call)
+    step = _talking(call) if call.reaching is None else _reaching(call)
+    if step is not None and call.paid_until is not None and call.paid_until < step.due:
+        return Step(call.paid_until, "end", cause=CREDIT_EXHAUSTED)
+    return step
+
+
+def _talking(call: Call) -> Step:
+    """A connected call talks for its plan's time from its last answer; a destination that sends its
+    caller on (an IVR, a queue) does so its plan's time after the caller reached it."""
+    plan, connected_at = call.plan, call.connected_at or 0.0
+    if plan.onward and call.fallback is not None:
+        return Step(call.reached_at + plan.talk_seconds, "route", "dst")
+    talked = max(connected_at, call.dst_answered_at or connected_at) + plan.talk_seconds
+    return Step(talked, "end", cause=CAUSES["answer"], by="dst")
+
+
+def _reaching(call: Call) -> Step | None:
+    """The leg being reached answers, or the destination gives up or fails (a connected call goes on
+    talking to its host meanwhile: a queue rings an agent)."""
+    plan, leg = call.plan, call.reaching
     if leg is None:
         return None
     if leg == "src":

@@ -46,9 +46,9 @@ SAME = "same"
 TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
     PLACED: {None: INITIAL},
     WAS_ACCEPTED: {INITIAL: ACCEPTED},
-    ROUTED: {INITIAL: SAME, ACCEPTED: SAME, RINGING: SAME},
-    RANG: {INITIAL: RINGING, ACCEPTED: RINGING, RINGING: RINGING},
-    ANSWERED: {INITIAL: CONNECTED, ACCEPTED: CONNECTED, RINGING: CONNECTED},
+    ROUTED: {INITIAL: SAME, ACCEPTED: SAME, RINGING: SAME, CONNECTED: SAME, ON_HOLD: SAME},
+    RANG: {INITIAL: RINGING, ACCEPTED: RINGING, RINGING: RINGING, CONNECTED: SAME, ON_HOLD: SAME},
+    ANSWERED: {INITIAL: CONNECTED, ACCEPTED: CONNECTED, RINGING: CONNECTED, CONNECTED: SAME, ON_HOLD: SAME},
     HELD: {CONNECTED: ON_HOLD},
     RESUMED: {ON_HOLD: CONNECTED},
     TRANSFERRED: {CONNECTED: SAME, ON_HOLD: SAME},
@@ -61,7 +61,8 @@ TRANSITIONS: Mapping[str, Mapping[str | None, str]] = {
     ENDED: {state: HANGUP for state in LIVE},
 }
 """Event type -> {state before: state after}. A pair missing here is refused. An answer that leaves
-a leg still to reach keeps the call RINGING (`evolve`): it is CONNECTED once both legs answered."""
+a leg still to reach keeps the call RINGING (`evolve`): it is CONNECTED once both legs answered, and
+stays so while a queue that answered it routes it on (an agent rings, and answers)."""
 CALL_TYPES = frozenset(TRANSITIONS)
 
 
@@ -102,6 +103,16 @@ class Target(msgspec.Struct, frozen=True, kw_only=True):
     """How far a hunt has gone through a ring group's members or a user's follow-me targets."""
     since: float | None = None
     """When the call joined the queue it waits in."""
+
+
+class Host(msgspec.Struct, frozen=True, kw_only=True):
+    """Who last answered a call's `dst` leg, as the call then was, and when: a connected call ringing
+    someone new for it (a queue ringing an agent) is the host's again if routed back, or ends so."""
+
+    party: Party
+    context: str
+    user_id: int | None
+    at: float
 
 
 class Call(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,6 +157,7 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     tariffs: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     """The tariff of each chargeable leg (by its name), recorded when the leg's destination became
     known (`call.placed`, `call.routed`): what prices the call, and what its live call shows."""
+    host: Host | None = None
     paid_until: float | None = None
     """When the customer's balance stops paying for the connected call (balances enforced)."""
     held_at: float | None = None
@@ -220,7 +232,7 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
     elif type_ == RANG:
         change.update(ringing=data["leg"], reaching=data["leg"])
     elif type_ == ANSWERED:
-        change.update(_answered(call, data["leg"], at), paid_until=data.get("paid_until"))
+        change.update(_answered(call, data["leg"], at), paid_until=data.get("paid_until", call.paid_until))
     elif type_ == HELD:
         change["held_at"] = at
     elif type_ == RESUMED:
@@ -241,7 +253,7 @@ def evolve(call: Call, type_: str, data: Mapping[str, Any]) -> Call:
         change.update(child_id=data["child_id"], transferred_to=data["to"])
     elif type_ == ENDED:
         change.update(
-            _recording_stopped(call, at),
+            {**_hosted(call), **_recording_stopped(call, at)},
             ended_at=at,
             cause=data["cause"],
             disposition=data["disposition"],
@@ -279,24 +291,39 @@ def _placed(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _routed(call: Call, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The call's destination is now another target: it is reached afresh. An inbound call belongs
-    to the user it reaches (`user_id`); an outbound one stays its caller's."""
-    fallback = data.get("fallback")
-    return {"dst": msgspec.convert(data["dst"], Party), "user_id": data.get("user_id", call.user_id),
+    """The call's destination is now another target: it is reached afresh, unless the call is connected
+    and goes back to its host (a queue taking its caller back), which still holds it. An inbound call
+    belongs to the user it reaches (`user_id`); an outbound one stays its caller's."""
+    fallback, dst = data.get("fallback"), msgspec.convert(data["dst"], Party)
+    host = call.host if call.connected_at is not None and dst.id is not None else None
+    host = host if host is not None and host.party.id == dst.id else None
+    return {"dst": dst, "user_id": data.get("user_id", call.user_id),
             "queue_id": data.get("queue_id"), "queued_at": data.get("queued_at"),
             "record": data.get("record", False), "digits_used": data.get("digits_used", 0),
             "plan": msgspec.convert(data["plan"], Plan), "context": data["context"],
             "fallback": msgspec.convert(fallback, Target) if fallback else None, "tariffs": data.get("tariffs", {}),
-            "reaching": "dst", "reached_at": data["at"], "ringing": None, "dst_answered_at": None}  # fmt: skip
+            "reached_at": data["at"], "ringing": None, "reaching": None if host else "dst",
+            "dst_answered_at": host.at if host else None,
+            "host": msgspec.structs.replace(host, party=dst) if host else call.host}  # fmt: skip
 
 
 def _answered(call: Call, leg: str, at: float) -> dict[str, Any]:
     change: dict[str, Any] = {f"{leg}_answered_at": at, "ringing": None}
+    if leg == "dst":
+        change["host"] = Host(party=call.dst, context=call.context, user_id=call.user_id, at=at)
     if call.answered_at(other(leg)) is None:
         change.update(state=RINGING, reaching=other(leg), reached_at=at)
     else:
-        change.update(connected_at=at, reaching=None)
+        change.update(connected_at=call.connected_at if call.connected_at is not None else at, reaching=None)
     return change
+
+
+def _hosted(call: Call) -> dict[str, Any]:
+    """A connected call that ends while someone new rings for its `dst` leg ends as its host's."""
+    host = call.host
+    if call.connected_at is None or call.dst_answered_at is not None or host is None:
+        return {}
+    return {"dst": host.party, "context": host.context, "user_id": host.user_id, "dst_answered_at": host.at}
 
 
 def _recording_stopped(call: Call, at: float) -> dict[str, Any]:
