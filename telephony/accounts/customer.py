@@ -39,6 +39,8 @@ def _user_id(request: web.Request) -> int:
 
 
 async def me(request: web.Request) -> web.Response:
+    """The caller: the fields it shares with its User record as `/users` shows them (an unset `cli` or
+    `cc` is null in both), its customer's balance and its SIP credentials."""
     accounts, who = request.app[ACCOUNTS], principal(request)
     user = await _user_or_404(request, who.user_id)
     sealed = await read.sealed_sip_password_of(accounts.reader, who.user_id)
@@ -47,8 +49,8 @@ async def me(request: web.Request) -> web.Response:
     data = {
         "id": who.user_id, "email": user["email"], "first_name": user["first_name"],
         "last_name": user["last_name"], "customer_id": who.customer_id, "balance": shown(account["balance"]),
-        "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": account["currency_iso"],
-        "is_root": user["is_root"], "language": user.get("language") or "en",
+        "cc": user.get("cc"), "cli": user.get("cli"), "currency_iso": account["currency_iso"],
+        "is_root": user["is_root"], "language": user.get("language"),
         "sip_domain": f"{who.customer_id}.sip.telephony.local",
         "sip_password": accounts.unseal(sealed),
     }  # fmt: skip

@@ -55,6 +55,18 @@ async def test_me_is_an_object_with_the_me_fields_identity_and_sip_credentials(c
     assert body["links"]["self"] == url(version, "/me")
 
 
+@pytest.mark.parametrize("cli", [None, "+442071230000"], ids=["no-cli", "a-cli"])
+async def test_me_shows_what_it_shares_with_the_users_record_as_users_shows_it(client, version, cli):
+    user_id = await create_user(client, HOME, "me@example.com", cli=cli, cc=None, language="de")
+    creds = await login(client, version, "me@example.com", PASSWORD)
+    me = (await (await client.get(url(version, "/me"), headers=creds.headers())).json())["data"]
+    user = (await (await client.get(url(version, f"/users/{user_id}"), headers=creds.headers())).json())["data"]
+    shared = set(me) & set(user)
+    assert shared >= {"id", "email", "first_name", "last_name", "cc", "cli", "is_root", "language"}
+    assert {k: me[k] for k in shared} == {k: user[k] for k in shared}
+    assert (me["cli"], me["cc"]) == (cli, None)
+
+
 async def test_me_describes_the_caller_not_the_root(client, version, staff):
     reader = await login(client, version, READ_ONLY, PASSWORD)
     data = (await (await client.get(url(version, "/me"), headers=reader.headers())).json())["data"]
