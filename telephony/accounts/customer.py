@@ -15,6 +15,7 @@ from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
 from ..domain.billing import shown
+from ..domain.bodies import echoes
 from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
@@ -84,16 +85,17 @@ async def get_user(request: web.Request) -> web.Response:
 
 
 async def patch_users(request: web.Request) -> web.Response:
-    """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing."""
+    """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing. The other User fields
+    are read-only here (sent back unchanged they are taken; the operator changes them)."""
     who = require_root(request)
     items = await read_json(request, list[UserBulkItem])
-    changes = {}
+    changes, echoed = {}, {}
     for item in items:
-        fields = {k: v for k, v in msgspec.structs.asdict(item).items() if k != "id" and v is not msgspec.UNSET}
+        fields = {k: getattr(item, k) for k in ("location_id", "groups") if getattr(item, k) is not msgspec.UNSET}
         if fields.get("location_id") is not None:
             fields["location_id"] = str(fields["location_id"])
-        changes[item.id] = fields
-    decision = decisions.change_users(who.customer_id, changes)
+        changes[item.id], echoed[item.id] = fields, echoes(item)
+    decision = decisions.change_users(who.customer_id, changes, echoed)
     await request.app[ACCOUNTS].log.transact(decision, meta_of(request))
     changed = dict(zip(changes, decision.result, strict=True))
     return collection([changed[item.id] for item in items])

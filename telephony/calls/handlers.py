@@ -196,12 +196,15 @@ async def place_webcall(request: web.Request) -> web.Response:
 
 def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
     """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
+    problems = []
     if body.state is not None and body.state not in STATES:
-        raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
+        problems.append(("state", f"Unknown state; use one of {', '.join(STATES)}."))
     if body.monitor_state is not None and body.monitor_state not in rules.MONITOR_COMMANDS:
-        raise BadRequest.field("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}.")
-    if body.labels is not None and (unknown := set(body.labels) - valid_labels):
-        raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
+        problems.append(("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}."))
+    problems += [("labels", f"No call label {label} in your account.") for label in sorted(
+        set(body.labels or ()) - valid_labels)]  # fmt: skip
+    if problems:
+        raise BadRequest.of(problems)
 
     def command(call: Call, at: float) -> list[Event]:
         events: list[Event] = []

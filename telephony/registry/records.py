@@ -25,6 +25,7 @@ import msgspec
 
 from ..api.errors import BadRequest
 from ..api.wire import check_integers, validation_error
+from ..domain.bodies import read
 from ..domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
 from .coercion import fields_of
 from .resource import Resource
@@ -99,12 +100,9 @@ def _as_created(resource: Resource, fields: dict[str, Any]) -> dict[str, Any]:
     declared = [f for f in msgspec.structs.fields(resource.create) if f.encode_name != resource.attachment]
     names = {f.encode_name for f in declared}
     sent = {sent_as.get(k, k): v for k, v in fields.items() if sent_as.get(k, k) in names and v is not None}
-    for f in declared:
-        if f.required and f.encode_name not in sent:
-            stored = stored_as.get(f.encode_name, f.encode_name)
-            raise BadRequest.field(stored, "This field is required.")
-    try:
-        body = msgspec.convert(sent, resource.patch)
-    except msgspec.ValidationError as exc:
-        raise validation_error(exc) from None
+    missing = [(stored_as.get(f.encode_name, f.encode_name), "This field is required.") for f in declared
+               if f.required and f.encode_name not in sent]  # fmt: skip
+    body, problems = read(sent, resource.patch, resource.validate)
+    if missing or problems:
+        raise BadRequest.of(missing + problems)
     return fields_of(resource, body, creating=True, prepare=False)

@@ -185,6 +185,18 @@ async def test_bulk_patch_with_an_unknown_user_is_a_404_and_changes_nothing(clie
     assert stored["data"]["groups"] == []
 
 
+async def test_bulk_patch_of_fields_it_cannot_change_is_a_400_naming_each_and_changes_nothing(client, version, root,
+                                                                                                staff):  # fmt: skip
+    before = (await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json())["data"]
+    for extra, refused in (({"ext": "250", "monitor": "A"}, "This field is read-only"),
+                           ({"favourite": "tea", "colour": "red"}, "This field is not allowed here")):  # fmt: skip
+        body = [{"id": staff[AGENT], "location_id": "9", **extra}]
+        error = await error_of(await client.patch(url(version, "/users"), json=body, headers=root.headers()), 400)
+        assert [(e["field"], e["message"].split(":")[0]) for e in error["errors"]] == [(f, refused) for f in extra]
+    after = (await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json())["data"]
+    assert after == before and await events(client, "user.updated") == []
+
+
 @pytest.mark.parametrize(
     "body",
     [

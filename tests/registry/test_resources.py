@@ -204,6 +204,17 @@ async def test_deleting_a_list_with_one_foreign_id_deletes_nothing(api, home, ot
     assert await shown(api, resource, home, mine["id"]) is not None
 
 
+async def test_a_report_schedule_with_six_bad_fields_names_all_six_in_one_400_and_stores_nothing(api, home):
+    before = await api.rows("/reportschedules", home)
+    body = {"report_id": "weekly_totals", "name": "", "emails": ["boss@example.com", "not-an-address"],
+            "frequency": {"type": "hourly"}, "timezone": "Mars/Olympus_Mons", "start_at": "2026-02-30"}  # fmt: skip
+    error = (await api.call("POST", "/reportschedules", home, json=body)).error(400)
+    assert [e["field"] for e in error["errors"]] == ["report_id", "name", "emails[1]", "frequency.type", "timezone",
+                                                     "start_at"]  # fmt: skip
+    assert error["message"] == "; ".join(f"{e['field']}: {e['message']}" for e in error["errors"])
+    assert await api.rows("/reportschedules", home) == before
+
+
 @pytest.mark.parametrize(("resource", "version"), with_op_and_version(Op.CREATE))
 async def test_a_wrong_typed_create_field_is_a_400_naming_it(api, home, resource, version):
     name, value = wrong_field(resource.create)
