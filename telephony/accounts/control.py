@@ -13,6 +13,7 @@ from ..api.errors import NotFound
 from ..api.responses import collection, json_response
 from ..api.wire import read_json
 from ..domain.bodies import echoes
+from ..domain.nouns import not_found
 from ..domain.sip_clients import Registration
 from ..keys import ACCOUNTS, MEMORY
 from . import attributes, decisions
@@ -58,7 +59,7 @@ async def create_api_key(request: web.Request) -> web.Response:
     body = await read_json(request, Named)
     account = accounts.index.accounts.get(user_id)
     if account is None:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     meta = meta_of(request)
     issued = await accounts.issue(user_id, account.customer_id, "apikey", meta, name=body.name)
     data = {"id": issued.token_id, "name": body.name, "key": issued.token, "user_id": user_id,
@@ -70,7 +71,7 @@ async def list_api_keys(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS]
     user_id = int(request.match_info["id"])
     if user_id not in accounts.index.accounts:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     rows = await read.api_keys_of(accounts.reader, user_id)
     return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])
 
@@ -79,7 +80,7 @@ def _live_user(request: web.Request) -> int:
     """The user of the path, which must exist (in a customer that exists)."""
     user_id = int(request.match_info["id"])
     if user_id not in request.app[ACCOUNTS].index.accounts:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return user_id
 
 

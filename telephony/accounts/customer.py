@@ -16,6 +16,7 @@ from ..documents import listing, reads
 from ..domain import acl
 from ..domain.billing import shown
 from ..domain.bodies import echoes
+from ..domain.nouns import not_found
 from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
@@ -31,7 +32,7 @@ async def _user_or_404(request: web.Request, user_id: int) -> dict:
     who = principal(request)
     body = await reads.body(request.app[ACCOUNTS].reader, USERS, user_id, who.customer_id)
     if body is None:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return _decode(body)
 
 

@@ -26,6 +26,7 @@ from ..config import Tariff
 from ..documents import reads
 from ..domain.billing import money
 from ..domain.errors import Problems
+from ..domain.nouns import not_found
 from ..domain.schemas import Transaction
 from ..keys import BILLING, READER
 from ..media import pdf
@@ -46,7 +47,7 @@ async def transaction_pdf(request: web.Request) -> web.Response:
     transaction_id = int(request.match_info["id"])
     body = await reads.body(request.app[READER], "transaction", transaction_id, who.customer_id)
     if body is None:
-        raise NotFound(f"transactions {transaction_id} not found")
+        raise NotFound(not_found("transaction", transaction_id))
     found = msgspec.json.decode(body)
     if found["result"] != "completed":
         raise BadRequest(f"Invoice {transaction_id} is not completed yet: it closes when its month is over.")

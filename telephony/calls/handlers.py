@@ -27,6 +27,7 @@ from ..collections.query import parse
 from ..documents import reads
 from ..domain import calls as rules
 from ..domain.calls import Call, Event
+from ..domain.nouns import not_found
 from ..domain.schemas import LiveCall, Monitor, Webcall
 from ..domain.types import E164
 from ..keys import CALLS, READER, SETTINGS
@@ -109,7 +110,7 @@ async def list_user_calls(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=False)
     user_id = _call_id(request)
     if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
-        raise NotFound(f"users {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return _page(request, request.app[CALLS].live.of_customer(who.customer_id, user_id))
 
 
@@ -119,7 +120,7 @@ async def list_queue_calls(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=False)
     queue_id = _call_id(request)
     if await reads.body(request.app[READER], "queue", queue_id, who.customer_id) is None:
-        raise NotFound(f"queues {queue_id} not found")
+        raise NotFound(not_found("queue", queue_id))
     return _page(request, request.app[CALLS].live.of_queue(who.customer_id, queue_id))
 
 

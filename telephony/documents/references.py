@@ -14,19 +14,13 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..domain.errors import Invalid, Problems
+from ..domain.nouns import not_found
 from ..domain.references import Destination, Ref, Reference, codes_of, number_id
 from ..eventlog import NewEvent
 from . import reads
 
 Table = Mapping[str, Sequence[Reference]]
 """Every kind's reference fields, by the kind of the documents holding them."""
-
-LABELS: Mapping[str, str] = {
-    "user": "User", "ddi": "Number", "queue": "Queue", "ringgroup": "Ring group", "ivr": "IVR",
-    "conference": "Conference", "usergroup": "User group", "queuegroup": "Queue group",
-    "vmannouncement": "Announcement", "pickupgroup": "Pickup group", "campaign": "Call tracking campaign",
-    "cmbbutton": "Call Me Back button", "cmbsetting": "Call Me Back setting",
-}  # fmt: skip
 
 
 def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,7 +56,7 @@ def problems(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: i
         field = (names or {}).get(ref.blamed, ref.blamed)
         for kind, id_ in named:
             if id_ not in found[kind]:
-                out.append((field, f"{LABELS.get(kind, kind)} {id_} not found"))
+                out.append((field, not_found(kind, id_)))
     return out
 
 

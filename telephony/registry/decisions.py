@@ -20,6 +20,7 @@ from ..documents import reads, references
 from ..documents.references import Table
 from ..domain.bodies import changed
 from ..domain.errors import Invalid, Problems, Unknown
+from ..domain.nouns import missing as missing_ids
 from ..eventlog import NO_STREAM, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from .coercion import new_document, stored
@@ -34,7 +35,7 @@ def _stream(resource: Resource, id_: Any) -> str:
 
 def _missing(resource: Resource, missing: list[Any]) -> None:
     if missing:
-        raise Unknown(f"{resource.path} {', '.join(map(str, missing))} not found")
+        raise Unknown.of(missing_ids(resource.kind, missing))
 
 
 def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:

@@ -14,6 +14,7 @@ from ..collections import envelope, joined_envelope, parse
 from ..documents import listing, ranked, reads
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
+from ..domain.nouns import not_found
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, RANKS, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, attached, then
@@ -54,7 +55,7 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int) -
         reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
     )
     if found is None:
-        raise NotFound(f"{parent.path} {value} not found")
+        raise NotFound(not_found(parent.kind, value))
     return found
 
 
@@ -94,7 +95,7 @@ def list_handler(resource: Resource):
 async def _document(request: web.Request, resource: Resource, id_, customer_id: int) -> dict:
     body = await reads.body(request.app[READER], resource.kind, id_, customer_id)
     if body is None:
-        raise NotFound(f"{resource.path} {id_} not found")
+        raise NotFound(not_found(resource.kind, id_))
     return _decode(body)
 
 

@@ -17,6 +17,7 @@ from ..clock import wire_time
 from ..documents import reads
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from ..domain.errors import Invalid, Problems, Unknown
+from ..domain.nouns import not_found
 from ..domain.schemas import Ddi
 from ..domain.types import E164, Email
 from ..keys import CLOCK, EVENT_LOG, READER
@@ -102,7 +103,7 @@ async def target_ddi(request: web.Request) -> web.Response:
     body = await read_json(request, DdiChange, _targeted)
     owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
     if owner is None:
-        raise NotFound(f"ddis {number} not found")
+        raise NotFound(not_found("ddi", number))
     fields = {k: v for k, v in msgspec.structs.asdict(body).items() if v is not msgspec.UNSET}
     targeted = "target_type" in fields or "target_id" in fields
     if targeted:

@@ -136,7 +136,9 @@ async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, 
     expected = route.shape.status if kind == "own" else 404
     assert response.status == expected, (path, await response.text())
     if expected == 404:
-        assert f" {parents[parent].get(kind, MISSING)} not found" in (await response.json())["message"]
+        message = (await response.json())["message"]
+        assert f" {parents[parent].get(kind, MISSING)} not found" in message
+        assert message[0].isupper() and not message.startswith(parent)  # `User 7`, never `users 7`
 
 
 # --- error messages speak to the user ----------------------------------------------------------------
