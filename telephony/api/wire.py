@@ -17,7 +17,7 @@ from ..domain.validation import problem
 from .errors import BadRequest, FieldError
 
 T = TypeVar("T")
-__all__ = ["INT64", "check_integers", "decode", "read_json", "validation_error"]
+__all__ = ["INT64", "decode", "read_json", "validation_error"]
 
 
 def validation_error(exc: msgspec.ValidationError, type_: Any = None) -> BadRequest:
@@ -38,13 +38,6 @@ def decode(body: bytes, type_: type[T], check: Check | None = None) -> T:
     if problems:
         raise BadRequest.of(problems)
     return value
-
-
-def check_integers(value: Any) -> None:
-    """Every integer in `value` fits in a signed 64-bit integer."""
-    problems = read(value, Any)[1]
-    if problems:
-        raise BadRequest.of(problems)
 
 
 async def read_json(request: web.Request, type_: type[T], check: Check | None = None) -> T:
