@@ -36,6 +36,8 @@ READ_ONLY = "This field is read-only: send it unchanged, or leave it out."
 _ECHOED = msgspec.Meta(description="read-only: taken only with the record's own value (copy and edit)")
 _UNIONS = (typing.Union, types.UnionType)
 _SEQUENCES = (list, set, frozenset)
+_WALKED = frozenset({int, dict, list})
+"""The kinds of JSON value that may hold a problem msgspec lets through (an integer's size, what is inside)."""
 
 
 def read(raw: Any, type_: Any, check: Check | None = None) -> tuple[Any, Problems]:
@@ -56,9 +58,10 @@ def read(raw: Any, type_: Any, check: Check | None = None) -> tuple[Any, Problem
 
 def _walk(raw: Any, type_: Any, path: str, *, converted: bool) -> Problems:
     """The problems of `raw` as `type_` at `path`; `converted`: msgspec took it, only its own rules remain."""
-    if type(raw) is int and not INT64[0] <= raw <= INT64[1]:
+    kind = type(raw)
+    if kind is int and not INT64[0] <= raw <= INT64[1]:
         return [(field_at(path), f"{raw} does not fit in a 64-bit integer.")]
-    found = _inside(type_, raw)
+    found = _inside(type_, raw) if kind is dict or kind is list else None
     if found is None:
         if converted or type_ is Any:
             return []
@@ -67,11 +70,11 @@ def _walk(raw: Any, type_: Any, path: str, *, converted: bool) -> Problems:
         except msgspec.ValidationError as exc:
             return [said_at(exc, type_, path)]
         return []
-    kind, inner, metas = found
+    into, inner, metas = found
     problems = [] if converted else _bounds(raw, metas, path)
-    if kind == "struct":
+    if into == "struct":
         return problems + _struct(raw, inner, path, converted=converted)
-    if kind == "list":
+    if into == "list":
         for index, item in enumerate(raw):
             problems += _walk(item, inner, f"{path}[{index}]", converted=converted)
         return problems
@@ -85,11 +88,14 @@ def _struct(raw: dict, cls: type[msgspec.Struct], path: str, *, converted: bool)
     problems: Problems = []
     fields = _fields(cls)
     for key, value in raw.items():
-        at = f"{path}.{key}"
-        if key not in fields:
-            problems.append((field_at(at), NOT_HERE))
+        entry = fields.get(key)
+        if entry is None:
+            problems.append((field_at(f"{path}.{key}"), NOT_HERE))
             continue
-        type_, _required, dictionary = fields[key]
+        type_, _required, dictionary = entry
+        if converted and dictionary is None and type(value) not in _WALKED:
+            continue  # a string, number or boolean msgspec took: nothing of ours to check
+        at = f"{path}.{key}"
         found = _walk(value, type_, at, converted=converted)
         if not found and dictionary is not None and value is not None:
             try:
@@ -145,29 +151,38 @@ def _fields(cls: type[msgspec.Struct]) -> dict[str, tuple[Any, bool, str | None]
     return {f.encode_name: (f.type, f.required, coded.get(f.encode_name)) for f in msgspec.structs.fields(cls)}
 
 
-def _inside(type_: Any, raw: Any) -> tuple[str, Any, tuple[msgspec.Meta, ...]] | None:
-    """What to walk into for `raw`: a struct of its fields ("struct", cls), the items of a list ("list",
-    item type) or the values of an object ("dict", value type), with the bounds declared on it; None
-    for a value read whole (a scalar, or one no member of a union would walk into)."""
+def _inside(type_: Any, raw: dict | list) -> tuple[str, Any, tuple[msgspec.Meta, ...]] | None:
+    """What to walk into for an object or a list `raw`: a struct of its fields ("struct", cls), the
+    items of a list ("list", item type) or the values of an object ("dict", value type), with the
+    bounds declared on it; None for a value read whole (no member of a union, or two, would walk in)."""
+    return _shapes(type_)[0 if isinstance(raw, dict) else 1]
+
+
+@functools.cache
+def _shapes(type_: Any) -> tuple[tuple[str, Any, tuple[msgspec.Meta, ...]] | None, ...]:
+    """`_inside` of `type_` for an object and for a list, worked out once per type."""
     metas: tuple[msgspec.Meta, ...] = ()
     while typing.get_origin(type_) is Annotated:
         metas += tuple(m for m in type_.__metadata__ if isinstance(m, msgspec.Meta))
         type_ = type_.__origin__
     origin, args = typing.get_origin(type_), typing.get_args(type_)
     if origin in _UNIONS:
-        members = [found for member in args if (found := _inside(member, raw)) is not None]
-        return (members[0][0], members[0][1], metas + members[0][2]) if len(members) == 1 else None
-    if isinstance(raw, dict):
-        if isinstance(type_, type) and issubclass(type_, msgspec.Struct):
-            return "struct", type_, metas
-        if type_ is Any or type_ is dict or origin is dict:
-            return "dict", args[1] if len(args) == 2 else Any, metas
-    if isinstance(raw, list):
-        if type_ is Any or type_ in _SEQUENCES or origin in _SEQUENCES:
-            return "list", args[0] if args else Any, metas
-        if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-            return "list", args[0], metas
-    return None
+        shapes = []
+        for n in (0, 1):
+            members = [found for member in args if (found := _shapes(member)[n]) is not None]
+            shapes.append((members[0][0], members[0][1], metas + members[0][2]) if len(members) == 1 else None)
+        return tuple(shapes)
+    of_object: tuple[str, Any, tuple[msgspec.Meta, ...]] | None = None
+    if isinstance(type_, type) and issubclass(type_, msgspec.Struct):
+        of_object = "struct", type_, metas
+    elif type_ is Any or type_ is dict or origin is dict:
+        of_object = "dict", args[1] if len(args) == 2 else Any, metas
+    of_list: tuple[str, Any, tuple[msgspec.Meta, ...]] | None = None
+    if type_ is Any or type_ in _SEQUENCES or origin in _SEQUENCES:
+        of_list = "list", args[0] if args else Any, metas
+    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        of_list = "list", args[0], metas
+    return of_object, of_list
 
 
 def echoing(body: type[msgspec.Struct], model: type[msgspec.Struct], name: str | None = None) -> type[msgspec.Struct]:
