@@ -19,14 +19,16 @@ class Challenge(msgspec.Struct, kw_only=True):
 
 
 class Me(msgspec.Struct, kw_only=True):
+    """`GET /me`: the fields it shares with the User model hold what `/users` shows (null when unset)."""
+
     id: int
     email: str
     first_name: str
     last_name: str
     customer_id: int
     balance: float
-    cc: str
-    cli: str
+    cc: str | None
+    cli: str | None
     currency_iso: str
     is_root: bool
     language: str

@@ -9,23 +9,17 @@ from aiohttp import web
 
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
-from ..api.errors import BadRequest, NotFound
+from ..api.errors import NotFound
 from ..api.responses import collection, json_response
-from ..api.wire import decode, read_json, validation_error
-from ..domain import acl
+from ..api.wire import read_json
+from ..domain.bodies import echoes
+from ..domain.nouns import not_found
 from ..domain.sip_clients import Registration
 from ..keys import ACCOUNTS, MEMORY
+from . import attributes, decisions
 from . import projections as read
-from .models import (
-    PROTECTED_FIELDS,
-    USER_FIELDS,
-    Named,
-    NewCustomer,
-    NewSipRegistration,
-    NewUser,
-    SipRegistration,
-    User,
-)
+from .attributes import NewUser, UserChange
+from .models import Named, NewCustomer, NewSipRegistration, SipRegistration, User
 from .registrations import Registrations
 
 
@@ -37,36 +31,26 @@ async def create_customer(request: web.Request) -> web.Response:
     return json_response({"data": {"customer": customer, "user": user}}, status=201)
 
 
-def _checked_attributes(body: NewUser) -> dict:
-    unknown = set(body.attributes) - USER_FIELDS
-    if unknown:
-        raise BadRequest.field(sorted(unknown)[0], "Unknown User attribute")
-    protected = set(body.attributes) & PROTECTED_FIELDS
-    if protected:
-        raise BadRequest.field(sorted(protected)[0], "This attribute cannot be set")
-    try:
-        msgspec.convert({"id": 1, **body.attributes}, User)
-    except msgspec.ValidationError as exc:
-        raise validation_error(exc, User) from None
-    return body.attributes
-
-
 async def create_user(request: web.Request) -> web.Response:
-    """Adds a user with roles and any User attribute (top-level keys that are User fields count too)."""
-    raw = await request.read()
-    body = decode(raw, NewUser)
-    named = ("email", "first_name", "last_name", "roles", "is_root")
-    extra = {k: v for k, v in decode(raw, dict).items() if k in USER_FIELDS and k not in named}
-    body = msgspec.structs.replace(body, attributes={**extra, **body.attributes})
-    try:
-        roles = tuple(acl.role_name(r) for r in body.roles) or (acl.DEFAULT_ROLE,)
-    except ValueError as exc:
-        raise BadRequest.field("roles", str(exc)) from None
-    user = await request.app[ACCOUNTS].create_user(
-        int(request.match_info["id"]), msgspec.structs.replace(body, attributes=_checked_attributes(body)),
-        roles, meta_of(request),
-    )  # fmt: skip
+    """Adds a user with roles and any User attribute (at the top level, or under `attributes`)."""
+    body = await read_json(request, NewUser, attributes.problems)
+    given, _ = attributes.attributes(body)
+    user = await request.app[ACCOUNTS].create_user(int(request.match_info["id"]), body.email, body.password, given,
+                                                   meta_of(request))  # fmt: skip
     return json_response({"data": user}, status=201)
+
+
+async def change_user(request: web.Request) -> web.Response:
+    """Changes any User attribute of a user, with the checks of its creation, as one `user.updated`
+    event: what reads the user (routing, recording, authentication) follows at once."""
+    body = await read_json(request, UserChange, attributes.problems)
+    given, _ = attributes.attributes(body)
+    user_id = _live_user(request)
+    accounts = request.app[ACCOUNTS]
+    customer_id = accounts.index.accounts[user_id].customer_id
+    changed = decisions.change_users(customer_id, {user_id: given}, {user_id: echoes(body)})
+    await accounts.log.transact(changed, meta_of(request))
+    return json_response({"data": changed.result[0]})
 
 
 async def create_api_key(request: web.Request) -> web.Response:
@@ -75,7 +59,7 @@ async def create_api_key(request: web.Request) -> web.Response:
     body = await read_json(request, Named)
     account = accounts.index.accounts.get(user_id)
     if account is None:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     meta = meta_of(request)
     issued = await accounts.issue(user_id, account.customer_id, "apikey", meta, name=body.name)
     data = {"id": issued.token_id, "name": body.name, "key": issued.token, "user_id": user_id,
@@ -87,7 +71,7 @@ async def list_api_keys(request: web.Request) -> web.Response:
     accounts = request.app[ACCOUNTS]
     user_id = int(request.match_info["id"])
     if user_id not in accounts.index.accounts:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     rows = await read.api_keys_of(accounts.reader, user_id)
     return collection([{"id": r[0], "name": r[1], "key": accounts.unseal(r[2]), "created_at": r[3]} for r in rows])
 
@@ -96,7 +80,7 @@ def _live_user(request: web.Request) -> int:
     """The user of the path, which must exist (in a customer that exists)."""
     user_id = int(request.match_info["id"])
     if user_id not in request.app[ACCOUNTS].index.accounts:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return user_id
 
 
@@ -176,6 +160,7 @@ ROUTES = [
                   control_shape(OpenedCustomer, status=201, body=NewCustomer, errors=(400,))),
     control_route("POST", r"/customers/{id:\d+}/users", create_user,
                   control_shape(User, status=201, body=NewUser, errors=(400,))),
+    control_route("PATCH", r"/users/{id:\d+}", change_user, control_shape(User, body=UserChange, errors=(400, 404))),
     control_route("POST", r"/users/{id:\d+}/apikeys", create_api_key,
                   control_shape(ApiKey, status=201, body=Named, errors=(400,))),
     control_route("GET", r"/users/{id:\d+}/apikeys", list_api_keys, control_shape(ListedApiKey, "list")),

@@ -15,6 +15,8 @@ from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
 from ..domain.billing import shown
+from ..domain.bodies import echoes
+from ..domain.nouns import not_found
 from ..keys import ACCOUNTS, REFERENCES, SETTINGS
 from . import decisions
 from . import projections as read
@@ -30,7 +32,7 @@ async def _user_or_404(request: web.Request, user_id: int) -> dict:
     who = principal(request)
     body = await reads.body(request.app[ACCOUNTS].reader, USERS, user_id, who.customer_id)
     if body is None:
-        raise NotFound(f"User {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return _decode(body)
 
 
@@ -39,6 +41,8 @@ def _user_id(request: web.Request) -> int:
 
 
 async def me(request: web.Request) -> web.Response:
+    """The caller: the fields it shares with its User record as `/users` shows them (an unset `cli` or
+    `cc` is null in both), its customer's balance and its SIP credentials."""
     accounts, who = request.app[ACCOUNTS], principal(request)
     user = await _user_or_404(request, who.user_id)
     sealed = await read.sealed_sip_password_of(accounts.reader, who.user_id)
@@ -47,8 +51,8 @@ async def me(request: web.Request) -> web.Response:
     data = {
         "id": who.user_id, "email": user["email"], "first_name": user["first_name"],
         "last_name": user["last_name"], "customer_id": who.customer_id, "balance": shown(account["balance"]),
-        "cc": user.get("cc") or "", "cli": user.get("cli") or "", "currency_iso": account["currency_iso"],
-        "is_root": user["is_root"], "language": user.get("language") or "en",
+        "cc": user.get("cc"), "cli": user.get("cli"), "currency_iso": account["currency_iso"],
+        "is_root": user["is_root"], "language": user.get("language"),
         "sip_domain": f"{who.customer_id}.sip.telephony.local",
         "sip_password": accounts.unseal(sealed),
     }  # fmt: skip
@@ -82,16 +86,17 @@ async def get_user(request: web.Request) -> web.Response:
 
 
 async def patch_users(request: web.Request) -> web.Response:
-    """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing."""
+    """Bulk PATCH: `[{id, location_id?, groups?}, ...]`, root only, all or nothing. The other User fields
+    are read-only here (sent back unchanged they are taken; the operator changes them)."""
     who = require_root(request)
     items = await read_json(request, list[UserBulkItem])
-    changes = {}
+    changes, echoed = {}, {}
     for item in items:
-        fields = {k: v for k, v in msgspec.structs.asdict(item).items() if k != "id" and v is not msgspec.UNSET}
+        fields = {k: getattr(item, k) for k in ("location_id", "groups") if getattr(item, k) is not msgspec.UNSET}
         if fields.get("location_id") is not None:
             fields["location_id"] = str(fields["location_id"])
-        changes[item.id] = fields
-    decision = decisions.change_users(who.customer_id, changes)
+        changes[item.id], echoed[item.id] = fields, echoes(item)
+    decision = decisions.change_users(who.customer_id, changes, echoed)
     await request.app[ACCOUNTS].log.transact(decision, meta_of(request))
     changed = dict(zip(changes, decision.result, strict=True))
     return collection([changed[item.id] for item in items])

@@ -21,6 +21,8 @@ import msgspec
 from ..documents import reads, references
 from ..domain import accounts as rules
 from ..domain import sip_clients as sip
+from ..domain.bodies import changed
+from ..domain.errors import Invalid, Problems
 from ..eventlog import ANY_VERSION, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import projections as read
@@ -137,13 +139,29 @@ def open_customer(name: str, admin: UserPlan) -> Decide:
 
 
 def create_user(customer_id: int, plan: UserPlan) -> Decide:
-    """A user of the customer; the records its attributes name must be the customer's."""
+    """A user of the customer; the records its attributes name must be the customer's, its extension
+    nobody else's there, its email nobody's: every problem at once."""
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        references.check(conn, USER_REFERENCES, customer_id, plan.attributes, plan.attributes.keys())
-        return user_created(conn, customer_id, plan)
+        problems = references.problems(conn, USER_REFERENCES, customer_id, plan.attributes, plan.attributes.keys())
+        problems += _extension_taken(conn, customer_id, None, plan.attributes)
+        try:
+            made = user_created(conn, customer_id, plan)
+        except Invalid as exc:
+            made, problems = [], [*exc.problems, *problems]
+        if problems:
+            raise Invalid.of(problems)
+        return made
 
     return decide
+
+
+def _extension_taken(conn: sqlite3.Connection, customer_id: int, user_id: int | None,
+                     fields: Mapping[str, Any]) -> Problems:  # fmt: skip
+    """An extension rings one user of a customer: a problem when another has the one `fields` set."""
+    ext = fields.get("ext")
+    holders = [u["id"] for u in reads.having(conn, USERS, customer_id, "ext", ext) if u["id"] != user_id] if ext else []
+    return [("ext", f"Extension {ext} is already used by user {holders[0]}")] if holders else []
 
 
 def close_customer(customer_id: int) -> Decide:
@@ -152,18 +170,25 @@ def close_customer(customer_id: int) -> Decide:
     )
 
 
-def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]]) -> Decision[list[dict]]:
-    """Changes keyed by user id: every user must be the customer's, and every record a change names
-    too, or nothing changes. The decision keeps the changed user documents, in the order of `changes`."""
+def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]],
+                 echoed: Mapping[int, Mapping[str, Any]] | None = None) -> Decision[list[dict]]:  # fmt: skip
+    """Changes keyed by user id (and the read-only fields sent back, by id): every user must be the
+    customer's, every record a change names too, an extension nobody else's, and every read-only field
+    as it is, or nothing changes. The decision keeps the changed user documents, in the order of `changes`."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
         facts: list[rules.Fact] = []
         for user_id, fields in changes.items():
             facts.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
         current = reads.documents(conn, USERS, list(changes), customer_id)
-        documents = [{**current[user_id], **fields} for user_id, fields in changes.items()]
-        for document, fields in zip(documents, changes.values(), strict=True):
-            references.check(conn, USER_REFERENCES, customer_id, document, fields.keys())
+        documents, problems = [], []
+        for user_id, fields in changes.items():
+            documents.append({**current[user_id], **fields})
+            problems += changed((echoed or {}).get(user_id, {}), current[user_id])
+            problems += references.problems(conn, USER_REFERENCES, customer_id, documents[-1], fields.keys())
+            problems += _extension_taken(conn, customer_id, user_id, fields)
+        if problems:
+            raise Invalid.of(problems)
         return events(facts), documents
 
     return Decision(decide)

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from ..domain.bodies import echoing
 from ..domain.references import Destination, Ref, Reference
 from ..domain.sip_clients import MAX_REGISTRATIONS
 from ..domain.types import Email
@@ -101,16 +102,6 @@ class NewCustomer(msgspec.Struct, kw_only=True):
     admin_password: Password
 
 
-class NewUser(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
-    email: Email
-    password: Password
-    first_name: str = ""
-    last_name: str = ""
-    roles: list[int | str] = msgspec.field(default_factory=list)
-    is_root: bool = False
-    attributes: dict[str, Any] = msgspec.field(default_factory=dict)
-
-
 class Named(msgspec.Struct, kw_only=True):
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
@@ -185,7 +176,11 @@ class ApiToken(msgspec.Struct, kw_only=True):
     created_at: str
 
 
-class UserBulkItem(msgspec.Struct, kw_only=True):
+class _UserBulkItem(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     id: int
     location_id: int | str | None | msgspec.UnsetType = msgspec.UNSET
     groups: list[int] | msgspec.UnsetType = msgspec.UNSET
+
+
+UserBulkItem: Any = echoing(_UserBulkItem, User, "UserBulkItem")
+"""An item of `PATCH /users`: a user's location and groups; its other fields read-only (copy and edit)."""

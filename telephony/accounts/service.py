@@ -15,6 +15,7 @@ from typing import Any
 from ..clock import Clock, wire_time
 from ..config import Settings
 from ..documents.reader import Reader
+from ..domain import acl
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
 from ..reactors.scheduler import Scheduler
@@ -22,7 +23,6 @@ from ..security import Sealer, hash_password, new_token
 from ..security import digest as digest_of
 from . import decisions, projections
 from .expiry import TokenExpiry
-from .models import NewUser
 from .sessions import Activity, SessionIndex
 from .throttle import Throttle
 
@@ -69,10 +69,12 @@ class Accounts:
         customer, user, *_registered = await self.log.transact(decisions.open_customer(name, admin), meta)
         return customer.data, _with_clients(user.data["body"], admin)
 
-    async def create_user(self, customer_id: int, body: NewUser, roles: tuple[str, ...], meta: Metadata) -> dict:
-        plan = await self.plan_user(body.email, body.password, is_root=body.is_root, roles=roles,
-                                    attributes={**body.attributes, "first_name": body.first_name,
-                                                "last_name": body.last_name})  # fmt: skip
+    async def create_user(self, customer_id: int, email: str, password: str, attributes: dict[str, Any],
+                          meta: Metadata) -> dict:  # fmt: skip
+        """A user of the customer with its attributes as stored (`roles` and `is_root` among them)."""
+        given = dict(attributes)
+        roles, is_root = tuple(given.pop("roles", ())) or (acl.DEFAULT_ROLE,), bool(given.pop("is_root", False))
+        plan = await self.plan_user(email, password, is_root=is_root, roles=roles, attributes=given)
         created, *_registered = await self.log.transact(decisions.create_user(customer_id, plan), meta)
         return _with_clients(created.data["body"], plan)
 

@@ -57,7 +57,12 @@ class BadRequest(ApiError):
 
     @classmethod
     def field(cls, field: str | None, message: str) -> BadRequest:
-        return cls(f"{field}: {message}" if field else message, [FieldError(field, message)])
+        return cls.of([(field, message)])
+
+    @classmethod
+    def of(cls, problems: Sequence[tuple[str | None, str]]) -> BadRequest:
+        """Every problem a check found (at least one), one item each."""
+        return cls(domain.said(problems), [FieldError(field, message) for field, message in problems])
 
 
 class Unauthorized(ApiError):

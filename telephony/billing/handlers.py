@@ -25,6 +25,8 @@ from ..api.wire import read_json
 from ..config import Tariff
 from ..documents import reads
 from ..domain.billing import money
+from ..domain.errors import Problems
+from ..domain.nouns import not_found
 from ..domain.schemas import Transaction
 from ..keys import BILLING, READER
 from ..media import pdf
@@ -45,7 +47,7 @@ async def transaction_pdf(request: web.Request) -> web.Response:
     transaction_id = int(request.match_info["id"])
     body = await reads.body(request.app[READER], "transaction", transaction_id, who.customer_id)
     if body is None:
-        raise NotFound(f"transactions {transaction_id} not found")
+        raise NotFound(not_found("transaction", transaction_id))
     found = msgspec.json.decode(body)
     if found["result"] != "completed":
         raise BadRequest(f"Invoice {transaction_id} is not completed yet: it closes when its month is over.")
@@ -69,23 +71,33 @@ class Credit(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """`credit`: a top-up (a positive amount); `adjustment`: a correction of either sign."""
 
 
-async def credit(request: web.Request) -> web.Response:
-    """Top a customer's balance up (or adjust it): a completed transaction, added to the balance."""
-    body = await read_json(request, Credit)
+def _signed(body: Credit) -> Problems:
+    """A credit adds a positive amount; an adjustment any but 0."""
+    if not isinstance(body.amount, int | float):
+        return []
     amount = money(body.amount)
     if amount == 0 or (body.type == "credit" and amount < 0):
-        raise BadRequest.field("amount", "A credit must be a positive amount; an adjustment any other than 0.")
+        return [("amount", "A credit must be a positive amount; an adjustment any other than 0.")]
+    return []
+
+
+async def credit(request: web.Request) -> web.Response:
+    """Top a customer's balance up (or adjust it): a completed transaction, added to the balance."""
+    body = await read_json(request, Credit, _signed)
+    amount = money(body.amount)
     customer_id = int(request.match_info["id"])
     data = await request.app[BILLING].credit(customer_id, amount, body.note, body.type, meta_of(request))
     found = await reads.body(request.app[READER], "transaction", data["transaction_id"], customer_id)
     return json_response({"data": msgspec.json.decode(found or b"{}")}, status=201)
 
 
+def _prefixed(tariffs: list[Tariff]) -> Problems:
+    return [("prefix", "A customer's tariff names the prefix it prices.") for t in tariffs if not t.prefix.lstrip("+")]
+
+
 async def set_tariffs(request: web.Request) -> web.Response:
     """Give a customer its own tariffs (they win over `[billing]`'s for the prefixes they name)."""
-    tariffs = await read_json(request, list[Tariff])
-    if any(not t.prefix.lstrip("+") for t in tariffs):
-        raise BadRequest.field("prefix", "A customer's tariff names the prefix it prices.")
+    tariffs = await read_json(request, list[Tariff], _prefixed)
     listed = [msgspec.to_builtins(t) for t in tariffs]
     await request.app[BILLING].set_tariffs(int(request.match_info["id"]), listed, meta_of(request))
     return collection(listed)

@@ -29,6 +29,7 @@ from ..documents import reads
 from ..domain import calls as rules
 from ..domain import phone
 from ..domain.calls import Call, Event
+from ..domain.nouns import not_found
 from ..domain.schemas import LiveCall, Monitor, Webcall
 from ..domain.types import E164
 from ..keys import CALLS, READER, SETTINGS
@@ -113,7 +114,7 @@ async def list_user_calls(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=False)
     user_id = _call_id(request)
     if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
-        raise NotFound(f"users {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     return _page(request, request.app[CALLS].live.of_customer(who.customer_id, user_id))
 
 
@@ -123,7 +124,7 @@ async def list_queue_calls(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=False)
     queue_id = _call_id(request)
     if await reads.body(request.app[READER], "queue", queue_id, who.customer_id) is None:
-        raise NotFound(f"queues {queue_id} not found")
+        raise NotFound(not_found("queue", queue_id))
     return _page(request, request.app[CALLS].live.of_queue(who.customer_id, queue_id))
 
 
@@ -198,19 +199,18 @@ async def place_webcall(request: web.Request) -> web.Response:
     return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
 
 
-def _well_formed(body: PatchCall) -> PatchCall:
-    """The PATCH body, its `state` and `monitor_state` among the values they take (400 naming them)."""
+def _form_problems(body: PatchCall) -> list[tuple[str, str]]:
+    """What is wrong with the PATCH body's own values: `state` and `monitor_state` outside what they take."""
+    problems = []
     if body.state is not None and body.state not in STATES:
-        raise BadRequest.field("state", f"Unknown state; use one of {', '.join(STATES)}.")
+        problems.append(("state", f"Unknown state; use one of {', '.join(STATES)}."))
     if body.monitor_state is not None and body.monitor_state not in rules.MONITOR_COMMANDS:
-        raise BadRequest.field("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}.")
-    return body
+        problems.append(("monitor_state", f"Use one of {', '.join(rules.MONITOR_COMMANDS)}."))
+    return problems
 
 
-def _commands(body: PatchCall, valid_labels: set[int]) -> Callable[[Call, float], list[Event]]:
+def _commands(body: PatchCall) -> Callable[[Call, float], list[Event]]:
     """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
-    if body.labels is not None and (unknown := set(body.labels) - valid_labels):
-        raise BadRequest.field("labels", f"No call label {min(unknown)} in your account.")
 
     def command(call: Call, at: float) -> list[Event]:
         events: list[Event] = []
@@ -237,10 +237,17 @@ async def patch_call(request: web.Request) -> web.Response:
     """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
     takes the call on (its `parent_id` the old one)."""
     who = authorize(request, "calls", write=True)
-    body = _well_formed(await read_json(request, PatchCall))
-    _live(request, who.customer_id)  # a well-formed change of an ended or unknown call: 404, as GET
+    body = await read_json(request, PatchCall)
+    problems = _form_problems(body)
+    if not problems:
+        _live(request, who.customer_id)  # a well-formed change of an ended or unknown call: 404, as GET
+    known = await _labels(request, who.customer_id, body.labels)
+    problems += [("labels", f"No call label {label} in your account.") for label in sorted(
+        set(body.labels or ()) - known)]  # fmt: skip
+    if problems:
+        raise BadRequest.of(problems)
     calls, call_id = request.app[CALLS], _call_id(request)
-    command = _commands(body, await _labels(request, who.customer_id, body.labels))
+    command = _commands(body)
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]

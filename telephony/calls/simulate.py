@@ -21,6 +21,7 @@ from ..api.responses import json_response
 from ..api.wire import read_json
 from ..documents import reads
 from ..domain import phone
+from ..domain.nouns import not_found
 from ..domain.schemas import LiveCall
 from ..domain.types import E164
 from ..keys import CALLS, READER
@@ -53,7 +54,7 @@ async def inbound_call(request: web.Request) -> web.Response:
     dialled = parties.e164(body.to)
     owner = await reads.owned_by(reader, "ddi", dialled)
     if owner is None:
-        raise NotFound(f"ddis {dialled} not found")
+        raise NotFound(not_found("ddi", dialled))
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
     caller = await parties.outside(reader, customer_id, parties.e164(body.from_))
     choices = {phone.digits(key): value for key, value in body.answer.items()}

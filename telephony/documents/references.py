@@ -13,20 +13,14 @@ import sqlite3
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..domain.errors import Invalid
+from ..domain.errors import Invalid, Problems
+from ..domain.nouns import not_found
 from ..domain.references import Destination, Ref, Reference, codes_of, number_id
 from ..eventlog import NewEvent
 from . import reads
 
 Table = Mapping[str, Sequence[Reference]]
 """Every kind's reference fields, by the kind of the documents holding them."""
-
-LABELS: Mapping[str, str] = {
-    "user": "User", "ddi": "Number", "queue": "Queue", "ringgroup": "Ring group", "ivr": "IVR",
-    "conference": "Conference", "usergroup": "User group", "queuegroup": "Queue group",
-    "vmannouncement": "Announcement", "pickupgroup": "Pickup group", "campaign": "Call tracking campaign",
-    "cmbbutton": "Call Me Back button", "cmbsetting": "Call Me Back setting",
-}  # fmt: skip
 
 
 def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,9 +34,17 @@ def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, An
 
 def check(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
           changed: Collection[str], names: Mapping[str, str] | None = None) -> None:  # fmt: skip
-    """Every record `document` names through a field in `changed` must be one of the customer's;
-    `Invalid` naming the field (by its name in `names`, the request's) otherwise."""
-    problems: list[tuple[str | None, str]] = []
+    """`problems`, refused as `Invalid` when there are any."""
+    found = problems(conn, refs, customer_id, document, changed, names)
+    if found:
+        raise Invalid.of(found)
+
+
+def problems(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
+             changed: Collection[str], names: Mapping[str, str] | None = None) -> Problems:  # fmt: skip
+    """Every record `document` names through a field in `changed` must be one of the customer's: a
+    problem naming the field (by its name in `names`, the request's) for each that is not."""
+    out: Problems = []
     for ref in refs:
         if not any(f in changed for f in ref.fields):
             continue
@@ -54,11 +56,8 @@ def check(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int,
         field = (names or {}).get(ref.blamed, ref.blamed)
         for kind, id_ in named:
             if id_ not in found[kind]:
-                problems.append((field, f"{LABELS.get(kind, kind)} {id_} not found"))
-                break
-    if problems:
-        first, message = problems[0]
-        raise Invalid(f"{first}: {message}", problems)
+                out.append((field, not_found(kind, id_)))
+    return out
 
 
 def _holders(conn: sqlite3.Connection, holder: str, ref: Reference, customer_id: int, kind: str,

@@ -10,12 +10,21 @@
      └── TooFrequent  too many attempts; try again later            429
 
 `problems` are `(field, message)` pairs, one per broken rule; `field` is None for a problem not tied
-to one field. Domain code, the collection engine and decisions raise these; none of them knows HTTP.
+to one field. A check reports every problem it finds at once (`DomainError.of`), not the first only.
+Domain code, the collection engine and decisions raise these; none of them knows HTTP.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+Problems = list[tuple[str | None, str]]
+"""(field, message) pairs, one per broken rule."""
+
+
+def said(problems: Sequence[tuple[str | None, str]]) -> str:
+    """One message for all the problems, as clients print them: each `field: message`, joined by `; `."""
+    return "; ".join(f"{field}: {message}" if field else message for field, message in problems)
 
 
 class DomainError(Exception):
@@ -27,7 +36,12 @@ class DomainError(Exception):
     @classmethod
     def field(cls, field: str | None, message: str):
         """One problem with one field; the message names the field, as clients print it."""
-        return cls(f"{field}: {message}" if field else message, [(field, message)])
+        return cls(said([(field, message)]), [(field, message)])
+
+    @classmethod
+    def of(cls, problems: Sequence[tuple[str | None, str]]):
+        """Every problem a check found (at least one), in one refusal."""
+        return cls(said(problems), problems)
 
 
 class Invalid(DomainError):

@@ -1,8 +1,9 @@
 """Shared wire types: the two base structs, constrained strings, and dictionary-backed fields.
 
 `Resource` is what the API answers: every field has a default, so a partially stored document still
-decodes, and every field is always written (null where unknown). `Body` is what a client POSTs;
-unknown fields are ignored. PATCH bodies are derived from `Body` subclasses by the registry.
+decodes, and every field is always written (null where unknown). `Body` is what a client POSTs; a
+field it does not have is refused (`bodies.read` names each). PATCH bodies are derived from `Body`
+subclasses by the registry.
 
 A field whose value comes from a code dictionary is written `Annotated[Code, coded("language")]`:
 the client may send the code or the name, and the registry stores the code (see `dictionaries`).
@@ -47,7 +48,7 @@ class Resource(msgspec.Struct, kw_only=True, omit_defaults=False):
     """Base of response models: every field defaulted, every field always present in output."""
 
 
-class Body(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+class Body(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Base of create (POST) bodies: a field without a default is required.
 
     msgspec does not pass `kw_only` on to subclasses, so subclasses list their required fields first.

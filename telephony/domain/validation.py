@@ -16,7 +16,10 @@ from typing import Any
 import msgspec
 from msgspec import inspect as mi
 
-_AT = re.compile(r" - at `\$(?:\.|\[\d+\]\.?)?(?P<path>[^`]*)`$")
+_AT = re.compile(r" - at `\$(?P<path>[^`]*)`$")
+_ROOT = re.compile(r"^\$(?:\.|\[\d+\]\.?)?")
+"""What a field's name leaves out of its path: the body itself, and the item of a list body (`[0].id` is `id`)."""
+_NAMED = re.compile(r"Object (?:missing required|contains unknown) field `([^`]*)`")
 _NOUNS = {
     "str": "a string", "int": "an integer", "float": "a number", "bool": "true or false", "null": "null",
     "array": "an array", "object": "an object", "bytes": "base64 text", "datetime": "a date and time",
@@ -28,14 +31,24 @@ _SIZED = {"str": ("a string of", "characters"), "array": ("an array of", "items"
 def problem(exc: msgspec.ValidationError | ValueError, type_: Any = None) -> tuple[str | None, str]:
     """The field a validation error names (`users[0].id`; None for the whole body) and its plain message.
     `type_` is what was being decoded: its patterns' descriptions say what a pattern expects."""
+    return said_at(exc, type_, "$")
+
+
+def said_at(exc: msgspec.ValidationError | ValueError, type_: Any, path: str) -> tuple[str | None, str]:
+    """`problem` of an error met reading the value at `path` (`$.frequency`) of a body."""
     text = str(exc)
     match = _AT.search(text)
     message = text[: match.start()] if match else text
-    field = match.group("path") if match and match.group("path") else None
-    named = re.match(r"Object (?:missing required|contains unknown) field `([^`]*)`", message)
+    path += match.group("path").removeprefix("$") if match else ""
+    named = _NAMED.match(message)
     if named:
-        field = f"{field}.{named.group(1)}" if field else named.group(1)
-    return field, plain(message, patterns_of(type_) if type_ is not None else {})
+        path += f".{named.group(1)}"
+    return field_at(path), plain(message, patterns_of(type_) if type_ is not None else {})
+
+
+def field_at(path: str) -> str | None:
+    """The field a path names (`$.items[0].id` is `items[0].id`); None for the body itself."""
+    return _ROOT.sub("", path, count=1) or None
 
 
 def plain(message: str, patterns: dict[str, str | None] | None = None) -> str:

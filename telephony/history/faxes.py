@@ -21,6 +21,7 @@ from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
+from ..domain.nouns import not_found
 from ..domain.schemas import Fax
 from ..domain.types import E164
 from ..eventlog import Decision, NewEvent
@@ -43,7 +44,7 @@ async def inbound_fax(request: web.Request) -> web.Response:
     dialled = "+" + body.to.lstrip("+")
     owner = await reads.owned_by(request.app[READER], "ddi", dialled)
     if owner is None:
-        raise NotFound(f"ddis {dialled} not found")
+        raise NotFound(not_found("ddi", dialled))
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
     if not ddi.get("fax_enabled"):
         raise BadRequest.field("to", f"The number {dialled} does not receive faxes.")

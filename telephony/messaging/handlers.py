@@ -18,6 +18,7 @@ from ..api.routing import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..documents import reads
+from ..domain.nouns import not_found
 from ..domain.schemas import CONTACT_NUMBERS, Chat, Sms
 from ..domain.schemas.storage import SmsText
 from ..domain.sms import delivery
@@ -52,7 +53,7 @@ async def send_sms(request: web.Request) -> web.Response:
     reader, settings = request.app[READER], request.app[SETTINGS].simulator
     found = await reads.body(reader, "user", who.user_id, who.customer_id)
     if found is None:
-        raise NotFound(f"users {who.user_id} not found")
+        raise NotFound(not_found("user", who.user_id))
     to = _e164(body.to)
     to_id, to_name = await _contact(request, who.customer_id, to)
     outgoing = sms.Outgoing(who.customer_id, msgspec.json.decode(found), to, body.message,
@@ -79,7 +80,7 @@ async def inbound_sms(request: web.Request) -> web.Response:
     dialled = _e164(body.to)
     owner = await reads.owned_by(request.app[READER], "ddi", dialled)
     if owner is None:
-        raise NotFound(f"ddis {dialled} not found")
+        raise NotFound(not_found("ddi", dialled))
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
     if not ddi.get("sms_enabled"):
         raise BadRequest.field("to", f"The number {dialled} does not receive SMS.")

@@ -1,9 +1,11 @@
-"""From a decoded request body to the fields a resource stores.
+"""From a read request body to the fields a resource stores.
 
-Dictionary-backed fields take a code or a name and are stored as the code; a resource's
-`validate` hook adds checks msgspec cannot express; `prepare` maps request-only fields onto the
-model (for example a recording's size). Every problem is a 400 naming its field. What needs the
-stored state (references, fields fixed at creation) is checked by the decision, in the transaction.
+The body was read and checked whole when it arrived (`api.wire`: types, bounds, unknown fields, coded
+values and the resource's `validate` hook, every problem in one 400). Here dictionary-backed fields
+are stored as their codes, request names become stored names, and `prepare` maps request-only fields
+onto the model (for example a recording's size). The read-only fields a body echoes are left out
+(`bodies.echoes` gives them to the decision). What needs the stored state (references, fields fixed
+at creation, read-only fields sent back) is checked by the decision, in the transaction.
 """
 
 from __future__ import annotations
@@ -12,36 +14,19 @@ from typing import Any
 
 import msgspec
 
-from ..api.errors import BadRequest, FieldError
 from ..domain.dictionaries import DICTIONARIES
 from ..domain.types import dictionary_fields
 from .resource import Resource
 
 
-def _fail(problems: list[tuple[str | None, str]]) -> BadRequest:
-    first_field, first_message = problems[0]
-    return BadRequest(
-        f"{first_field}: {first_message}" if first_field else first_message,
-        [FieldError(f, m) for f, m in problems],
-    )
-
-
 def fields_of(resource: Resource, body: msgspec.Struct, *, creating: bool, prepare: bool = True) -> dict[str, Any]:
-    """The model fields `body` sets (absent PATCH fields stay absent), checked and normalised; `prepare`
-    False leaves the resource's `prepare` hook to the caller (which has more fields to give it)."""
-    sent: dict[str, Any] = msgspec.to_builtins(body)
-    problems: list[tuple[str | None, str]] = []
+    """The model fields `body` sets (absent PATCH fields stay absent), normalised; `prepare` False leaves
+    the resource's `prepare` hook to the caller (which has more fields to give it)."""
+    echoed = set(getattr(type(body), "echoed", {}).values())
+    sent: dict[str, Any] = {k: v for k, v in msgspec.to_builtins(body).items() if k not in echoed}
     for name, dictionary in dictionary_fields(type(body)).items():
-        if sent.get(name) is None:
-            continue
-        try:
+        if sent.get(name) is not None:
             sent[name] = DICTIONARIES[dictionary].to_code(sent[name])
-        except ValueError as exc:
-            problems.append((name, str(exc)))
-    if resource.validate is not None and not problems:
-        problems.extend(resource.validate(body))
-    if problems:
-        raise _fail(problems)
     for request_name, stored_name in getattr(resource.create, "stored_as", {}).items():
         if request_name in sent:
             sent[stored_name] = sent.pop(request_name)

@@ -1,9 +1,10 @@
 """Generic decisions over documents, run inside the writer's transaction.
 
 Each checks ownership against the projection (a record of another customer does not exist for
-the caller), checks the references the change sets (`documents/references.py`) and returns the
-events of the change. Creates and updates are `Decision`s that also keep the documents the change
-leaves, which the handler answers: what was committed, whatever the next request does to it.
+the caller), checks the references the change sets (`documents/references.py`) and the fields it
+cannot change (fixed at creation, or read-only fields sent back), all of them before refusing, and
+returns the events of the change. Creates and updates are `Decision`s that also keep the documents
+the change leaves, which the handler answers: what was committed, whatever the next request does to it.
 A removal also unlinks the removed records from every document naming them, as update events.
 """
 
@@ -13,9 +14,13 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from ..documents import reads, references
 from ..documents.references import Table
-from ..domain.errors import Invalid, Unknown
+from ..domain.bodies import changed
+from ..domain.errors import Invalid, Problems, Unknown
+from ..domain.nouns import missing as missing_ids
 from ..eventlog import NO_STREAM, Decision, NewEvent, store
 from ..projections.sequences import next_id
 from .coercion import new_document, stored
@@ -30,7 +35,7 @@ def _stream(resource: Resource, id_: Any) -> str:
 
 def _missing(resource: Resource, missing: list[Any]) -> None:
     if missing:
-        raise Unknown(f"{resource.path} {', '.join(map(str, missing))} not found")
+        raise Unknown.of(missing_ids(resource.kind, missing))
 
 
 def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
@@ -38,24 +43,25 @@ def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], custo
     _missing(resource, [i for i in ids if i not in found])
 
 
-def _settled(resource: Resource, current: dict[str, Any] | None, sent: dict[str, Any]) -> dict[str, Any]:
-    """The sent fields as they apply to the stored document: a field fixed at creation may be sent
-    back unchanged (copy and edit), never changed; references are normalised; the resource folds."""
-    fields = dict(sent)
+def _settled(conn: sqlite3.Connection, resource: Resource, customer_id: int, current: dict[str, Any] | None,
+             sent: dict[str, Any], echoed: dict[str, Any]) -> tuple[dict[str, Any], Problems]:  # fmt: skip
+    """The sent fields as they apply to the stored document, and every problem with them: a field fixed
+    at creation, or a read-only one (`echoed`), may be sent back unchanged (copy and edit), never
+    changed; references are normalised and must name the customer's records; the resource folds."""
+    fields, problems = dict(sent), changed(echoed, current or {})
     if current is not None:
         for name in resource.fixed & fields.keys():
-            if fields[name] != current.get(name):
-                raise Invalid.field(resource.wire_names.get(name, name), "This value cannot be changed.")
-            del fields[name]
+            if fields.pop(name) != current.get(name):
+                problems.append((resource.wire_names.get(name, name), "This value cannot be changed."))
     fields = references.normal(resource.refs, fields)
-    return resource.fold(current, fields) if resource.fold is not None else fields
-
-
-def _checked(conn: sqlite3.Connection, resource: Resource, customer_id: int, document: dict[str, Any],
-             fields: dict[str, Any]) -> None:  # fmt: skip
+    try:
+        fields = resource.fold(current, fields) if resource.fold is not None else fields
+    except Invalid as exc:
+        problems += exc.problems
     if resource.refs:
-        merged = {**document, **fields}
-        references.check(conn, resource.refs, customer_id, merged, fields.keys(), resource.wire_names)
+        merged = {**(current if current is not None else msgspec.to_builtins(resource.model())), **fields}
+        problems += references.problems(conn, resource.refs, customer_id, merged, fields.keys(), resource.wire_names)
+    return fields, problems
 
 
 def _effects(conn: sqlite3.Connection, resource: Resource, customer_id: int, before: dict[str, Any] | None,
@@ -73,9 +79,10 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
             new_id, expected = next_id(conn, resource.kind, resource.first_id), NO_STREAM
         else:
             new_id, expected = id_, store.stream_version(conn, _stream(resource, id_))
-        fields = _settled(resource, None, sent)
+        fields, problems = _settled(conn, resource, customer_id, None, sent, {})
+        if problems:
+            raise Invalid.of(problems)
         document = new_document(resource, fields, new_id, customer_id, now)
-        _checked(conn, resource, customer_id, document, fields)
         data = {"id": new_id, "customer_id": customer_id, "body": document}
         event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
                          expected_version=expected)  # fmt: skip
@@ -84,17 +91,23 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
     return Decision(decide)
 
 
-def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decision[list[dict]]:
-    """Changes keyed by id; every id must be the customer's, or nothing is changed. The decision keeps
-    the changed documents, in the order of `changes`."""
+def update(resource: Resource, customer_id: int, changes: dict[Any, dict],
+           echoed: dict[Any, dict] | None = None) -> Decision[list[dict]]:  # fmt: skip
+    """Changes keyed by id (and the read-only fields sent back, by id); every id must be the customer's
+    and every change allowed, or nothing is changed. The decision keeps the changed documents, in the
+    order of `changes`."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
         current = reads.documents(conn, resource.kind, list(changes), customer_id)
         _missing(resource, [id_ for id_ in changes if id_ not in current])
-        events, documents = [], []
+        settled, problems = {}, []
         for id_, sent in changes.items():
-            fields = _settled(resource, current[id_], sent)
-            _checked(conn, resource, customer_id, current[id_], fields)
+            settled[id_], found = _settled(conn, resource, customer_id, current[id_], sent, (echoed or {}).get(id_, {}))
+            problems += found
+        if problems:
+            raise Invalid.of(problems)
+        events, documents = [], []
+        for id_, fields in settled.items():
             kept = stored(resource, fields)
             events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
                                    data={"id": id_, "changes": kept}))  # fmt: skip

@@ -22,6 +22,7 @@ from ..api.routing import Route
 from ..api.shapes import Shape
 from ..documents import blobs, reads
 from ..domain import calls
+from ..domain.nouns import not_found
 from ..keys import EVENT_LOG, PRINCIPAL, READER
 from ..media import dialogue, mp3, pcap, pdf, sip
 from ..media.sip import SipMessage
@@ -73,7 +74,7 @@ async def _record(request: web.Request, resource: Resource) -> dict:
     record_id = int(request.match_info["id"])
     body = await reads.body(request.app[READER], resource.kind, record_id, who.customer_id)
     if body is None:
-        raise NotFound(f"{resource.path} {record_id} not found")
+        raise NotFound(not_found(resource.kind, record_id))
     return msgspec.json.decode(body)
 
 
@@ -132,7 +133,7 @@ async def user_cdrs_csv(request: web.Request) -> web.Response:
     writer.writeheader()
     user_id = int(request.match_info["id"])
     if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
-        raise NotFound(f"users {user_id} not found")
+        raise NotFound(not_found("user", user_id))
     async for body in reads.each_with(request.app[READER], cdrs.kind, who.customer_id, "user_id", user_id):
         writer.writerow(msgspec.json.decode(body))
     return web.Response(body=out.getvalue().encode(), content_type="text/csv")

@@ -12,7 +12,9 @@ from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, joined_envelope, parse
 from ..documents import listing, ranked, reads
+from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
+from ..domain.nouns import not_found
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, RANKS, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, attached, then
@@ -53,7 +55,7 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int) -
         reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
     )
     if found is None:
-        raise NotFound(f"{parent.path} {value} not found")
+        raise NotFound(not_found(parent.kind, value))
     return found
 
 
@@ -93,7 +95,7 @@ def list_handler(resource: Resource):
 async def _document(request: web.Request, resource: Resource, id_, customer_id: int) -> dict:
     body = await reads.body(request.app[READER], resource.kind, id_, customer_id)
     if body is None:
-        raise NotFound(f"{resource.path} {id_} not found")
+        raise NotFound(not_found(resource.kind, id_))
     return _decode(body)
 
 
@@ -107,12 +109,13 @@ def get_handler(resource: Resource):
     return handle
 
 
-async def _sent_fields(request: web.Request, resource: Resource, *, creating: bool) -> tuple[dict, Store]:
-    """The fields a create or PATCH body sets, and the decision storing any file it uploads."""
-    body = await read_json(request, resource.create if creating else resource.patch)  # type: ignore[arg-type]
+async def _sent_fields(request: web.Request, resource: Resource, *, creating: bool) -> tuple[dict, dict, Store]:
+    """The fields a create or PATCH body sets, the read-only ones it sends back, and the decision storing
+    any file it uploads."""
+    body = await read_json(request, resource.create if creating else resource.patch, resource.validate)  # type: ignore[arg-type]
     fields = fields_of(resource, body, creating=creating)
     file_fields, store = attached(resource, body)
-    return {**fields, **file_fields}, store
+    return {**fields, **file_fields}, echoes(body), store
 
 
 def create_handler(resource: Resource):
@@ -120,7 +123,7 @@ def create_handler(resource: Resource):
 
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        fields, store = await _sent_fields(request, resource, creating=True)
+        fields, _, store = await _sent_fields(request, resource, creating=True)
         now = wire_time(request.app[CLOCK].now())
         decision = decisions.create(resource, who.customer_id, fields, now)
         await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
@@ -137,8 +140,8 @@ def update_handler(resource: Resource):
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
         id_ = _id(resource, request)
-        changes, store = await _sent_fields(request, resource, creating=False)
-        decision = decisions.update(resource, who.customer_id, {id_: changes})
+        changes, echoed, store = await _sent_fields(request, resource, creating=False)
+        decision = decisions.update(resource, who.customer_id, {id_: changes}, {id_: echoed})
         await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
         (document,) = decision.result
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
@@ -147,13 +150,14 @@ def update_handler(resource: Resource):
 
 
 def bulk_patch_handler(resource: Resource):
-    assert resource.bulk_item is not None
+    assert resource.bulk_body is not None
 
     async def handle(request: web.Request) -> web.Response:
         who = authorize(request, resource.module, write=True)
-        items = await read_json(request, list[resource.bulk_item])  # type: ignore[name-defined]
+        items = await read_json(request, list[resource.bulk_body])  # type: ignore[name-defined]
         changes = {item.id: fields_of(resource, item, creating=False) for item in items}
-        decision = decisions.update(resource, who.customer_id, changes)
+        echoed = {item.id: echoes(item) for item in items}
+        decision = decisions.update(resource, who.customer_id, changes, echoed)
         await request.app[EVENT_LOG].transact(decision, meta_of(request))
         return collection(await render_many(request, resource, decision.result))
 

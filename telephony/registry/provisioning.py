@@ -10,13 +10,14 @@ from aiohttp import web
 from ..accounts import customer_exists
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
-from ..api.errors import BadRequest, NotFound
+from ..api.errors import NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
-from ..domain.errors import Invalid, Unknown
+from ..domain.errors import Invalid, Problems, Unknown
+from ..domain.nouns import not_found
 from ..domain.schemas import Ddi
 from ..domain.types import E164, Email
 from ..keys import CLOCK, EVENT_LOG, READER
@@ -55,20 +56,27 @@ class DdiChange(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     sms_email: Email | None | msgspec.UnsetType = msgspec.UNSET
 
 
-def _target_code(value: str | int | None) -> int | None:
-    """A target type given as a `final_dst_type` letter, a `target_type` name or its code."""
-    if value is None:
+def _target_code(value: str | int | msgspec.UnsetType | None) -> int | None:
+    """A target type given as a `final_dst_type` letter, a `target_type` name or its code (ValueError
+    for another)."""
+    if value is None or value is msgspec.UNSET:
         return None
+    name = FINAL_DST_TYPE.to_name(value) if isinstance(value, str) and len(value) == 1 else value
+    return int(TARGET_TYPE.to_code(name))
+
+
+def _targeted(body: NewDdi | DdiChange) -> Problems:
+    """The body's `target_type` names a kind of target (its `check` when it is read)."""
     try:
-        name = FINAL_DST_TYPE.to_name(value) if isinstance(value, str) and len(value) == 1 else value
-        return int(TARGET_TYPE.to_code(name))
+        _target_code(body.target_type)
     except ValueError as exc:
-        raise BadRequest.field("target_type", str(exc)) from None
+        return [("target_type", str(exc))]
+    return []
 
 
 async def provision_ddi(request: web.Request) -> web.Response:
     customer_id = int(request.match_info["id"])
-    body = await read_json(request, NewDdi)
+    body = await read_json(request, NewDdi, _targeted)
     number = "+" + body.e164.lstrip("+")
     fields = {**msgspec.structs.asdict(body), "e164": number, "name": body.name or number,
               "target_type": _target_code(body.target_type)}  # fmt: skip
@@ -92,10 +100,10 @@ async def target_ddi(request: web.Request) -> web.Response:
     group, IVR, queue or conference it names lists it, and any other that did drops it), its SMS and
     fax settings."""
     number = "+" + request.match_info["e164"].lstrip("+")
-    body = await read_json(request, DdiChange)
+    body = await read_json(request, DdiChange, _targeted)
     owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
     if owner is None:
-        raise NotFound(f"ddis {number} not found")
+        raise NotFound(not_found("ddi", number))
     fields = {k: v for k, v in msgspec.structs.asdict(body).items() if v is not msgspec.UNSET}
     targeted = "target_type" in fields or "target_id" in fields
     if targeted:

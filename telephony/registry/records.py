@@ -12,7 +12,7 @@ would refuse is stored by another way in:
 - the fields that the create body also sets pass its constraints and the resource's `validate` and
   `prepare` hooks, as a POST with them would.
 
-Every problem is a 400 naming its field.
+Every problem is named by its field, all of a record's in one 400.
 """
 
 from __future__ import annotations
@@ -25,47 +25,46 @@ from typing import Any
 import msgspec
 
 from ..api.errors import BadRequest
-from ..api.wire import check_integers, validation_error
+from ..api.wire import decode
+from ..domain.bodies import read
 from ..domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
-from ..domain.phone import numbers_normalised
+from ..domain.errors import Problems
 from .coercion import fields_of
 from .resource import Resource
 
 
-def document_fields(resource: Resource, raw: bytes) -> dict[str, Any]:
+def document_fields(resource: Resource, raw: bytes | msgspec.Raw) -> dict[str, Any]:
     """The model fields of a whole record (JSON), checked as the API checks them and normalised."""
-    value = decode_checked(raw, resource.model)
-    fields: dict[str, Any] = msgspec.to_builtins(value)
-    check_times(fields, resource.time_props)
-    code_fields(fields, RESOURCE_DICTIONARIES.get(resource.path, {}))
+    value, problems = read(msgspec.json.decode(bytes(raw)), resource.model)
+    if value is None:
+        raise BadRequest.of(problems)
+    fields: dict[str, Any] = msgspec.to_builtins(value)  # the fields that could be read: check them too
+    problems += time_problems(fields, resource.time_props)
+    problems += code_problems(fields, RESOURCE_DICTIONARIES.get(resource.path, {}))
     if resource.create is not None:
-        fields.update(_as_created(resource, fields))
+        created, found = _as_created(resource, fields)
+        fields.update(created)
+        problems += found
+    if problems:
+        raise BadRequest.of(list(dict.fromkeys(problems)))
     if resource.prepare is not None:
         fields = resource.prepare(fields, {"creating": True})
     return fields
 
 
-def decode_checked(raw: bytes, type_: type) -> Any:
-    """`raw` decoded as `type_` (strictly, as request bodies are), its numbers within 64 bits."""
-    try:
-        value: Any = msgspec.json.decode(raw, type=type_)
-    except msgspec.ValidationError as exc:
-        raise validation_error(exc) from None
-    check_integers(msgspec.to_builtins(value))
-    return numbers_normalised(value, type_)
+def decode_checked(raw: bytes | msgspec.Raw, type_: type) -> Any:
+    """`raw` read as `type_` as request bodies are (`api.wire.decode`): a 400 naming every problem."""
+    return decode(bytes(raw), type_)
 
 
 _TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2})?")
 
 
-def check_times(fields: dict[str, Any], names: Iterable[str]) -> None:
+def time_problems(fields: dict[str, Any], names: Iterable[str]) -> Problems:
     """Each named field is null or a real UTC time (`YYYY-MM-DD HH:MM:SS`) or date (`YYYY-MM-DD`)."""
-    for name in names:
-        value = fields.get(name)
-        if value is None or value == "":
-            continue
-        if not isinstance(value, str) or not _is_time(value):
-            raise BadRequest.field(name, f"{value!r} is not a UTC time (YYYY-MM-DD HH:MM:SS) or a date (YYYY-MM-DD).")
+    return [(name, f"{value!r} is not a UTC time (YYYY-MM-DD HH:MM:SS) or a date (YYYY-MM-DD).")
+            for name in names if (value := fields.get(name)) not in (None, "")
+            and not (isinstance(value, str) and _is_time(value))]  # fmt: skip
 
 
 def _is_time(text: str) -> bool:
@@ -78,8 +77,9 @@ def _is_time(text: str) -> bool:
     return True
 
 
-def code_fields(fields: dict[str, Any], coded: dict[str, str] | Any) -> None:
+def code_problems(fields: dict[str, Any], coded: dict[str, str] | Any) -> Problems:
     """Each coded field (a dotted path into `fields`) holds a code or name of its dictionary; stored as the code."""
+    problems: Problems = []
     for path, dictionary in coded.items():
         *parents, name = path.split(".")
         holder: Any = fields
@@ -90,23 +90,22 @@ def code_fields(fields: dict[str, Any], coded: dict[str, str] | Any) -> None:
         try:
             holder[name] = DICTIONARIES[dictionary].to_code(holder[name])
         except ValueError as exc:
-            raise BadRequest.field(path, str(exc)) from None
+            problems.append((path, str(exc)))
+    return problems
 
 
-def _as_created(resource: Resource, fields: dict[str, Any]) -> dict[str, Any]:
-    """The fields the create body sets, as a POST of them would store them (its constraints and hooks)."""
+def _as_created(resource: Resource, fields: dict[str, Any]) -> tuple[dict[str, Any], Problems]:
+    """The fields the create body sets, as a POST of them would store them (its constraints and hooks),
+    and the problems a POST of them would have."""
     assert resource.create is not None and resource.patch is not None
     stored_as: dict[str, str] = dict(getattr(resource.create, "stored_as", {}))
     sent_as = {stored: sent for sent, stored in stored_as.items()}
     declared = [f for f in msgspec.structs.fields(resource.create) if f.encode_name != resource.attachment]
     names = {f.encode_name for f in declared}
     sent = {sent_as.get(k, k): v for k, v in fields.items() if sent_as.get(k, k) in names and v is not None}
-    for f in declared:
-        if f.required and f.encode_name not in sent:
-            stored = stored_as.get(f.encode_name, f.encode_name)
-            raise BadRequest.field(stored, "This field is required.")
-    try:
-        body = numbers_normalised(msgspec.convert(sent, resource.patch), resource.patch)
-    except msgspec.ValidationError as exc:
-        raise validation_error(exc) from None
-    return fields_of(resource, body, creating=True, prepare=False)
+    missing = [(stored_as.get(f.encode_name, f.encode_name), "This field is required.") for f in declared
+               if f.required and f.encode_name not in sent]  # fmt: skip
+    body, problems = read(sent, resource.patch, resource.validate)
+    if missing or problems:
+        return {}, missing + problems
+    return fields_of(resource, body, creating=True, prepare=False), []

@@ -2,7 +2,8 @@
 
 A resource is data. One `Resource(...)` line gives the generic handlers everything they need; the
 PATCH body is derived from the create body (every field optional, `UNSET` when absent, so an
-explicit `null` is told apart from an absent field; a required field may not be nulled).
+explicit `null` is told apart from an absent field; a required field may not be nulled). PATCH and
+bulk bodies also take back the model's other fields, read-only (`bodies.echoing`: copy and edit).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import msgspec
 
 from ..collections import Kind, properties
+from ..domain.bodies import echoing
 from ..domain.references import Reference
 from ..domain.types import dictionary_fields
 from ..eventlog import NewEvent
@@ -67,7 +69,7 @@ def derive_patch(create: type[msgspec.Struct]) -> type[msgspec.Struct]:
         type_ = f.type | msgspec.UnsetType if f.required else f.type | None | msgspec.UnsetType
         fields.append((f.name, type_, msgspec.field(default=msgspec.UNSET, name=f.encode_name)))
     name = create.__name__.removesuffix("Create") + "Patch"
-    return msgspec.defstruct(name, fields, kw_only=True, forbid_unknown_fields=False, module=create.__module__)
+    return msgspec.defstruct(name, fields, kw_only=True, forbid_unknown_fields=True, module=create.__module__)
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,13 @@ class Resource:
 
     @cached_property
     def patch(self) -> type[msgspec.Struct] | None:
-        return derive_patch(self.create) if self.create is not None else None
+        """The body of `PATCH /<path>/{id}`: any create field, and the model's others read-only."""
+        return echoing(derive_patch(self.create), self.model) if self.create is not None else None
+
+    @cached_property
+    def bulk_body(self) -> type[msgspec.Struct] | None:
+        """An item of `PATCH /<path>`: the fields a bulk change sets, and the model's others read-only."""
+        return echoing(self.bulk_item, self.model) if self.bulk_item is not None else None
 
     @cached_property
     def props(self) -> dict[str, Kind]:

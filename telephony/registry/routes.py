@@ -63,7 +63,7 @@ def registry_shape(resource: Resource, op: Op) -> Shape:
         return Shape(resource.model, "list", listing=resource.props, includes=resource.includes, errors=(400,),
                      tag=resource.module)  # fmt: skip
     if op is Op.BULK_PATCH:
-        return Shape(resource.model, "list", body=list[resource.bulk_item], errors=(400, 404),  # type: ignore[name-defined]
+        return Shape(resource.model, "list", body=list[resource.bulk_body], errors=(400, 404),  # type: ignore[name-defined]
                      tag=resource.module)  # fmt: skip
     body = {Op.CREATE: resource.create, Op.UPDATE: resource.patch}.get(op)
     errors = {Op.CREATE: (400,), Op.UPDATE: (400, 404), Op.GET: (404,)}[op]

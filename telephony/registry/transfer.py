@@ -34,12 +34,13 @@ from ..api.wire import INT64, validation_error
 from ..clock import LATEST
 from ..documents.blobs import sha256_of
 from ..domain import acl
+from ..domain.bodies import read
 from ..domain.dictionaries import RESOURCE_DICTIONARIES
 from ..domain.media import MEDIA_TYPES, sniff_audio
 from ..domain.types import Email, NonNegative, PositiveId, WireTime
 from ..security import Resealer, is_password_hash
 from .catalogue import BY_PATH, RESOURCES
-from .records import check_times, code_fields, decode_checked, document_fields
+from .records import code_problems, decode_checked, document_fields, time_problems
 
 MAX_REPORTED = 20
 Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
@@ -170,7 +171,8 @@ def _checked(line: Line, resealer: Resealer) -> Any:
         return document_fields(BY_PATH[line.resource], line.data)
     if line.resource == "customers":
         customer = decode_checked(line.data, CustomerRecord)
-        check_times(msgspec.to_builtins(customer), ["created_at"])
+        if problems := time_problems(msgspec.to_builtins(customer), ["created_at"]):
+            raise BadRequest.of(problems)
         return customer
     if line.resource == "users":
         return _checked_user(line.data, resealer)
@@ -187,21 +189,21 @@ def _checked(line: Line, resealer: Resealer) -> Any:
     raise BadRequest.field("resource", f"unknown resource '{line.resource}'")
 
 
-def _checked_user(raw: bytes, resealer: Resealer) -> UserRecord:
+def _checked_user(raw: bytes | msgspec.Raw, resealer: Resealer) -> UserRecord:
     user = decode_checked(raw, UserRecord)
-    try:
-        msgspec.convert({"id": user.id, "email": user.email}, _UserIdentity)
-    except msgspec.ValidationError as exc:
-        raise validation_error(exc) from None
+    problems = read({"id": user.id, "email": user.email}, _UserIdentity)[1]
     fields = msgspec.to_builtins(user)
-    check_times(fields, ["created_at"])
-    code_fields(fields, RESOURCE_DICTIONARIES["users"])
-    try:
-        roles = [acl.role_name(role) for role in user.roles]
-    except ValueError as exc:
-        raise BadRequest.field("roles", str(exc)) from None
+    problems += time_problems(fields, ["created_at"]) + code_problems(fields, RESOURCE_DICTIONARIES["users"])
+    roles = []
+    for role in user.roles:
+        try:
+            roles.append(acl.role_name(role))
+        except ValueError as exc:
+            problems.append(("roles", str(exc)))
     if user.password_hash is not None and not is_password_hash(user.password_hash):
-        raise BadRequest.field("password_hash", "This is not a password hash this server can check.")
+        problems.append(("password_hash", "This is not a password hash this server can check."))
+    if problems:
+        raise BadRequest.of(problems)
     sip = user.sip_password_sealed
     checked = msgspec.convert({k: v for k, v in fields.items() if k != "roles"}, UserRecord)
     return msgspec.structs.replace(checked, roles=roles,

@@ -28,6 +28,7 @@ WIRE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 ENDPOINTS = [
     ("POST", "/_telephony/customers"),
     ("POST", f"/_telephony/customers/{HOME}/users"),
+    ("PATCH", f"/_telephony/users/{ROOT_ID}"),
     ("POST", f"/_telephony/users/{ROOT_ID}/apikeys"),
     ("GET", f"/_telephony/users/{ROOT_ID}/apikeys"),
     ("POST", f"/_telephony/users/{ROOT_ID}/registrations"),
@@ -148,6 +149,87 @@ async def test_a_user_of_an_unknown_or_deleted_customer_is_a_404(client, root):
     await error_of(await client.post("/_telephony/customers/999999/users", json=body, headers=CONTROL), 404)
     await client.delete(url("v1.2", f"/customers/{HOME}"), headers=root.headers())
     await error_of(await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL), 404)
+
+
+# --- changing a user ---------------------------------------------------------------------------
+
+
+async def change_user(client, user_id: int, body: dict, status: int = 200) -> dict:
+    """PATCH /_telephony/users/{id}: the answer's body, which must have `status`."""
+    response = await client.patch(f"/_telephony/users/{user_id}", json=body, headers=CONTROL)
+    answer = await response.json()
+    assert response.status == status, answer
+    return answer
+
+
+async def test_the_operator_changes_any_user_attribute_as_one_event(client, version, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="201")
+    changes = {"ext": "202", "cli": "+442071230000", "monitor": "inbound", "dnd": True, "fm": True,
+               "fm_targets": ["+447700900200"], "fm_strategy": "hunt", "vm_to_email": True,
+               "vm_emails": ["desk@example.com"], "roles": [2], "first_name": "Dee"}  # fmt: skip
+    changed = (await change_user(client, user_id, changes))["data"]
+    stored = {**changes, "monitor": "I", "fm_strategy": "H", "roles": ["ROLE_ADMIN"]}  # codes and role names
+    assert {k: changed[k] for k in stored} == stored
+    shown = (await (await client.get(url(version, f"/users/{user_id}"), headers=root.headers())).json())["data"]
+    assert shown == changed
+    (updated,) = await events(client, "user.updated")
+    assert updated.data == {"id": user_id, "changes": stored}
+    assert (updated.meta.token_kind, updated.meta.user_id) == ("control", None)
+
+
+BAD_ATTRIBUTES = {"colour": "red", "dnd": "yes", "monitor": "sometimes", "roles": ["ROLE_NOPE"], "ext": "1"}
+"""Five problems: an unknown attribute, a wrong type, a value outside its dictionary, an unknown role,
+an extension calls could not dial."""
+
+
+@pytest.mark.parametrize("how", ["create", "change"])
+async def test_a_creation_and_a_change_refuse_the_same_attributes_naming_every_problem(client, how):
+    if how == "create":
+        body = {"email": "x@example.com", "password": PASSWORD, **BAD_ATTRIBUTES}
+        response = await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL)
+        error = await error_of(response, 400)
+    else:
+        error = await change_user(client, ROOT_ID, BAD_ATTRIBUTES, 400)
+    assert {e["field"] for e in error["errors"]} == set(BAD_ATTRIBUTES)
+    assert len(error["errors"]) == len(BAD_ATTRIBUTES)
+    assert await events(client, "user.updated") == []
+
+
+async def test_an_extension_rings_one_user_of_a_customer(client):
+    first = await create_user(client, HOME, "first@example.com", ext="301")
+    second = await create_user(client, HOME, "second@example.com", ext="302")
+    error = await change_user(client, second, {"ext": "301", "groups": [999]}, 400)
+    assert [(e["field"], e["message"]) for e in error["errors"]] == [
+        ("groups", "User group 999 not found"),
+        ("ext", f"Extension 301 is already used by user {first}"),
+    ]
+    body = {"email": "third@example.com", "password": PASSWORD, "ext": "302"}
+    response = await client.post(f"/_telephony/customers/{HOME}/users", json=body, headers=CONTROL)
+    assert (await error_of(response, 400))["errors"][0]["field"] == "ext"
+    _, other_root = await create_customer(client, "Other Ltd", "boss@other.example")
+    assert (await change_user(client, other_root, {"ext": "301"}))["data"]["ext"] == "301"  # another customer's
+
+
+async def test_a_users_own_get_body_is_taken_back_and_what_the_platform_sets_cannot_change(client, version, root):
+    shown = (await (await client.get(url(version, f"/users/{ROOT_ID}"), headers=root.headers())).json())["data"]
+    assert (await change_user(client, ROOT_ID, shown))["data"] == shown
+    read_only = {"email": "new@example.com", "nb_sip_locations": 5, "created_at": "2020-01-01 00:00:00"}
+    error = await change_user(client, ROOT_ID, {**shown, **read_only}, 400)
+    assert {e["field"] for e in error["errors"]} == set(read_only)
+    assert all("read-only" in e["message"] for e in error["errors"])
+
+
+async def test_changing_an_unknown_user_is_a_404(client):
+    assert (await change_user(client, 9999999, {"dnd": True}, 404))["message"] == "User 9999999 not found"
+
+
+async def test_changed_roles_decide_the_users_next_request(client, version):
+    user_id = await create_user(client, HOME, "reader@example.com", roles=["ROLE_READ_ONLY"])
+    reader = await login(client, version, "reader@example.com", PASSWORD)
+    contact = {"first_name": "Ann"}
+    await error_of(await client.post(url(version, "/contacts"), json=contact, headers=reader.headers()), 403)
+    await change_user(client, user_id, {"roles": ["ROLE_ADMIN"]})
+    assert (await client.post(url(version, "/contacts"), json=contact, headers=reader.headers())).status == 201
 
 
 # --- API keys ----------------------------------------------------------------------------------

@@ -55,6 +55,18 @@ async def test_me_is_an_object_with_the_me_fields_identity_and_sip_credentials(c
     assert body["links"]["self"] == url(version, "/me")
 
 
+@pytest.mark.parametrize("cli", [None, "+442071230000"], ids=["no-cli", "a-cli"])
+async def test_me_shows_what_it_shares_with_the_users_record_as_users_shows_it(client, version, cli):
+    user_id = await create_user(client, HOME, "me@example.com", cli=cli, cc=None, language="de")
+    creds = await login(client, version, "me@example.com", PASSWORD)
+    me = (await (await client.get(url(version, "/me"), headers=creds.headers())).json())["data"]
+    user = (await (await client.get(url(version, f"/users/{user_id}"), headers=creds.headers())).json())["data"]
+    shared = set(me) & set(user)
+    assert shared >= {"id", "email", "first_name", "last_name", "cc", "cli", "is_root", "language"}
+    assert {k: me[k] for k in shared} == {k: user[k] for k in shared}
+    assert (me["cli"], me["cc"]) == (cli, None)
+
+
 async def test_me_describes_the_caller_not_the_root(client, version, staff):
     reader = await login(client, version, READ_ONLY, PASSWORD)
     data = (await (await client.get(url(version, "/me"), headers=reader.headers())).json())["data"]
@@ -171,6 +183,18 @@ async def test_bulk_patch_with_an_unknown_user_is_a_404_and_changes_nothing(clie
     await error_of(await client.patch(url(version, "/users"), json=changes, headers=root.headers()), 404)
     stored = await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json()
     assert stored["data"]["groups"] == []
+
+
+async def test_bulk_patch_of_fields_it_cannot_change_is_a_400_naming_each_and_changes_nothing(client, version, root,
+                                                                                                staff):  # fmt: skip
+    before = (await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json())["data"]
+    for extra, refused in (({"ext": "250", "monitor": "A"}, "This field is read-only"),
+                           ({"favourite": "tea", "colour": "red"}, "This field is not allowed here")):  # fmt: skip
+        body = [{"id": staff[AGENT], "location_id": "9", **extra}]
+        error = await error_of(await client.patch(url(version, "/users"), json=body, headers=root.headers()), 400)
+        assert [(e["field"], e["message"].split(":")[0]) for e in error["errors"]] == [(f, refused) for f in extra]
+    after = (await (await client.get(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())).json())["data"]
+    assert after == before and await events(client, "user.updated") == []
 
 
 @pytest.mark.parametrize(

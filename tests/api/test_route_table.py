@@ -136,7 +136,9 @@ async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, 
     expected = route.shape.status if kind == "own" else 404
     assert response.status == expected, (path, await response.text())
     if expected == 404:
-        assert f" {parents[parent].get(kind, MISSING)} not found" in (await response.json())["message"]
+        message = (await response.json())["message"]
+        assert f" {parents[parent].get(kind, MISSING)} not found" in message
+        assert message[0].isupper() and not message.startswith(parent)  # `User 7`, never `users 7`
 
 
 # --- error messages speak to the user ----------------------------------------------------------------
@@ -183,7 +185,45 @@ async def test_a_value_out_of_its_pattern_is_a_400_that_says_the_expected_form(a
     body = await response.json()
     assert response.status == 400, body
     assert body["errors"][0] == {"field": name, "message": f"Expected {described}"}
-    assert body["message"] == f"{name}: Expected {described}"
+    assert body["message"].startswith(f"{name}: Expected {described}")
+
+
+BODIES = [pytest.param(r, id=f"{r.method} {template(r.path)}") for r in ROUTES if body_struct(r)]
+
+
+@pytest.mark.parametrize("route", BODIES)
+async def test_every_field_a_body_does_not_take_is_a_400_naming_each_never_dropped(api, home, route):
+    struct, many = body_struct(route)  # type: ignore[misc]
+    sent = {"no_such_field": 1, "nor_this_one": [2]}
+    response = await api.client.request(route.method, path_of(route), headers={**home.headers, **CONTROL},
+                                        json=[sent] if many else sent)  # fmt: skip
+    body = await response.json()
+    assert response.status == 400, body
+    unknown = [e for e in body["errors"] if e["message"] == "This field is not allowed here"]
+    assert [e["field"] for e in unknown] == list(sent)
+
+
+@pytest.mark.parametrize("route", BODIES)
+async def test_every_wrong_field_of_a_body_is_named_in_one_400(api, home, route):
+    struct, many = body_struct(route)  # type: ignore[misc]
+    typed = [f for f in msgspec.structs.fields(struct) if not _takes(f.type, {"no": "object"})]
+    sent = {f.encode_name: {"no": "object"} for f in typed}
+    response = await api.client.request(route.method, path_of(route), headers={**home.headers, **CONTROL},
+                                        json=[sent] if many else sent)  # fmt: skip
+    body = await response.json()
+    assert response.status == 400, body
+    named = [e["field"] or "" for e in body["errors"]]
+    assert [name for name in sent if not any(f == name or f.startswith((f"{name}.", f"{name}[")) for f in named)] == []
+    assert body["message"].count(": ") >= len(sent)
+
+
+def _takes(type_: object, value: object) -> bool:
+    """Whether a field of `type_` takes `value`."""
+    try:
+        msgspec.convert(value, type_)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 async def test_times_that_do_not_parse_are_told_in_words(api, home):

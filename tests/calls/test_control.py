@@ -189,6 +189,15 @@ async def test_labels_and_action_links_are_set_on_a_live_call(client, root):
     assert labelled.meta.user_id == root.user_id
 
 
+async def test_a_patch_with_several_bad_values_names_each_in_one_400_and_changes_nothing(client, root):
+    call_id = (await place(client, root, to=ANSWERS + "4"))["data"]["id"]
+    before = await call_events(client, call_id)
+    body = {"state": "sideways", "monitor_state": "louder", "labels": [999998, 999999]}
+    error = await error_of(await client.patch(url("v1.2", f"/calls/{call_id}"), json=body, headers=root.headers()), 400)
+    assert [e["field"] for e in error["errors"]] == ["state", "monitor_state", "labels", "labels"]
+    assert await call_events(client, call_id) == before
+
+
 async def test_another_customers_call_is_404_and_a_read_only_user_may_not_place_calls(client, root):
     call_id = (await place(client, root, to=ANSWERS + "4"))["data"]["id"]
     await create_customer(client, "Others", "other@example.com")

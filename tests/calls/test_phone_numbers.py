@@ -62,11 +62,17 @@ async def test_numbers_are_provisioned_listed_and_matched_without_their_separato
 
 @pytest.mark.parametrize("garbage", ["+44 7700 9001ab", "+44 -- 7700 900123", "12-34", "+44 7700", "call me"])
 @pytest.mark.parametrize(
-    ("path", "field"),
-    [("/calls", "to"), ("/leadcalls", "to"), ("/webcalls", "from"), ("/sms", "to"), ("/contacts", "tel")],
+    ("path", "field", "others"),
+    [
+        ("/calls", "to", {}),
+        ("/leadcalls", "to", {}),
+        ("/webcalls", "from", {"to": ANSWERS + "1"}),
+        ("/sms", "to", {"message": "Hi"}),
+        ("/contacts", "tel", {}),
+    ],
 )
-async def test_garbage_is_still_refused_naming_the_field(client, root, path, field, garbage):
-    body = {"to": ANSWERS + "1", "from": CALLER, "message": "Hi", field: garbage}
+async def test_garbage_is_still_refused_naming_the_field(client, root, path, field, others, garbage):
+    body = {**others, field: garbage}
     response = await client.post(url("v1.2", path), json=body, headers=root.headers())
     problem = (await error_of(response, 400))["errors"]
     assert [p["field"] for p in problem] == [field] and "E.164" in problem[0]["message"]

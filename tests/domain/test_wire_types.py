@@ -90,8 +90,9 @@ def test_a_resource_decodes_a_partial_document_and_writes_every_field():
     assert msgspec.json.decode(msgspec.json.encode(thing)) == {"id": 7, "from": None, "count": None}
 
 
-def test_a_body_ignores_unknown_fields():
-    assert msgspec.convert({"language": "en", "extra": 1}, Widget).language == "en"
+def test_a_body_refuses_a_field_it_does_not_have():
+    with pytest.raises(msgspec.ValidationError, match="unknown field `extra`"):
+        msgspec.convert({"language": "en", "extra": 1}, Widget)
 
 
 @pytest.mark.parametrize(

@@ -103,6 +103,13 @@ async def test_a_bad_record_is_refused_by_line_and_field_and_nothing_is_applied(
     assert message.startswith("line 3: ") and field in message, message
 
 
+async def test_a_record_with_several_problems_names_each_on_its_line(api, home):
+    bad = line("cdrs", {**CDR, "duration": -1, "calldate": "not a date", "type": "X", "colour": "red"})
+    message = await refused(api, [GOOD, bad])
+    assert message.startswith("line 2: ")
+    assert all(f" {field}: " in message for field in ("duration", "calldate", "type", "colour")), message
+
+
 @pytest.mark.parametrize("resource", [pytest.param(r, id=r.path) for r in RESOURCES if not r.derived])
 async def test_every_resource_refuses_a_wrong_typed_field_of_its_model(api, home, resource):
     name, value = wrong_field(resource.model)

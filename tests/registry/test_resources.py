@@ -196,6 +196,27 @@ async def test_an_unknown_id_is_a_404(api, home, resource, op):
     (await api.call(method, path, home, json=body)).error(404)
 
 
+NOUNS = {
+    "contacts": "Contact", "conferences": "Conference", "ddis": "Number", "queues": "Queue", "ringgroups": "Ring group",
+    "pickupgroups": "Pickup group", "routingrules": "Routing rule", "ivrs": "IVR", "queuegroups": "Queue group",
+    "usergroups": "User group", "usergrouppolicies": "User group policy", "sms": "SMS",
+    "vmannouncements": "Announcement", "sms/cannedresponses": "Canned response", "chats": "Chat",
+    "chatmsgs": "Chat message", "cdrs": "CDR", "monitors": "Recording", "msdrs": "MSDR",
+    "voicemessages": "Voicemail message", "calllabels": "Call label", "mediasessions": "Media session",
+    "callmeback/settings": "Call Me Back setting", "callmeback/buttons": "Call Me Back button",
+    "transactions": "Transaction", "conversations": "Conversation", "reportschedules": "Report schedule",
+}  # fmt: skip
+"""How a 404 names a record of each resource: in words, the same on every route."""
+
+
+@pytest.mark.parametrize(("resource", "op"), every_op({Op.GET, Op.UPDATE, Op.DELETE, Op.DELETE_MANY, Op.BULK_PATCH}))
+async def test_an_unknown_id_is_a_404_naming_the_record_in_words(api, home, resource, op):
+    method, path, body = request_of(resource, op, unknown_id(resource))
+    error = (await api.call(method, path, home, json=body)).error(404)
+    assert error["message"] == f"{NOUNS[resource.path]} {unknown_id(resource)} not found"
+    assert error["errors"] == [{"field": None, "message": error["message"]}]
+
+
 @pytest.mark.parametrize(("resource", "op"), every_op({Op.GET, Op.UPDATE, Op.DELETE, Op.DELETE_MANY, Op.BULK_PATCH}))
 async def test_another_customers_record_is_a_404_and_stays_as_it_was(api, home, other, resource, op):
     theirs = await make(api, resource, other)
@@ -212,6 +233,17 @@ async def test_deleting_a_list_with_one_foreign_id_deletes_nothing(api, home, ot
     mine, theirs = await make(api, resource, home), await make(api, resource, other)
     (await api.call("DELETE", f"/{resource.path}/{mine['id']},{theirs['id']}", home)).error(404)
     assert await shown(api, resource, home, mine["id"]) is not None
+
+
+async def test_a_report_schedule_with_six_bad_fields_names_all_six_in_one_400_and_stores_nothing(api, home):
+    before = await api.rows("/reportschedules", home)
+    body = {"report_id": "weekly_totals", "name": "", "emails": ["boss@example.com", "not-an-address"],
+            "frequency": {"type": "hourly"}, "timezone": "Mars/Olympus_Mons", "start_at": "2026-02-30"}  # fmt: skip
+    error = (await api.call("POST", "/reportschedules", home, json=body)).error(400)
+    assert [e["field"] for e in error["errors"]] == ["report_id", "name", "emails[1]", "frequency.type", "timezone",
+                                                     "start_at"]  # fmt: skip
+    assert error["message"] == "; ".join(f"{e['field']}: {e['message']}" for e in error["errors"])
+    assert await api.rows("/reportschedules", home) == before
 
 
 @pytest.mark.parametrize(("resource", "version"), with_op_and_version(Op.CREATE))

@@ -33,6 +33,7 @@ class Queue(Resource):
 
     id: int = 0
     ann_freq: int | None = None
+    agent_sounds: str | None = None
     caller_sounds: str | None = None
     cli_prefix: bool | None = None
     email_missed: str | None = None

@@ -71,6 +71,16 @@ class Contact(Resource):
     tel_2: str | None = None
     type: int | None = None
     user_id: int | None = None
+    # What POST /contacts takes beside the spec's table, shown as stored (nothing sent is dropped).
+    speed_dial_phone: str | None = None
+    speed_dial_phone_1: str | None = None
+    speed_dial_phone_2: str | None = None
+    speed_dial_mobile: str | None = None
+    speed_dial_mobile_1: str | None = None
+    speed_dial_mobile_2: str | None = None
+    labels: list[Any] | None = None
+    groups: list[Any] | None = None
+    transfer_list: bool | None = None
 
 
 class ContactCreate(Body):
