@@ -247,6 +247,19 @@ def token_name_in_use(conn: sqlite3.Connection, user_id: int, kind: str, name: s
     return row is not None
 
 
+def a_sealed_secret(conn: sqlite3.Connection) -> str | None:
+    """One secret the read models keep sealed (a SIP password, else an API token's or a mail's body),
+    which the data dir's seal key must open; None when there is none yet."""
+    for sql in (
+        "SELECT sip_password_sealed FROM credentials WHERE sip_password_sealed IS NOT NULL LIMIT 1",
+        "SELECT sealed FROM tokens WHERE sealed IS NOT NULL LIMIT 1",
+        "SELECT body_sealed FROM outbox LIMIT 1",
+    ):
+        if (row := conn.execute(sql).fetchone()) is not None:
+            return row[0]
+    return None
+
+
 def token_facts(conn: sqlite3.Connection, token_id: str) -> tuple[int, str, str | None] | None:
     """(user id, kind, revocation reason) of a token: its state, without folding its many touches."""
     return conn.execute("SELECT user_id, kind, revoked FROM tokens WHERE token_id = ?", (token_id,)).fetchone()
