@@ -116,11 +116,13 @@ def _event_log(progress: bool):
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
     reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
-    app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
-    app[EVENT_LOG].on_write(reader.writing)
+    unfollow = app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
+    unhook = app[EVENT_LOG].on_write(reader.writing)
     app[READER] = reader
     app[PAGE_CACHE] = app[MEMORY][PageCache]
     yield
+    unfollow()  # an append still under way (a request cancelled at shutdown) commits after the reader closed
+    unhook()
     await reader.close()
 
 
