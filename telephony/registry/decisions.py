@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from ..clock import parse_wire_time
 from ..documents import reads, references
 from ..documents.references import Table
 from ..domain.errors import Invalid, Unknown
@@ -63,6 +64,10 @@ def _effects(conn: sqlite3.Connection, resource: Resource, customer_id: int, bef
     return resource.effects(conn, resource.kind, customer_id, before, after) if resource.effects else []
 
 
+def _computed(resource: Resource, document: dict[str, Any], now: str) -> dict[str, Any]:
+    return resource.computed(document, parse_wire_time(now).timestamp()) if resource.computed is not None else {}
+
+
 def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str, id_: Any = None) -> Decision[dict]:
     """A new document of the sent fields (its id allocated unless given); the decision keeps it. A
     given id is a natural one (a number) whose record the caller found absent: it names one stream
@@ -76,6 +81,7 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
         fields = _settled(resource, None, sent)
         document = new_document(resource, fields, new_id, customer_id, now)
         _checked(conn, resource, customer_id, document, fields)
+        document.update(_computed(resource, document, now))
         data = {"id": new_id, "customer_id": customer_id, "body": document}
         event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
                          expected_version=expected)  # fmt: skip
@@ -84,9 +90,11 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
     return Decision(decide)
 
 
-def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> Decision[list[dict]]:
+def update(resource: Resource, customer_id: int, changes: dict[Any, dict], now: str | None = None
+           ) -> Decision[list[dict]]:  # fmt: skip
     """Changes keyed by id; every id must be the customer's, or nothing is changed. The decision keeps
-    the changed documents, in the order of `changes`."""
+    the changed documents, in the order of `changes`. `now` (wire time) is given to the resource's
+    `computed` fields."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
         current = reads.documents(conn, resource.kind, list(changes), customer_id)
@@ -96,6 +104,8 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict]) -> De
             fields = _settled(resource, current[id_], sent)
             _checked(conn, resource, customer_id, current[id_], fields)
             kept = stored(resource, fields)
+            if now is not None:
+                kept.update(_computed(resource, {**current[id_], **kept}, now))
             events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
                                    data={"id": id_, "changes": kept}))  # fmt: skip
             documents.append({**current[id_], **kept})

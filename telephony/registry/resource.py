@@ -42,6 +42,8 @@ Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 """A change as it applies to the stored document (None when creating), run inside the transaction."""
+Computed = Callable[[dict[str, Any], float], dict[str, Any]]
+"""Fields drawn from the whole document and the clock's time (epoch seconds), run inside the transaction."""
 Effects = Callable[[sqlite3.Connection, str, int, dict[str, Any] | None, dict[str, Any]], list[NewEvent]]
 """The events a change brings on other records: (conn, kind, customer id, document before (None when
 creating), document after), run inside the transaction."""
@@ -83,6 +85,8 @@ class Resource:
         unlinked when those records go.
     fold: a change as it applies to the stored document (queue members keep their login state).
     effects: the events a change brings on other records (a number listed by one destination leaves another).
+    computed: fields the server draws from the document and the clock at each create and change (a report
+        schedule's `next_run_at`), so the answer and a GET after it show them.
     derived: a read model drawn from other records (conversations): never exported nor imported, since
         the records it is drawn from make it again.
     one_per_customer: a customer's one record (its balance), whose id is the customer's: no ids are allocated.
@@ -118,6 +122,7 @@ class Resource:
     refs: tuple[Reference, ...] = ()
     fold: Fold | None = None
     effects: Effects | None = None
+    computed: Computed | None = None
     parent: Parent | None = None
     derived: bool = False
     one_per_customer: bool = False

@@ -93,6 +93,25 @@ async def test_paused_and_ended_schedules_do_not_run(client):
     assert (await shown(client, paused["id"]))["next_run_at"] == "2027-05-03 07:00:00"  # planned again on change
 
 
+async def test_the_answers_to_a_create_and_a_change_carry_the_next_run_a_get_shows_at_once(client):
+    await set_clock(client, "2027-05-01 00:00:00")
+    creds = await login(client, "v1.2", *ADMIN)
+    sent = {"report_id": 2, "name": "Calls", "emails": ["boss@example.com"], "timezone": "Europe/Warsaw",
+            "frequency": {"type": "daily", "time_of_day": [9]}}  # fmt: skip
+    response = await client.post("/v1.2/voipstudio/reportschedules", json=sent, headers=creds.headers())
+    made = (await response.json())["data"]
+    assert response.status == 201 and made["next_run_at"] == "2027-05-01 07:00:00"  # 09:00 CEST
+    assert (await shown(client, made["id"]))["next_run_at"] == made["next_run_at"]  # no reactor step needed
+    path = f"/v1.2/voipstudio/reportschedules/{made['id']}"
+    paused = await (await client.patch(path, json={"status": "paused"}, headers=creds.headers())).json()
+    assert paused["data"]["next_run_at"] is None and (await shown(client, made["id"]))["next_run_at"] is None
+    moved = await client.patch(path, json={"status": "active", "frequency": {"type": "daily", "time_of_day": [1]}},
+                               headers=creds.headers())  # fmt: skip
+    assert (await moved.json())["data"]["next_run_at"] == "2027-05-01 23:00:00"  # today's 01:00 CEST is past
+    await settled(client)
+    assert (await shown(client, made["id"]))["next_run_at"] == "2027-05-01 23:00:00"
+
+
 async def test_a_restart_neither_repeats_nor_drops_a_run_and_a_missed_run_runs_once(aiohttp_client, settings, clock):
     client = await aiohttp_client(create_app(settings, clock=clock))
     await set_clock(client, "2027-06-01 06:00:00")
