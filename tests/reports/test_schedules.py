@@ -169,6 +169,10 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
         text = pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text()
         assert "Calls: Calls" in text and f"{ANSWERS}2" in text
     assert made["id"]
+    (mailed,) = await reports_mailed(client)  # the outbox shows what the SMTP server was given
+    assert (mailed["date"], mailed["message_id"]) == (message["Date"], message["Message-ID"])
+    served = await client.get(mailed["attachments"][0]["url"], headers=CONTROL)
+    assert served.content_type == parts[0].get_content_type() and await served.read() == data
 
 
 @pytest.fixture
