@@ -69,7 +69,7 @@ class Clock:
     def advance(self, seconds: float) -> None:
         if not seconds >= 0:
             raise ClockError("the clock only moves forward")
-        self.set_epoch(self.time() + seconds)
+        self.reach(self.time() + seconds)
 
     def set_to(self, moment: datetime) -> None:
         self.set_epoch(moment.replace(tzinfo=moment.tzinfo or UTC).timestamp())

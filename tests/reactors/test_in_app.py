@@ -119,6 +119,14 @@ async def test_moving_a_flowing_clock_past_timers_it_passes_meanwhile_answers_20
     assert ran == [True] * 20
 
 
+async def test_advancing_a_flowing_clock_by_no_time_is_no_move_backwards(aiohttp_client, settings):
+    flowing = Clock(START, wall=Ticking(START, step=1.0))
+    client = await aiohttp_client(create_app(settings, clock=flowing))
+    response = await client.post("/_telephony/clock", json={"advance": 0}, headers=CONTROL)
+    assert response.status == 200, await response.text()
+    flowing.advance(0)
+
+
 async def test_an_append_that_commits_while_the_app_closes_is_not_followed_by_the_closed_reader(
     aiohttp_client, settings, clock, caplog
 ):
