@@ -2,7 +2,8 @@
 
 Passwords are kept only as scrypt hashes. Tokens and keys are 40 lowercase hex characters; the log
 keeps their SHA-256 digest for lookup, and, for the ones the API must show again (API tokens, API
-keys, SIP passwords, mailed codes), a Fernet-sealed copy whose key lives in the data dir (0600).
+keys, SIP passwords, mailed codes), a Fernet-sealed copy whose key lives in the data dir (0600): made
+with the data dir, and checked at every start against a secret its log holds.
 Every comparison of a secret is constant-time.
 """
 
@@ -86,7 +87,7 @@ class Sealer:
         if not path.exists():
             if written:
                 raise SealKeyError(f"{path} is missing, and this data dir's secrets are sealed with it: restore it "
-                                     "from a backup of the data dir (a new key would open none of them)")  # fmt: skip
+                                   "from a backup of the data dir (a new key would open none of them)")  # fmt: skip
             data_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as out:
@@ -97,10 +98,10 @@ class Sealer:
             raise SealKeyError(f"cannot read {path}: {exc.strerror or exc}") from None
         except ValueError:
             raise SealKeyError(f"{path} is not a seal key (32 bytes, URL-safe base64): restore it from a backup "
-                                 "of this data dir") from None  # fmt: skip
+                               "of this data dir") from None  # fmt: skip
         if sealed is not None and not sealer.opens(sealed):
             raise SealKeyError(f"{path} is not the key this data dir's secrets are sealed with (one copied from "
-                                 "another data dir?): put this data dir's own secret.key back")  # fmt: skip
+                               "another data dir?): put this data dir's own secret.key back")  # fmt: skip
         return sealer
 
     def opens(self, sealed: str) -> bool:
