@@ -105,7 +105,8 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict], now: 
             _checked(conn, resource, customer_id, current[id_], fields)
             kept = stored(resource, fields)
             if now is not None:
-                kept.update(_computed(resource, {**current[id_], **kept}, now))
+                drawn = _computed(resource, {**current[id_], **kept}, now)
+                kept.update({name: value for name, value in drawn.items() if current[id_].get(name) != value})
             events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
                                    data={"id": id_, "changes": kept}))  # fmt: skip
             documents.append({**current[id_], **kept})
