@@ -9,7 +9,7 @@ from aiohttp import web
 
 from . import control_key, datadir, openapi, wiring
 from .accounts.auth import authenticate
-from .accounts.service import Accounts
+from .accounts.service import Accounts, open_sealer
 from .accounts.sessions import SessionIndex
 from .api import cors, middlewares
 from .api.control import require_control_key
@@ -34,6 +34,7 @@ from .keys import (
     READER,
     REFERENCES,
     SCHEDULER,
+    SEALER,
     SETTINGS,
     WEBHOOKS,
 )
@@ -43,7 +44,6 @@ from .projections.clock import ClockOffset
 from .projections.memory import MemoryProjections
 from .reactors.reactor import Reactor, runners
 from .reactors.scheduler import Scheduler
-from .security import Sealer
 
 log = logging.getLogger(__name__)
 MAX_REQUEST_LINE = 256 * 1024
@@ -79,7 +79,6 @@ def _event_log(progress: bool):
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
         with datadir.exclusive(settings.data_dir):
-            app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
             projections = wiring.projection_set()
             event_log = await EventLog.open(
                 settings.data_dir,
@@ -89,6 +88,12 @@ def _event_log(progress: bool):
                 max_batch=settings.eventlog.max_batch,
                 progress=progress,
             )
+            try:  # the keys the log was written with, before anything is made (a new control key shown)
+                app[SEALER] = await open_sealer(settings.data_dir, event_log)
+                app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
+            except BaseException:
+                await event_log.close()
+                raise
             memory = MemoryProjections(wiring.memory_projections(settings))
             kept = await event_log.query(lambda conn: snapshots.load(conn, memory.kept))
             restored = snapshots.restore(memory, kept)
@@ -111,17 +116,19 @@ def _event_log(progress: bool):
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
     reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
-    app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
-    app[EVENT_LOG].on_write(reader.writing)
+    unfollow = app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
+    unhook = app[EVENT_LOG].on_write(reader.writing)
     app[READER] = reader
     app[PAGE_CACHE] = app[MEMORY][PageCache]
     yield
+    unfollow()  # an append still under way (a request cancelled at shutdown) commits after the reader closed
+    unhook()
     await reader.close()
 
 
 async def _accounts(app: web.Application) -> AsyncIterator[None]:
     settings, event_log, clock = app[SETTINGS], app[EVENT_LOG], app[CLOCK]
-    sealer = Sealer.for_data_dir(settings.data_dir)
+    sealer = app[SEALER]
     index = app[MEMORY][SessionIndex]
     mailer = Mailer(settings.mail, event_log, sealer, clock)
     app[ACCOUNTS] = Accounts(settings, event_log, app[READER], clock, sealer, index, mailer, app[SCHEDULER])

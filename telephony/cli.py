@@ -72,7 +72,11 @@ async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
 
     app = create_app(settings, progress=True)
     runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
-    await runner.setup()
+    try:
+        await runner.setup()
+    except BaseException:
+        await runner.cleanup()  # what started before the failure (the log, its threads) closes again
+        raise
     for sock in sockets:
         await web.SockSite(runner, sock).start()
     _settle_heap()
@@ -295,6 +299,7 @@ def cmd_routes(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from .accounts.service import open_sealer
     from .api.errors import BadRequest
     from .clock import Clock
     from .eventlog import EventLog, Metadata
@@ -321,9 +326,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         with datadir.exclusive(settings.data_dir):
             log = await EventLog.open(settings.data_dir, wiring.projection_set(), Clock(), progress=True)
             try:
+                sealer = await open_sealer(settings.data_dir, log)
                 with tqdm(total=sum(1 for _ in lines()), desc="importing", unit="rec", file=sys.stderr,
                           disable=None) as bar:  # fmt: skip
-                    return await run_import(log, Sealer.for_data_dir(settings.data_dir), Clock(), lines,
+                    return await run_import(log, sealer, Clock(), lines,
                                             Metadata(source="import"), progress=bar.update,
                                             exporters=exporters)  # fmt: skip
             finally:
@@ -426,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CliError, ConfigError, datadir.DataDirBusy) as exc:
+    except (CliError, ConfigError, datadir.DataDirUnusable) as exc:
         print(f"telephony: {exc}", file=sys.stderr)
         return 2
 

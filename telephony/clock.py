@@ -6,6 +6,8 @@ Two kinds, one interface:
   is moved (`POST /_telephony/clock`, which runs the timers due on the way). A task's own delay
   (`sleep`, the login throttle's) passes at once on it and moves nothing.
 
+`set_epoch(moment)` refuses a moment the clock has passed; `reach(moment)` moves to it only when the
+clock has not passed it, reading the clock once (a flowing clock goes on between two readings).
 `wait_until(moment)` waits for the clock to reach a moment however it gets there (real time passing,
 or a move). Time is bounded to years 1970–9998, so it stays a valid timestamp after any move.
 """
@@ -17,6 +19,7 @@ import contextlib
 import heapq
 import itertools
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 WIRE_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -31,10 +34,13 @@ class ClockError(ValueError):
 class Clock:
     """Seconds since the epoch as this server sees them; `advance` and `set_to` move it forward only."""
 
-    def __init__(self, start: float | None = None, *, virtual: bool = False) -> None:
+    def __init__(self, start: float | None = None, *, virtual: bool = False,
+                 wall: Callable[[], float] = time.time) -> None:  # fmt: skip
+        """`wall` reads wall-clock time (tests pass one they control)."""
         self._virtual = virtual
-        self._offset = 0.0 if start is None else start - time.time()
-        self._stood = time.time() if start is None else start
+        self._wall = wall
+        self._offset = 0.0 if start is None else start - wall()
+        self._stood = wall() if start is None else start
         self._waiters: list[tuple[float, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
         self._alarm: asyncio.TimerHandle | None = None
@@ -51,11 +57,11 @@ class Clock:
     @property
     def offset(self) -> float:
         """How far this clock is ahead of wall-clock time, in seconds."""
-        return self.time() - time.time()
+        return self.time() - self._wall()
 
     def time(self) -> float:
         """Seconds since the epoch, as this clock sees them."""
-        return self._stood if self._virtual else time.time() + self._offset
+        return self._stood if self._virtual else self._wall() + self._offset
 
     def now(self) -> datetime:
         return datetime.fromtimestamp(self.time(), UTC)
@@ -63,30 +69,36 @@ class Clock:
     def advance(self, seconds: float) -> None:
         if not seconds >= 0:
             raise ClockError("the clock only moves forward")
-        self.set_epoch(self.time() + seconds)
+        self.reach(self.time() + seconds)
 
     def set_to(self, moment: datetime) -> None:
         self.set_epoch(moment.replace(tzinfo=moment.tzinfo or UTC).timestamp())
 
     def set_epoch(self, target: float) -> None:
         """Move the clock to `target` seconds since the epoch (never back, never past `LATEST`)."""
+        if target < self.time():
+            raise ClockError("the clock only moves forward")
+        self.reach(target)
+
+    def reach(self, target: float) -> bool:
+        """Move the clock to `target` unless it shows `target` or later already (a flowing clock may have
+        passed it since it was chosen): it never goes back. True when it moved."""
         if not target <= LATEST:
             raise ClockError(f"the clock cannot go beyond {wire_time(LATEST)}")
-        now = self.time()
-        if target < now:
-            raise ClockError("the clock only moves forward")
+        now = self.time()  # read once: what it shows and how far to move are the same moment's
+        if target <= now:
+            return False
         if self._virtual:
             self._stood = target
         else:
             self._offset += target - now
         self._wake()
+        return True
 
     def restore(self, offset: float, epoch: float) -> None:
         """After a restart: a flowing clock is `offset` seconds ahead of wall-clock time again; a
         virtual clock shows `epoch` again. Never moves the clock back."""
-        target = min(epoch if self._virtual else time.time() + offset, LATEST)
-        if target > self.time():
-            self.set_epoch(target)
+        self.reach(min(epoch if self._virtual else self._wall() + offset, LATEST))
 
     async def wait_until(self, moment: float) -> None:
         """Return once the clock shows `moment` or later: by real time passing, or by a move."""

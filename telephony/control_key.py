@@ -13,6 +13,8 @@ import secrets
 import sys
 from pathlib import Path
 
+from .datadir import DataDirUnusable
+
 DIGEST_FILE = "control-key.sha256"
 
 
@@ -26,7 +28,7 @@ def ensure(data_dir: Path, configured: str, *, announce=None) -> bytes:
         return digest(configured)
     path = data_dir / DIGEST_FILE
     if path.exists():
-        return bytes.fromhex(path.read_text().strip())
+        return _stored(path)
     key = secrets.token_hex(20)
     data_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -34,6 +36,20 @@ def ensure(data_dir: Path, configured: str, *, announce=None) -> bytes:
         out.write(digest(key).hex() + "\n")
     (announce or _print)(key)
     return digest(key)
+
+
+def _stored(path: Path) -> bytes:
+    """The digest kept in `path`; DataDirUnusable when it cannot be read or is not a SHA-256 digest."""
+    try:
+        stored = bytes.fromhex(path.read_text().strip())
+    except OSError as exc:
+        raise DataDirUnusable(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError:
+        stored = b""
+    if len(stored) != hashlib.sha256().digest_size:
+        raise DataDirUnusable(f"{path} is not a SHA-256 digest (64 hexadecimal digits): restore it from a "
+                              "backup, set [control] key, or delete it to have a new key made")  # fmt: skip
+    return stored
 
 
 def matches(presented: str | None, expected_digest: bytes) -> bool:

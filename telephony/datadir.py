@@ -15,7 +15,12 @@ from pathlib import Path
 LOCK_FILE = ".lock"
 
 
-class DataDirBusy(RuntimeError):
+class DataDirUnusable(RuntimeError):
+    """The data dir cannot be used as it is; the message names what and says what to do (the command
+    prints it as one line and exits 2)."""
+
+
+class DataDirBusy(DataDirUnusable):
     """Another process is writing to this data dir."""
 
 

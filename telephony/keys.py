@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
+    from .security import Sealer
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -38,6 +39,8 @@ RANKS: web.AppKey[Ranks] = web.AppKey("ranks")
 SCHEDULER: web.AppKey[Scheduler] = web.AppKey("scheduler")
 PAGE_CACHE: web.AppKey[PageCache] = web.AppKey("page_cache")
 CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")
+SEALER: web.AppKey[Sealer] = web.AppKey("sealer")
+"""Seals the secrets the API shows again, with the data dir's key (checked against the log at start)."""
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
 AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 """Checks a request's credentials and sets its PRINCIPAL; raises 401 otherwise."""
@@ -78,6 +81,7 @@ __all__ = [
     "REPORTS",
     "REQUEST_ID",
     "SCHEDULER",
+    "SEALER",
     "SETTINGS",
     "WEBHOOKS",
 ]

@@ -8,6 +8,10 @@ outbox: a message is `mail.sent` (transport `outbox`) at once. With one, the req
 it. Delivery is at least once: a crash between the hand-over and its record sends it again, with
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 
+A message's `Date:` is transport metadata, so real time, not the clock's: the wall-clock time it was
+written at, kept in its event (`date`, RFC 5322), so a message sent again carries the same one and
+the outbox shows what the SMTP server was given.
+
 A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
 `{filename, media_type, size, mp3_seconds}`, a fax's PDF `{filename, media_type, size, fax}`, a stored
 file such as a report `{filename, media_type, size, blob}` by its digest): the log keeps the
@@ -17,7 +21,10 @@ description, never the bytes, and the SMTP delivery renders (or reads) them as i
 from __future__ import annotations
 
 import logging
+import time
+from datetime import UTC, datetime
 from email.message import EmailMessage
+from email.utils import format_datetime
 
 import aiosmtplib
 
@@ -53,7 +60,8 @@ class Mailer:
         smtp = bool(self._settings.host)
         sealed, created = self._sealer.seal(body), wire_time(self._clock.now())
         data: dict[str, object] = {"to": to, "subject": subject, "body_sealed": sealed,
-                                   "transport": "smtp" if smtp else "outbox", "created_at": created}  # fmt: skip
+                                   "transport": "smtp" if smtp else "outbox", "created_at": created,
+                                   "date": _date_now()}  # fmt: skip
         if attachments:
             data["attachments"] = attachments
         return NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)
@@ -69,11 +77,22 @@ def fax_document(fax: dict) -> dict:
     return {"filename": fax["filename"], "media_type": "application/pdf", "size": len(pdf.fax(fax)), "fax": fax}
 
 
-async def _rendered(attached: dict, reader: Reader | None) -> bytes:
-    """An attachment's bytes, drawn from its description (a stored file by its `blob` digest)."""
+def _date_now() -> str:
+    """A `Date:` header of the wall-clock time now (RFC 5322, in UTC): transport metadata, never the clock's."""
+    return format_datetime(datetime.fromtimestamp(time.time(), UTC))
+
+
+def message_id(queued: RecordedEvent) -> str:
+    """The Message-ID of the message an event put in the outbox or queued: the same however often it is sent."""
+    return f"<mail-{queued.position}-{queued.hash[:16]}@telephony>"
+
+
+async def rendered(attached: dict, reader: Reader | None) -> bytes | None:
+    """An attachment's bytes, drawn from its description (a stored file by its `blob` digest); None when
+    its stored file is gone."""
     if "blob" in attached and reader is not None:
         stored = await blobs.load(reader, attached["blob"])
-        return stored[1] if stored else b""
+        return stored[1] if stored else None
     return pdf.fax(attached["fax"]) if "fax" in attached else mp3.silence(attached["mp3_seconds"])
 
 
@@ -91,26 +110,27 @@ class SmtpDelivery(Reactor):
 
     async def react(self, event: RecordedEvent) -> Reaction:
         d = event.data
-        message_id = f"<mail-{event.position}-{event.hash[:16]}@telephony>"  # the same however often it is sent
-        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), message_id,
+        headers = {"Message-ID": message_id(event), "Date": d.get("date") or _date_now()}
+        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), headers,
                                       d.get("attachments", []))  # fmt: skip
         data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}
         if failure is not None:
             data["reason"] = failure
         return [NewEvent(stream=STREAM, type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)]
 
-    async def _deliver(self, to: str, subject: str, body: str, message_id: str, attachments: list[dict]
+    async def _deliver(self, to: str, subject: str, body: str, headers: dict[str, str], attachments: list[dict]
                        ) -> str | None:  # fmt: skip
         """Hands the message to the SMTP server; on failure, the error's class name (never its text,
         which may echo credentials or addresses)."""
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = self._settings.sender, to, subject
-        message["Message-ID"] = message_id
+        for name, value in headers.items():
+            message[name] = value
         message.set_content(body)
         for attached in attachments:
             maintype, _, subtype = attached["media_type"].partition("/")
-            message.add_attachment(await _rendered(attached, self._reader), maintype=maintype, subtype=subtype,
-                                   filename=attached["filename"])  # fmt: skip
+            data = await rendered(attached, self._reader) or b""
+            message.add_attachment(data, maintype=maintype, subtype=subtype, filename=attached["filename"])
         try:
             await aiosmtplib.send(
                 message, hostname=self._settings.host, port=self._settings.port,

@@ -2,7 +2,8 @@
 
 Passwords are kept only as scrypt hashes. Tokens and keys are 40 lowercase hex characters; the log
 keeps their SHA-256 digest for lookup, and, for the ones the API must show again (API tokens, API
-keys, SIP passwords, mailed codes), a Fernet-sealed copy whose key lives in the data dir (0600).
+keys, SIP passwords, mailed codes), a Fernet-sealed copy whose key lives in the data dir (0600): made
+with the data dir, and checked at every start against a secret its log holds.
 Every comparison of a secret is constant-time.
 """
 
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
+
+from .datadir import DataDirUnusable
 
 SEAL_KEY_FILE = "secret.key"
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -65,6 +68,10 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+class SealKeyError(DataDirUnusable):
+    """The data dir's `secret.key` is gone, unreadable, or not the key its log's secrets are sealed with."""
+
+
 class Sealer:
     """Encrypts secrets that must be shown again, with a key kept in the data dir."""
 
@@ -72,14 +79,38 @@ class Sealer:
         self._fernet = Fernet(key)
 
     @classmethod
-    def for_data_dir(cls, data_dir: Path) -> Sealer:
+    def for_data_dir(cls, data_dir: Path, *, written: bool = False, sealed: str | None = None) -> Sealer:
+        """The sealer of a data dir. Its key is made when the data dir's log holds nothing yet; once the
+        log is `written`, the key must be there, readable, and open `sealed` (a secret the log holds):
+        SealKeyError otherwise, since a new or another key would open none of its secrets."""
         path = data_dir / SEAL_KEY_FILE
         if not path.exists():
+            if written:
+                raise SealKeyError(f"{path} is missing, and this data dir's secrets are sealed with it: restore it "
+                                   "from a backup of the data dir (a new key would open none of them)")  # fmt: skip
             data_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as out:
                 out.write(Fernet.generate_key())
-        return cls(path.read_bytes().strip())
+        try:
+            sealer = cls(path.read_bytes().strip())
+        except OSError as exc:
+            raise SealKeyError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except ValueError:
+            raise SealKeyError(f"{path} is not a seal key (32 bytes, URL-safe base64): restore it from a backup "
+                               "of this data dir") from None  # fmt: skip
+        if sealed is not None and not sealer.opens(sealed):
+            raise SealKeyError(f"{path} is not the key this data dir's secrets are sealed with (one copied from "
+                               "another data dir?): put this data dir's own secret.key back")  # fmt: skip
+        return sealer
+
+    def opens(self, sealed: str) -> bool:
+        """Whether `sealed` was sealed with this sealer's key."""
+        try:
+            self._fernet.decrypt(sealed.encode())
+        except InvalidToken:
+            return False
+        return True
 
     def seal(self, secret: str) -> str:
         return self._fernet.encrypt(secret.encode()).decode()

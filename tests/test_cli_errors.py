@@ -104,6 +104,44 @@ def test_serve_on_a_busy_port_says_so_and_creates_no_data_dir(tmp_path):
     assert not (tmp_path / "data").exists()
 
 
+def serve(data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return telephony("--data-dir", data_dir, "serve", "--host", "127.0.0.1", "--port", str(free_port()),
+                     cwd=data_dir.parent)  # fmt: skip
+
+
+def test_serve_on_a_data_dir_whose_secret_key_is_gone_stops_and_makes_no_new_key(data_dir):
+    (data_dir / "secret.key").unlink()
+    one_line_error(serve(data_dir), f"{data_dir / 'secret.key'} is missing", "restore it")
+    assert not (data_dir / "secret.key").exists()
+    (data_dir.parent / "seed.jsonl").write_text("")
+    import_ = telephony("--data-dir", data_dir, "import", "seed.jsonl", cwd=data_dir.parent)
+    one_line_error(import_, "secret.key is missing")
+    assert not (data_dir / "secret.key").exists()
+
+
+def test_serve_with_another_data_dirs_secret_key_stops_naming_it(data_dir, tmp_path):
+    (tmp_path / "nothing.jsonl").write_text("")
+    other = tmp_path / "other"
+    assert telephony("--data-dir", other, "import", "nothing.jsonl", cwd=tmp_path).returncode == 0  # its own key
+    (data_dir / "secret.key").write_bytes((other / "secret.key").read_bytes())
+    one_line_error(serve(data_dir), "secret.key is not the key this data dir's secrets are sealed with")
+
+
+@pytest.mark.parametrize(
+    ("name", "spoil", "words"),
+    [
+        ("secret.key", lambda path: path.write_text("not a key"), ["secret.key is not a seal key"]),
+        ("secret.key", lambda path: (path.unlink(), path.mkdir()), ["cannot read", "secret.key"]),
+        ("control-key.sha256", lambda path: path.write_text("0123"), ["control-key.sha256 is not a SHA-256"]),
+        ("control-key.sha256", lambda path: path.mkdir(), ["cannot read", "control-key.sha256"]),
+    ],
+    ids=["seal key garbled", "seal key unreadable", "control key digest garbled", "control key digest unreadable"],
+)
+def test_serve_with_a_spoilt_key_file_stops_naming_it(data_dir, name, spoil, words):
+    spoil(data_dir / name)
+    one_line_error(serve(data_dir), *words)
+
+
 async def test_offline_writers_and_a_second_server_refuse_a_data_dir_being_served(tmp_path):
     server = Server(tmp_path / "data", tmp_path)
     await server.start()

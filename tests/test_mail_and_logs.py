@@ -7,6 +7,9 @@ import asyncio
 import json
 import logging
 import socket
+import time
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import msgspec
 import pytest
@@ -16,6 +19,7 @@ from aiosmtpd.handlers import Message
 
 from telephony import logs
 from telephony.app import create_app
+from telephony.clock import Clock
 from telephony.config import Log, Mail
 from telephony.keys import EVENT_LOG, REACTORS
 from telephony.mail import MAIL_FAILED, MAIL_QUEUED, MAIL_SENT
@@ -72,6 +76,23 @@ async def test_a_reset_email_goes_to_the_configured_smtp_server(aiohttp_client, 
     assert "reset token is" in message.get_payload()
     outbox = await (await client.get("/_telephony/outbox", headers={"X-Control-Key": settings.control.key})).json()
     assert outbox["data"][-1]["transport"] == "smtp" and outbox["data"][-1]["status"] == "sent"
+
+
+async def test_mail_over_smtp_carries_a_real_time_date_and_a_message_id_the_outbox_shows(
+    aiohttp_client, settings, smtp_server, control_headers
+):
+    controller, inbox = smtp_server
+    mail = Mail(host="127.0.0.1", port=controller.port, sender="pbx@telephony.test")
+    clock = Clock.virtual(datetime(2031, 1, 1, tzinfo=UTC).timestamp())  # the domain's time, far from the real one
+    client = await aiohttp_client(create_app(msgspec.structs.replace(settings, mail=mail), clock=clock))
+    before = time.time()
+    assert (await client.post("/v1.2/voipstudio/password", json={"email": "admin@example.com"})).status == 200
+    await delivered(client)
+    (message,) = inbox.messages
+    assert message["Date"] is not None and message["Message-ID"] is not None
+    assert int(before) <= parsedate_to_datetime(message["Date"]).timestamp() <= time.time()  # real time, not 2031
+    (shown,) = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]
+    assert (shown["date"], shown["message_id"]) == (message["Date"], message["Message-ID"])
 
 
 async def test_mail_the_smtp_server_refuses_is_recorded_as_failed(aiohttp_client, settings, control_headers):

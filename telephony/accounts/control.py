@@ -16,6 +16,7 @@ from ..domain.bodies import echoes
 from ..domain.nouns import not_found
 from ..domain.sip_clients import Registration
 from ..keys import ACCOUNTS, MEMORY
+from ..mail import rendered
 from . import attributes, decisions
 from . import projections as read
 from .attributes import NewUser, UserChange
@@ -111,13 +112,36 @@ async def unregister_client(request: web.Request) -> web.Response:
 
 async def outbox(request: web.Request) -> web.Response:
     """Mail that went to the outbox (or SMTP), newest last, with its `status` ("sent", or "failed" when
-    the SMTP server did not take it); `?to=` narrows to one recipient."""
+    the SMTP server did not take it), its `Date:` and `Message-ID:`, and its attachments, each with
+    the URL serving it; `?to=` narrows to one recipient."""
     accounts = request.app[ACCOUNTS]
     to = request.query.get("to")
     rows = await read.mail_of(accounts.reader, to)
     return collection([{"id": r[0], "to": r[1], "subject": r[2], "body": accounts.unseal(r[3]), "transport": r[4],
-                        "created_at": r[5], "status": r[6], "attachments": msgspec.json.decode(r[7])}
+                        "created_at": r[5], "status": r[6], "date": r[8], "message_id": r[9],
+                        "attachments": [_attachment(r[0], n, a) for n, a in enumerate(msgspec.json.decode(r[7]))]}
                        for r in rows])  # fmt: skip
+
+
+def _attachment(mail_id: int, n: int, attached: dict) -> dict:
+    return {"filename": attached["filename"], "media_type": attached["media_type"], "size": attached["size"],
+            "url": f"/_telephony/outbox/{mail_id}/attachments/{n}"}  # fmt: skip
+
+
+async def outbox_attachment(request: web.Request) -> web.Response:
+    """The bytes of a mail's attachment `n` (from 0, in the order its outbox entry lists them), as its
+    media type: what the SMTP server was or would be given."""
+    mail_id, n = int(request.match_info["id"]), int(request.match_info["n"])
+    attachments = await read.attachments_of_mail(request.app[ACCOUNTS].reader, mail_id)
+    if attachments is None:
+        raise NotFound(f"Mail {mail_id} not found")
+    if n >= len(attachments):
+        raise NotFound(f"Mail {mail_id} has no attachment {n}")
+    attached = attachments[n]
+    data = await rendered(attached, request.app[ACCOUNTS].reader)
+    if data is None:
+        raise NotFound(f"The file of attachment {n} of mail {mail_id} is gone")
+    return web.Response(body=data, content_type=attached["media_type"])
 
 
 class Customer(msgspec.Struct, kw_only=True):
@@ -144,6 +168,13 @@ class ApiKey(ListedApiKey, kw_only=True):
     user_id: int
 
 
+class MailAttachment(msgspec.Struct, kw_only=True):
+    filename: str
+    media_type: str
+    size: int
+    url: str
+
+
 class Mail(msgspec.Struct, kw_only=True):
     id: int
     to: str
@@ -152,6 +183,10 @@ class Mail(msgspec.Struct, kw_only=True):
     transport: str
     created_at: str
     status: Literal["queued", "sent", "failed"]
+    date: str | None
+    """Its `Date:` header (RFC 5322): the real time it was written at, not the clock's."""
+    message_id: str
+    attachments: list[MailAttachment]
 
 
 TO = {"to": "only the mail to this address"}
@@ -171,4 +206,6 @@ ROUTES = [
     control_route("DELETE", r"/users/{id:\d+}/registrations/{rid:\d+}", unregister_client,
                   control_shape(envelope="none", status=204, errors=(404,))),
     control_route("GET", "/outbox", outbox, control_shape(Mail, "list", query=TO)),
+    control_route("GET", r"/outbox/{id:\d+}/attachments/{n:\d+}", outbox_attachment,
+                  control_shape(envelope="file", media="*/*", errors=(404,))),
 ]  # fmt: skip

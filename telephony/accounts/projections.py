@@ -17,6 +17,7 @@ from ..documents.listing import Page, Query, page_of
 from ..documents.names import table_of
 from ..documents.reader import Reader
 from ..eventlog import RecordedEvent
+from ..mail import message_id
 from ..projections import Projection
 from ..projections.holding import HeldRows
 from . import events as ev
@@ -211,15 +212,17 @@ class Outbox(Projection):
     """Every message, with its status: `queued` for the SMTP server, then `sent` or `failed`."""
 
     name = "outbox"
-    version = 4  # 2: a status column; 3: mail queued for SMTP, its delivery recorded apart; 4: attachments
+    version = 5  # 2: a status column; 3: mail queued for SMTP, its delivery recorded apart; 4: attachments;
+    # 5: the Date and Message-ID headers
     tables = ("outbox",)
     handles = frozenset({ev.MAIL_QUEUED, ev.MAIL_SENT, ev.MAIL_FAILED})
+    reads_envelope = True  # a message's Message-ID is drawn from its event's position and hash
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, recipient TEXT NOT NULL, "
             "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL, "
-            "status TEXT NOT NULL, attachments TEXT NOT NULL DEFAULT '[]')"
+            "status TEXT NOT NULL, attachments TEXT NOT NULL DEFAULT '[]', date TEXT, message_id TEXT NOT NULL)"
         )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
@@ -230,8 +233,8 @@ class Outbox(Projection):
             return
         attachments = msgspec.json.encode(d.get("attachments", [])).decode()
         row = (event.position, d["to"], d["subject"], d["body_sealed"], d["transport"], d["created_at"], status,
-               attachments)  # fmt: skip
-        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+               attachments, d.get("date"), message_id(event))  # fmt: skip
+        conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
 
 # --- reads: inside the writer's transaction (decisions) ---------------------------------------------
@@ -245,6 +248,19 @@ def token_name_in_use(conn: sqlite3.Connection, user_id: int, kind: str, name: s
     row = conn.execute("SELECT 1 FROM tokens WHERE user_id = ? AND kind = ? AND name = ? AND revoked IS NULL",
                        (user_id, kind, name)).fetchone()  # fmt: skip
     return row is not None
+
+
+def a_sealed_secret(conn: sqlite3.Connection) -> str | None:
+    """One secret the read models keep sealed (a SIP password, else an API token's or a mail's body),
+    which the data dir's seal key must open; None when there is none yet."""
+    for sql in (
+        "SELECT sip_password_sealed FROM credentials WHERE sip_password_sealed IS NOT NULL LIMIT 1",
+        "SELECT sealed FROM tokens WHERE sealed IS NOT NULL LIMIT 1",
+        "SELECT body_sealed FROM outbox LIMIT 1",
+    ):
+        if (row := conn.execute(sql).fetchone()) is not None:
+            return row[0]
+    return None
 
 
 def token_facts(conn: sqlite3.Connection, token_id: str) -> tuple[int, str, str | None] | None:
@@ -385,12 +401,20 @@ async def api_keys_of(reader: Reader, user_id: int) -> list[tuple[str, str, str,
     return [tuple(row) for row in rows]
 
 
+MAIL_COLUMNS = "id, recipient, subject, body_sealed, transport, created_at, status, attachments, date, message_id"
+
+
 async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
-    """(id, to, subject, sealed body, transport, created at, status, attachments JSON) of the mail sent,
-    oldest first."""
+    """(id, to, subject, sealed body, transport, created at, status, attachments JSON, date, Message-ID) of
+    the mail sent, oldest first."""
     where, args = (" WHERE recipient = ?", (to,)) if to else ("", ())
-    sql = "SELECT id, recipient, subject, body_sealed, transport, created_at, status, attachments FROM outbox"
-    return list(await reader.execute_fetchall(sql + where + " ORDER BY id", args))
+    return list(await reader.execute_fetchall(f"SELECT {MAIL_COLUMNS} FROM outbox{where} ORDER BY id", args))
+
+
+async def attachments_of_mail(reader: Reader, mail_id: int) -> list[dict] | None:
+    """The attachments' descriptions of one mail of the outbox; None when there is no such mail."""
+    rows = await reader.execute_fetchall("SELECT attachments FROM outbox WHERE id = ?", (mail_id,))
+    return msgspec.json.decode(rows[0][0]) if rows else None
 
 
 def projections() -> list[Projection]:

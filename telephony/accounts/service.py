@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, wire_time
@@ -139,6 +140,12 @@ class Accounts:
 
     async def send_mail(self, to: str, subject: str, body: str, meta: Metadata) -> None:
         await self.mailer.send(to, subject, body, meta)
+
+
+async def open_sealer(data_dir: Path, log: EventLog) -> Sealer:
+    """The data dir's sealer, its key made for an empty log, else checked against a secret the log holds."""
+    sealed = await log.query(projections.a_sealed_secret)
+    return Sealer.for_data_dir(data_dir, written=log.position > 0, sealed=sealed)
 
 
 def _with_clients(body: dict, plan: decisions.UserPlan) -> dict:

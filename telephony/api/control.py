@@ -104,18 +104,18 @@ async def move_clock(request: web.Request) -> web.Response:
     """Moves the clock forward (`advance` seconds or `set` to a time) and runs what became due."""
     clock = request.app[CLOCK]
     body = await read_json(request, ClockMove)
-    field = "set" if body.set is not None else "advance"
+    field, now = ("set" if body.set is not None else "advance"), clock.time()  # one reading: a flowing clock goes on
     try:
         if body.set is not None:
             target = parse_wire_time(body.set).timestamp()
         elif body.advance is not None:
-            target = clock.time() + body.advance
+            target = now + body.advance
         else:
             raise BadRequest.field(None, 'Send {"advance": SECONDS} or {"set": "YYYY-MM-DD HH:MM:SS"}')
     except (ValueError, OverflowError):
         raise BadRequest.field(field, f"Expected {CLOCK_FORMS[field]}") from None
-    if not clock.time() <= target <= LATEST:
-        message = "the clock only moves forward" if target < clock.time() else f"the clock stops at {wire_time(LATEST)}"
+    if not now <= target <= LATEST:
+        message = "the clock only moves forward" if target < now else f"the clock stops at {wire_time(LATEST)}"
         raise BadRequest.field(field, message)
     ran = await request.app[SCHEDULER].advance_to(target)
     await request.app[EVENT_LOG].append([clock_moved(clock.offset, clock.time())], meta_of(request))

@@ -4,8 +4,9 @@ A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whethe
 authenticated user, where it comes from (`spec` or a `real-platform` addition), and what it takes and
 answers (its `Shape`, for the OpenAPI document). `mount` adds every route under both version
 prefixes through `pipeline`, which sets the API version and authenticates before the handler runs,
-and refuses what no route takes: a number beyond 64 bits in the path (404), an `include` its shape
-does not offer (400).
+and refuses what no route takes: a number beyond 64 bits in a numbered part of the path (one whose
+pattern names digits, `\\d`: ids, lists of ids, phone numbers; 404), an `include` its shape does not
+offer (400). Free text in a path (an API token, a webhook's name) is never read as a number.
 """
 
 from __future__ import annotations
@@ -59,11 +60,13 @@ async def _authenticate_user(request: web.Request) -> None:
 def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_user) -> Handler:
     """Wrap a handler with the version tag and, unless the route is open, the guard."""
 
+    numbered = numbered_parts(route.path)
+
     async def handle(request: web.Request) -> web.StreamResponse:
         request[API_VERSION] = version
         if route.auth:
             await guard(request)
-        if any(_BEYOND_64_BITS.search(value) for value in request.match_info.values()):
+        if any(_BEYOND_64_BITS.search(request.match_info.get(name, "")) for name in numbered):
             raise NotFound("Resource not found")
         if "include" in request.query:
             _check_includes(request, route.shape.includes if route.shape else ())
@@ -127,7 +130,12 @@ def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenti
         _add(app, route.method, route.path, pipeline(route, "control", chosen))
 
 
-_PATTERN = re.compile(r"\{(\w+):[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
+_PATTERN = re.compile(r"\{(\w+):([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+
+
+def numbered_parts(path: str) -> tuple[str, ...]:
+    """The names of a route path's parts that hold numbers: those whose pattern names digits."""
+    return tuple(name for name, pattern in _PATTERN.findall(path) if DIGIT in pattern)
 
 
 def template(path: str) -> str:

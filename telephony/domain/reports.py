@@ -20,6 +20,10 @@ import zoneinfo
 from collections.abc import Iterable
 from typing import Any
 
+from ..clock import wire_time
+from .dictionaries import REPORT_STATUS
+
+ACTIVE = REPORT_STATUS.to_code("active")
 HORIZON_DAYS = 800
 """How far ahead a next run is looked for (a schedule whose days never come runs never)."""
 SPANS = {"daily": dt.timedelta(days=1), "weekly": dt.timedelta(days=7)}
@@ -59,6 +63,18 @@ def next_run(schedule: dict[str, Any], after: float) -> float | None:
                     return moment
         day += dt.timedelta(days=1)
     return None
+
+
+def active(schedule: dict[str, Any]) -> bool:
+    """Whether a schedule runs: active (`status` 1), or no status given."""
+    return schedule.get("status") in (None, ACTIVE)
+
+
+def next_run_at(schedule: dict[str, Any], now: float) -> dict[str, str | None]:
+    """The schedule's `next_run_at` as of `now`: its first run after it when it is active, else none
+    (what the create or change of a schedule stores, so its answer shows it)."""
+    due = next_run(schedule, now) if active(schedule) else None
+    return {"next_run_at": wire_time(due) if due is not None else None}
 
 
 def period_before(schedule: dict[str, Any], run: float) -> float:

@@ -116,14 +116,19 @@ class EventLog:
 
     # --- following ---------------------------------------------------------------------------------
 
-    def follow_commits(self, name: str, follower: CommitFollower, *, first: bool = False) -> None:
+    def follow_commits(self, name: str, follower: CommitFollower, *, first: bool = False) -> Callable[[], None]:
         """Have `follower(events, head)` see every commit before its callers are answered; `first`
-        puts it before the followers there are (they may let the loop run while they follow)."""
-        self._followers.insert(0 if first else len(self._followers), (name, follower))
+        puts it before the followers there are (they may let the loop run while they follow). Returns
+        what stops it, for a follower that closes before the log (commits may follow until the log does)."""
+        entry = (name, follower)
+        self._followers.insert(0 if first else len(self._followers), entry)
+        return lambda: self._followers.remove(entry)
 
-    def on_write(self, hook: Callable[[], None]) -> None:
-        """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits."""
+    def on_write(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits;
+        returns what stops it."""
         self._write_hooks.append(hook)
+        return lambda: self._write_hooks.remove(hook)
 
     def _writing(self) -> None:
         for hook in self._write_hooks:
@@ -131,7 +136,7 @@ class EventLog:
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
         self._remember(events, head)
-        for name, follower in self._followers:
+        for name, follower in list(self._followers):
             try:
                 await follower(events, head)
             except Exception as exc:

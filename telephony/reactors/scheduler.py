@@ -5,11 +5,14 @@ AsyncIOScheduler holds a single job, the alarm, set at the real time when the ea
 due; a virtual clock needs no alarm, since its time passes only when it is moved.
 
 Moving the clock (`advance_to`) runs every timer due on the way in due order, and moves the clock to
-each one's due time first, so a job sees the clock as it was when the job fell due. A periodic job
+each one's due time first, so a job sees the clock as it was when the job fell due; a timer the clock
+has passed already (overdue, or a flowing clock went on meanwhile) runs at the clock's time, since the
+clock never goes back. A move and the alarm's run take turns (one lock). A periodic job
 that missed several periods runs at most twice per move (its first due time and its last one),
 as APScheduler's `coalesce` does. When the alarm finds several timers due at once (real time ran
 past them), they run together, so their owners' appends share commits. A job that fails is logged
-and never stops the others.
+and never stops the others. Stopping takes no more timers and lets the jobs under way finish: their
+appends, and what follows the log's commits, are still open then.
 
 The scheduler keeps nothing that matters: owners add their timers, and `derive` sources add theirs
 again from projections at each start.
@@ -57,6 +60,8 @@ class Scheduler:
         self._alarm_due: float | None = None
         self._rearm_pending = False
         self._running = asyncio.Lock()
+        self._stopping = False
+        self._alarm_runs: set[asyncio.Future[None]] = set()
 
     # --- what owners call --------------------------------------------------------------------------
 
@@ -101,15 +106,19 @@ class Scheduler:
     # --- life --------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._stopping = False
         for source in self._sources:
             self._add_from(source)
         self._aps.start()
         self._rearm()
 
     async def stop(self) -> None:
-        """No alarm fires any more, and a job running now finishes first."""
+        """No alarm fires any more, and the jobs running now finish first (their appends and what follows
+        the log's commits are still open); no more are taken."""
+        self._stopping = True
         if self._aps.running:
             self._aps.shutdown(wait=False)
+        await asyncio.gather(*self._alarm_runs, return_exceptions=True)
         async with self._running:
             self._heap.clear()
             self._timers.clear()
@@ -121,23 +130,22 @@ class Scheduler:
         together (their owners' appends then share commits), then those they made due, and so on."""
         async with self._running:
             ran = 0
-            while due := self._all_due(self._clock.time()):
+            while not self._stopping and (due := self._all_due(self._clock.time())):
                 await asyncio.gather(*(self._run(timer, self._clock.time()) for timer in due))
                 ran += len(due)
         self._rearm_soon()
         return ran
 
     async def advance_to(self, target: float) -> int:
-        """Move the clock to `target`, running each timer due on the way at its own due time."""
+        """Move the clock to `target`, running each timer due on the way at its own due time; one the
+        clock has passed already (overdue, or a flowing clock went on meanwhile) runs at the clock's time."""
         async with self._running:
             ran = 0
-            while (timer := self._pop_due(target)) is not None:
-                if timer.due > self._clock.time():
-                    self._clock.set_epoch(timer.due)
+            while not self._stopping and (timer := self._pop_due(target)) is not None:
+                self._clock.reach(timer.due)
                 await self._run(timer, target)
                 ran += 1
-            if target > self._clock.time():
-                self._clock.set_epoch(target)
+            self._clock.reach(target)
             self._alarm_due = None  # the clock moved: the alarm's real time is stale
             self._rearm_soon()
             return ran
@@ -221,5 +229,11 @@ class Scheduler:
         instance waits for the run's lock, so an alarm is never skipped and no timer waits for ever."""
         self._alarm_due = None
         if self._aps.running:
-            await self.run_due()
-            self._rearm()
+            run = asyncio.ensure_future(self._alarm_run())
+            self._alarm_runs.add(run)
+            run.add_done_callback(self._alarm_runs.discard)
+            await asyncio.shield(run)  # APScheduler's shutdown cancels this job: its run goes on to its end
+
+    async def _alarm_run(self) -> None:
+        await self.run_due()
+        self._rearm()

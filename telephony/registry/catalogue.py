@@ -14,6 +14,7 @@ from ..domain import schemas as s
 from ..domain.dictionaries import TARGET_TYPE
 from ..domain.errors import Invalid
 from ..domain.references import Destination, Ref
+from ..domain.reports import next_run_at
 from ..media import mp3
 from . import numbers
 from .resource import CRUD, READ, Op, Resource
@@ -129,7 +130,7 @@ RESOURCES: tuple[Resource, ...] = (
     R("tariffcards", "tariffcard", s.TariffCard, "customer", frozenset(), one_per_customer=True),
     # Reports
     R("reportschedules", "reportschedule", s.ReportSchedule, "reports", CRUD | {DI}, s.ReportScheduleCreate,
-      validate=s.validate_report_schedule),
+      validate=s.validate_report_schedule, computed=next_run_at),
 )  # fmt: skip
 
 BY_PATH = {resource.path: resource for resource in RESOURCES}

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from ..clock import parse_wire_time
 from ..documents import reads, references
 from ..documents.references import Table
 from ..domain.bodies import changed
@@ -69,6 +70,10 @@ def _effects(conn: sqlite3.Connection, resource: Resource, customer_id: int, bef
     return resource.effects(conn, resource.kind, customer_id, before, after) if resource.effects else []
 
 
+def _computed(resource: Resource, document: dict[str, Any], now: str) -> dict[str, Any]:
+    return resource.computed(document, parse_wire_time(now).timestamp()) if resource.computed is not None else {}
+
+
 def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str, id_: Any = None) -> Decision[dict]:
     """A new document of the sent fields (its id allocated unless given); the decision keeps it. A
     given id is a natural one (a number) whose record the caller found absent: it names one stream
@@ -83,6 +88,7 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
         if problems:
             raise Invalid.of(problems)
         document = new_document(resource, fields, new_id, customer_id, now)
+        document.update(_computed(resource, document, now))
         data = {"id": new_id, "customer_id": customer_id, "body": document}
         event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
                          expected_version=expected)  # fmt: skip
@@ -91,11 +97,11 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
     return Decision(decide)
 
 
-def update(resource: Resource, customer_id: int, changes: dict[Any, dict],
-           echoed: dict[Any, dict] | None = None) -> Decision[list[dict]]:  # fmt: skip
+def update(resource: Resource, customer_id: int, changes: dict[Any, dict], echoed: dict[Any, dict] | None = None,
+           now: str | None = None) -> Decision[list[dict]]:  # fmt: skip
     """Changes keyed by id (and the read-only fields sent back, by id); every id must be the customer's
     and every change allowed, or nothing is changed. The decision keeps the changed documents, in the
-    order of `changes`."""
+    order of `changes`. `now` (wire time) is given to the resource's `computed` fields."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
         current = reads.documents(conn, resource.kind, list(changes), customer_id)
@@ -109,6 +115,9 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict],
         events, documents = [], []
         for id_, fields in settled.items():
             kept = stored(resource, fields)
+            if now is not None:
+                drawn = _computed(resource, {**current[id_], **kept}, now)
+                kept.update({name: value for name, value in drawn.items() if current[id_].get(name) != value})
             events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
                                    data={"id": id_, "changes": kept}))  # fmt: skip
             documents.append({**current[id_], **kept})

@@ -141,7 +141,8 @@ def update_handler(resource: Resource):
         who = authorize(request, resource.module, write=True)
         id_ = _id(resource, request)
         changes, echoed, store = await _sent_fields(request, resource, creating=False)
-        decision = decisions.update(resource, who.customer_id, {id_: changes}, {id_: echoed})
+        now = wire_time(request.app[CLOCK].now())
+        decision = decisions.update(resource, who.customer_id, {id_: changes}, {id_: echoed}, now)
         await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
         (document,) = decision.result
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
@@ -157,7 +158,7 @@ def bulk_patch_handler(resource: Resource):
         items = await read_json(request, list[resource.bulk_body])  # type: ignore[name-defined]
         changes = {item.id: fields_of(resource, item, creating=False) for item in items}
         echoed = {item.id: echoes(item) for item in items}
-        decision = decisions.update(resource, who.customer_id, changes, echoed)
+        decision = decisions.update(resource, who.customer_id, changes, echoed, wire_time(request.app[CLOCK].now()))
         await request.app[EVENT_LOG].transact(decision, meta_of(request))
         return collection(await render_many(request, resource, decision.result))
 

@@ -44,6 +44,8 @@ Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 """A change as it applies to the stored document (None when creating), run inside the transaction."""
+Computed = Callable[[dict[str, Any], float], dict[str, Any]]
+"""Fields drawn from the whole document and the clock's time (epoch seconds), run inside the transaction."""
 Effects = Callable[[sqlite3.Connection, str, int, dict[str, Any] | None, dict[str, Any]], list[NewEvent]]
 """The events a change brings on other records: (conn, kind, customer id, document before (None when
 creating), document after), run inside the transaction."""
@@ -89,6 +91,8 @@ class Resource:
     drawn_from: the kinds of the records a derived read model (conversations) is drawn from, in order
         (documents.derived): it is never exported nor imported, since those records make it again, and
         an export lists them in the order they made it, so an import gives its ids in the same order.
+    computed: fields the server draws from the document and the clock at each create and change (a report
+        schedule's `next_run_at`), so the answer and a GET after it show them.
     one_per_customer: a customer's one record (its balance), whose id is the customer's: no ids are allocated.
     parent: set on nested views: the record the path names, which the caller must be able to see.
     """
@@ -123,6 +127,7 @@ class Resource:
     refs: tuple[Reference, ...] = ()
     fold: Fold | None = None
     effects: Effects | None = None
+    computed: Computed | None = None
     parent: Parent | None = None
     drawn_from: tuple[str, ...] = ()
     one_per_customer: bool = False

@@ -20,12 +20,12 @@ from ..clock import Clock, wire_time
 from ..documents import reads
 from ..documents.projection import CUSTOMER_DELETED
 from ..documents.reader import Reader
-from ..domain.reports import next_run
+from ..domain.reports import active, next_run
 from ..eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from ..mail import Mailer
 from ..reactors.reactor import Reaction, Reactor
 from ..reactors.scheduler import Job, Scheduler
-from .runs import KIND, active, ran, since
+from .runs import KIND, ran, since
 
 SCHEDULED = Metadata(source="reports")
 RETRY_AFTER = (60.0, 300.0, 900.0, 3600.0)

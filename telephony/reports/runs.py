@@ -12,14 +12,13 @@ from typing import Any
 from ..clock import wire_time
 from ..documents import reads
 from ..documents.blobs import sha256_of, store_once
-from ..domain.dictionaries import REPORT_FORMAT, REPORT_STATUS
-from ..domain.reports import REPORTS, next_run, period_before, rows
+from ..domain.dictionaries import REPORT_FORMAT
+from ..domain.reports import REPORTS, active, next_run_at, period_before, rows
 from ..eventlog import Decision, NewEvent
 from ..media.tables import MEDIA_TYPES, rendered
 
 KIND = "reportschedule"
 RAN = "report.ran"
-ACTIVE = REPORT_STATUS.to_code("active")
 Mail = Callable[[str, str, str, list[dict]], NewEvent]
 
 
@@ -29,10 +28,6 @@ def since(text: str | None) -> float | None:
         return None
     form = "%Y-%m-%d %H:%M:%S" if len(text) > 10 else "%Y-%m-%d"
     return dt.datetime.strptime(text, form).replace(tzinfo=dt.UTC).timestamp()
-
-
-def active(schedule: dict[str, Any]) -> bool:
-    return schedule.get("status") in (None, ACTIVE)
 
 
 def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Callable[[], float], mail: Mail
@@ -60,8 +55,7 @@ def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Calla
         media_type = MEDIA_TYPES[kind]
         file = {"filename": f"report-{schedule_id}-{wire_time(at)[:10]}.{kind}", "media_type": media_type,
                 "size": len(data), "blob": sha256_of(data)}  # fmt: skip
-        following = next_run(schedule, at)
-        changes = {"last_run_at": wire_time(at), "next_run_at": wire_time(following) if following else None}
+        changes = {"last_run_at": wire_time(at), **next_run_at(schedule, at)}
         record = {"schedule_id": schedule_id, "customer_id": customer_id, "at": at, "due": due, "missed": missed,
                   "period_from": wire_time(start), "period_to": wire_time(end), "rows": len(table),
                   "file": file}  # fmt: skip

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import time
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
+import pypdf
 import pytest
 
 from tests.accounts.conftest import HOME, ROOT_ID
@@ -23,6 +28,8 @@ from tests.accounts.helpers import (
     status_of,
     url,
 )
+from tests.billing.test_history import fax, provision
+from tests.calls.test_voicemail_mail import settled
 
 WIRE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 ENDPOINTS = [
@@ -288,11 +295,49 @@ async def test_the_outbox_lists_mail_newest_last_and_narrows_to_a_recipient(clie
     mails = await outbox(client)
     assert [m["to"] for m in mails] == [root_email, "other@example.com", root_email]
     assert all(
-        set(m) == {"id", "to", "subject", "body", "transport", "created_at", "status", "attachments"} for m in mails
-    )
+        set(m) == {"id", "to", "subject", "body", "transport", "created_at", "status", "date", "message_id",
+                   "attachments"} for m in mails
+    )  # fmt: skip
     assert {m["status"] for m in mails} == {"sent"}
     assert [m["id"] for m in mails] == sorted(m["id"] for m in mails)
     assert [m["to"] for m in await outbox(client, "other@example.com")] == ["other@example.com"]
+
+
+async def test_the_outbox_dates_each_mail_in_real_time_and_gives_it_a_message_id(client, clock, root_email):
+    clock.set_to(datetime(2031, 1, 1, tzinfo=UTC))  # the domain's time, far from the real one
+    before = time.time()
+    for _ in range(2):
+        await client.post(url("v1.1", "/confirmation"), json={"email": root_email})
+    mails = await outbox(client)
+    dates = [parsedate_to_datetime(m["date"]).timestamp() for m in mails]
+    assert all(int(before) <= date <= time.time() for date in dates)  # `Date:` is real time (whole seconds)
+    assert all(m["created_at"].startswith("2031-01-01") for m in mails)  # the record keeps the clock's
+    assert len({m["message_id"] for m in mails}) == 2 and all(re.fullmatch(r"<[^<>@]+@[^<>@]+>", m["message_id"])
+                                                             for m in mails)  # fmt: skip
+
+
+async def test_a_mails_attachment_is_served_by_its_url_as_its_media_type(client, root_email):
+    await provision(client, fax_enabled=True, fax_email="faxes@example.com")
+    record = (await fax(client, pages=2))["data"]
+    await settled(client)
+    (mail,) = await outbox(client, "faxes@example.com")
+    (attached,) = mail["attachments"]
+    assert set(attached) == {"filename", "media_type", "size", "url"}
+    assert attached["url"] == f"/_telephony/outbox/{mail['id']}/attachments/0"
+    response = await client.get(attached["url"], headers=CONTROL)
+    assert response.status == 200 and response.content_type == "application/pdf"
+    body = await response.read()
+    assert len(body) == attached["size"] and len(pypdf.PdfReader(io.BytesIO(body)).pages) == 2
+    await error_of(await client.get(attached["url"]), 401)
+    await client.post(url("v1.1", "/confirmation"), json={"email": root_email})
+    (plain,) = await outbox(client, root_email)
+    for path in (
+        f"/_telephony/outbox/{mail['id']}/attachments/1",
+        f"/_telephony/outbox/{plain['id']}/attachments/0",
+        "/_telephony/outbox/999999/attachments/0",
+        f"/_telephony/outbox/{record['id']}x/attachments/0",
+    ):
+        await error_of(await client.get(path, headers=CONTROL), 404)
 
 
 # --- clock -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from telephony.accounts import service
 from telephony.app import create_app
 from telephony.clock import wire_time
 from tests.accounts.conftest import HOME, ROOT_ID
@@ -267,6 +268,22 @@ async def test_apitokens_are_served_on_both_versions(client, root, version):
     listed = await (await client.get(url(version, "/apitokens"), headers=root.headers())).json()
     assert [item["token"] for item in listed["data"]] == [token]
     assert (await client.delete(url(version, f"/apitokens/{token}"), headers=root.headers())).status == 204
+
+
+DIGITS_IN_A_ROW = "3cd38951736986345299550b6232cea9c1cca580"
+"""An API token with 20 decimal digits in a row, as about one random token in a thousand has."""
+
+
+async def test_an_api_token_with_digits_in_a_row_is_listed_and_deleted_like_any_other(client, root, version,
+                                                                                         monkeypatch):  # fmt: skip
+    monkeypatch.setattr(service, "new_token", lambda: DIGITS_IN_A_ROW)
+    response = await client.post(url(version, "/apitokens"), json={"name": "ci"}, headers=root.headers())
+    assert response.status == 201 and (await response.json())["data"]["token"] == DIGITS_IN_A_ROW
+    listed = await (await client.get(url(version, "/apitokens"), headers=root.headers())).json()
+    assert [item["token"] for item in listed["data"]] == [DIGITS_IN_A_ROW]
+    assert await status_of(client, version, Creds(ROOT_ID, DIGITS_IN_A_ROW)) == 200
+    assert (await client.delete(url(version, f"/apitokens/{DIGITS_IN_A_ROW}"), headers=root.headers())).status == 204
+    assert await status_of(client, version, Creds(ROOT_ID, DIGITS_IN_A_ROW)) == 401
 
 
 # --- GET /apitokens ----------------------------------------------------------------------------

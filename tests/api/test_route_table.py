@@ -14,7 +14,8 @@ from telephony import wiring
 from telephony.api.routing import Route, template
 from telephony.domain.validation import patterns_of
 from telephony.eventlog import NewEvent
-from telephony.keys import EVENT_LOG
+from telephony.keys import ACCOUNTS, EVENT_LOG
+from telephony.mail import recording
 from telephony.registry.catalogue import BY_PATH
 from tests.registry.conftest import CONTROL, LOOP, make, seed
 
@@ -104,7 +105,10 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
                                                    "call_id": 1, "event_id": "evt_1_0", "event_name": "call.initial",
                                                    "body": "{}"})
             for name, caller in (("mine", home), ("theirs", other))]  # fmt: skip
+    mail = api.app[ACCOUNTS].mailer.message("nested@example.com", "Nested", "Attached.", [recording("nested.mp3", 1)])
+    (mailed,) = await api.app[EVENT_LOG].append([mail])
     return {
+        "outbox": {"own": mailed.position},
         "webhooks": {"own": "mine", "foreign": "theirs"},
         "deliveries": {"own": sent[0], "foreign": sent[1]},
         "queues": {"own": my_queue["id"], "foreign": their_queue["id"]},
@@ -129,7 +133,7 @@ async def stored(api, kind: str, caller, body: dict) -> int:
 async def test_a_parent_the_caller_cannot_see_is_a_404_and_its_own_answers(api, home, parents, route, kind):
     parent = template(route.path).removeprefix("/_telephony").split("/")[1]
     named = str(parents[parent].get(kind, MISSING))
-    path = path_of(route, id=named, name=named, **{"from": "+447700900123", "to": "447700900456"})
+    path = path_of(route, id=named, name=named, n="0", **{"from": "+447700900123", "to": "447700900456"})
     body = CONTROL_BODIES.get(template(route.path)) if route.method in ("POST", "PUT") else None
     response = await api.client.request(route.method, path, headers={**home.headers, **CONTROL}, json=body)
     assert route.shape is not None

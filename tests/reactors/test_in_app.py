@@ -7,11 +7,12 @@ import asyncio
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
 from telephony.clock import Clock
-from telephony.keys import EVENT_LOG, MEMORY, REACTORS
+from telephony.keys import EVENT_LOG, MEMORY, REACTORS, READER, SCHEDULER
 from tests.accounts.helpers import advance
 from tests.serving import ADMIN, SERVICE, login
 
 from .kinds import HAPPENED, Echo, happened
+from .test_scheduler import START, Ticking
 
 CONTROL = {"X-Control-Key": "test-control-key-0123456789"}
 
@@ -96,3 +97,49 @@ async def test_health_reports_a_log_that_takes_no_appends(aiohttp_client, settin
     response = await client.post(f"{SERVICE}/login", json=ADMIN)
     assert response.status == 503  # nothing can be recorded: the answer says so, without internals
     assert "cannot record changes" in (await response.json())["message"]
+
+
+async def test_moving_a_flowing_clock_past_timers_it_passes_meanwhile_answers_200(aiohttp_client, settings):
+    flowing = Clock(START, wall=Ticking(START, step=1.0))  # a second goes by at each reading of the clock
+    app = create_app(settings, clock=flowing)
+    client = await aiohttp_client(app)
+    ran: list[bool] = []
+
+    def job_at(due: float):
+        async def job() -> None:
+            ran.append(flowing.time() >= due)
+
+        return job
+
+    for n in range(20):
+        due = flowing.time() + 10 + n * 2.5
+        app[SCHEDULER].at(due, f"probe-{n}", job_at(due))
+    response = await client.post("/_telephony/clock", json={"advance": 100}, headers=CONTROL)
+    assert response.status == 200, await response.text()
+    assert ran == [True] * 20
+
+
+async def test_advancing_a_flowing_clock_by_no_time_is_no_move_backwards(aiohttp_client, settings):
+    flowing = Clock(START, wall=Ticking(START, step=1.0))
+    client = await aiohttp_client(create_app(settings, clock=flowing))
+    response = await client.post("/_telephony/clock", json={"advance": 0}, headers=CONTROL)
+    assert response.status == 200, await response.text()
+    flowing.advance(0)
+
+
+async def test_an_append_that_commits_while_the_app_closes_is_not_followed_by_the_closed_reader(
+    aiohttp_client, settings, clock, caplog
+):
+    app = create_app(settings, clock=clock)
+    client = await aiohttp_client(app)
+    log, reader = app[EVENT_LOG], app[READER]
+    close, under_way = reader.close, []
+
+    async def close_with_an_append_under_way() -> None:
+        under_way.append(asyncio.ensure_future(log.append([happened(1)])))  # a request cancelled at shutdown
+        await close()
+
+    reader.close = close_with_an_append_under_way  # type: ignore[method-assign]
+    await client.close()
+    assert [event.type for event in await under_way[0]] == [HAPPENED]
+    assert log.follower_failures == {} and "commit follower" not in caplog.text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from telephony.clock import Clock
@@ -154,3 +156,65 @@ async def test_a_flowing_clock_fires_timers_by_real_time(clock):
         assert len(fired) == 1
     finally:
         await scheduler.stop()
+
+
+class Ticking:
+    """Wall-clock time that has gone on by `step` seconds at each reading, as on a busy machine where
+    time passes between any two readings."""
+
+    def __init__(self, start: float, step: float) -> None:
+        self.now, self.step = start, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+async def test_a_move_of_a_flowing_clock_never_sets_it_back_for_a_timer_it_passed_meanwhile():
+    flowing = Clock(START, wall=Ticking(START, step=1.0))
+    scheduler = Scheduler(flowing)
+    scheduler.start()
+    seen: list[tuple[float, float]] = []
+
+    def job_at(due: float):
+        async def job() -> None:
+            seen.append((due, flowing.time()))
+
+        return job
+
+    dues = [START + 10 + n * 2.5 for n in range(20)]  # each falls due between two readings of the clock
+    for n, due in enumerate(dues):
+        scheduler.at(due, f"half-{n}", job_at(due))
+    try:
+        assert await scheduler.advance_to(START + 100) == 20
+    finally:
+        await scheduler.stop()
+    assert [due for due, _ in seen] == dues
+    assert all(at >= due for due, at in seen)  # at its due time, or later when the clock had passed it
+    assert [at for _, at in seen] == sorted(at for _, at in seen)  # the clock never went back
+    assert flowing.time() >= START + 100
+
+
+async def test_stopping_lets_a_job_the_alarm_runs_finish_instead_of_cancelling_it():
+    flowing = Clock()
+    scheduler = Scheduler(flowing)
+    scheduler.start()
+    started, release = asyncio.Event(), asyncio.Event()
+    finished: list[str] = []
+
+    async def appending() -> None:
+        started.set()
+        await release.wait()  # its append is under way
+        finished.append("appended")
+
+    scheduler.at(flowing.time(), "due-now", appending)  # the alarm rings at once
+    await asyncio.wait_for(started.wait(), 10)
+    stopping = asyncio.ensure_future(scheduler.stop())
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not stopping.done()  # it waits for the job
+    release.set()
+    await asyncio.wait_for(stopping, 10)
+    assert finished == ["appended"]
+    scheduler.at(flowing.time(), "after-stop", appending)
+    assert await scheduler.run_due() == 0  # a stopped scheduler takes no more

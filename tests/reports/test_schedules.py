@@ -93,6 +93,25 @@ async def test_paused_and_ended_schedules_do_not_run(client):
     assert (await shown(client, paused["id"]))["next_run_at"] == "2027-05-03 07:00:00"  # planned again on change
 
 
+async def test_the_answers_to_a_create_and_a_change_carry_the_next_run_a_get_shows_at_once(client):
+    await set_clock(client, "2027-05-01 00:00:00")
+    creds = await login(client, "v1.2", *ADMIN)
+    sent = {"report_id": 2, "name": "Calls", "emails": ["boss@example.com"], "timezone": "Europe/Warsaw",
+            "frequency": {"type": "daily", "time_of_day": [9]}}  # fmt: skip
+    response = await client.post("/v1.2/voipstudio/reportschedules", json=sent, headers=creds.headers())
+    made = (await response.json())["data"]
+    assert response.status == 201 and made["next_run_at"] == "2027-05-01 07:00:00"  # 09:00 CEST
+    assert (await shown(client, made["id"]))["next_run_at"] == made["next_run_at"]  # no reactor step needed
+    path = f"/v1.2/voipstudio/reportschedules/{made['id']}"
+    paused = await (await client.patch(path, json={"status": "paused"}, headers=creds.headers())).json()
+    assert paused["data"]["next_run_at"] is None and (await shown(client, made["id"]))["next_run_at"] is None
+    moved = await client.patch(path, json={"status": "active", "frequency": {"type": "daily", "time_of_day": [1]}},
+                               headers=creds.headers())  # fmt: skip
+    assert (await moved.json())["data"]["next_run_at"] == "2027-05-01 23:00:00"  # today's 01:00 CEST is past
+    await settled(client)
+    assert (await shown(client, made["id"]))["next_run_at"] == "2027-05-01 23:00:00"
+
+
 async def test_a_restart_neither_repeats_nor_drops_a_run_and_a_missed_run_runs_once(aiohttp_client, settings, clock):
     client = await aiohttp_client(create_app(settings, clock=clock))
     await set_clock(client, "2027-06-01 06:00:00")
@@ -136,7 +155,8 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
     for n in range(3):
         await place(client, root, to=f"{ANSWERS}{n}")
     await set_clock(client, "2027-07-01 09:00:00")
-    data = attached(inbox, "Calls: Calls")
+    message, part = attachment(inbox, "Calls: Calls")
+    data = part.get_payload(decode=True)
     if kind == "csv":
         table = list(csv.reader(io.StringIO(data.decode())))
         assert table[0][:4] == ["calldate", "type", "src", "dst"] and len(table) == 4
@@ -148,13 +168,22 @@ async def test_the_report_holds_the_periods_calls_in_the_format_asked(aiohttp_cl
         text = pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text()
         assert "Calls: Calls" in text and f"{ANSWERS}2" in text
     assert made["id"]
+    (mailed,) = await reports_mailed(client)  # the outbox shows what the SMTP server was given
+    assert (mailed["date"], mailed["message_id"]) == (message["Date"], message["Message-ID"])
+    served = await client.get(mailed["attachments"][0]["url"], headers=CONTROL)
+    assert served.content_type == part.get_content_type() and await served.read() == data
+
+
+def attachment(inbox, subject: str) -> tuple[email.message.Message, email.message.Message]:
+    """The one report mailed whose subject starts with `subject`, and the part of its attached file."""
+    (message,) = [m for m in inbox.messages if m["Subject"].startswith(subject)]
+    parts = [p for p in email.message_from_bytes(message.as_bytes()).walk() if p.get_filename()]
+    return message, parts[0]
 
 
 def attached(inbox, subject: str) -> bytes:
     """The file attached to the one report mailed whose subject starts with `subject`."""
-    (message,) = [m for m in inbox.messages if m["Subject"].startswith(subject)]
-    parts = [p for p in email.message_from_bytes(message.as_bytes()).walk() if p.get_filename()]
-    return parts[0].get_payload(decode=True)
+    return attachment(inbox, subject)[1].get_payload(decode=True)
 
 
 async def test_an_xlsx_reports_sheet_title_is_cut_between_words(aiohttp_client, mailed_settings, clock, smtp_server):

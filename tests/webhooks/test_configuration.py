@@ -38,6 +38,14 @@ async def test_a_webhook_is_made_named_changed_rotated_and_deleted(client, root,
     await error_of(await client.get("/_telephony/webhooks/crm", headers=root.headers()), 404)
 
 
+async def test_a_webhook_named_with_many_digits_is_reached_by_its_name(client, root, receiver):
+    named = "build-12345678901234567890"  # a name, not a number beyond 64 bits
+    await hook(client, root, url=receiver.url, name=named)
+    response = await client.get(f"/_telephony/webhooks/{named}", headers=root.headers())
+    assert response.status == 200 and (await response.json())["data"]["name"] == named
+    assert (await client.delete(f"/_telephony/webhooks/{named}", headers=root.headers())).status == 204
+
+
 async def test_only_root_and_admin_users_of_the_customer_configure_webhooks(client, root, receiver):
     await hook(client, root, url=receiver.url)
     await create_user(client, HOME, "agent@example.com", roles=["ROLE_AGENT"])
