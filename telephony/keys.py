@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .documents.reader import Reader
     from .documents.references import Table
     from .eventlog import EventLog
+    from .messaging import Steps
     from .openapi import Document
     from .projections.memory import MemoryProjections
     from .reactors.reactor import Reactors
@@ -48,13 +49,15 @@ OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
+"""The call engine: live calls, the simulator, and what the calls handlers use."""
 BILLING: web.AppKey[Billing] = web.AppKey("billing")
+"""Tariffs, charges, credits and the monthly close of invoices."""
 WEBHOOKS: web.AppKey[Webhooks] = web.AppKey("webhooks")
+"""Webhook configuration, the sender of deliveries, the call flow view."""
 REPORTS: web.AppKey[ReportRuns] = web.AppKey("reports")
 """The timers of report schedules."""
-"""Webhook configuration, the sender of deliveries, the call flow view."""
-"""Tariffs, charges, credits and the monthly close of invoices."""
-"""The call engine: live calls, the simulator, and what the calls handlers use."""
+MESSAGING: web.AppKey[Steps] = web.AppKey("messaging")
+"""The timers of pending SMS and chats."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
 
@@ -72,6 +75,7 @@ __all__ = [
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
     "MEMORY",
+    "MESSAGING",
     "OPENAPI",
     "REACTORS",
     "REFERENCES",

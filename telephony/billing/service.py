@@ -54,7 +54,6 @@ class Billing:
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
-        scheduler.derive(self._closing)
 
     # --- tariffs ---------------------------------------------------------------------------------
 
@@ -140,7 +139,7 @@ class Billing:
 
     # --- the monthly close -------------------------------------------------------------------------
 
-    def _closing(self) -> Iterator[tuple[float, str, Job]]:
+    def closing(self) -> Iterator[tuple[float, str, Job]]:
         """A close at every start (months that ended while the server was down), then one at the start
         of every month."""
         yield self._clock.time(), CLOSING, self._close

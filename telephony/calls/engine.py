@@ -43,7 +43,6 @@ class CallSimulator(Reactor):
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
-        scheduler.derive(self._timers)
 
     async def react(self, event: RecordedEvent) -> Reaction:
         self.follow(event.data["id"])
@@ -59,7 +58,8 @@ class CallSimulator(Reactor):
         elif self._scheduler.due(key) != step.due:
             self._scheduler.at(step.due, key, self._job(call_id))
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The timer of every live call's next step, derived from the live calls at every start."""
         for call in self._live.calls.values():
             if (step := rules.next_step(call)) is not None:
                 yield step.due, _key(call.id), self._job(call.id)

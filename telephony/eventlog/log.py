@@ -116,13 +116,18 @@ class EventLog:
 
     # --- following ---------------------------------------------------------------------------------
 
-    def follow_commits(self, name: str, follower: CommitFollower, *, first: bool = False) -> Callable[[], None]:
-        """Have `follower(events, head)` see every commit before its callers are answered; `first`
-        puts it before the followers there are (they may let the loop run while they follow). Returns
-        what stops it, for a follower that closes before the log (commits may follow until the log does)."""
+    def follow_commits(self, name: str, follower: CommitFollower) -> Callable[[], None]:
+        """Have `follower(events, head)` see every commit before its callers are answered, after the
+        followers attached before it (they may let the loop run while they follow). Returns what stops
+        it, for a follower that closes before the log (commits may follow until the log does)."""
         entry = (name, follower)
-        self._followers.insert(0 if first else len(self._followers), entry)
+        self._followers.append(entry)
         return lambda: self._followers.remove(entry)
+
+    @property
+    def followers(self) -> list[str]:
+        """The commit followers' names, in the order they see each commit."""
+        return [name for name, _ in self._followers]
 
     def on_write(self, hook: Callable[[], None]) -> Callable[[], None]:
         """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits;

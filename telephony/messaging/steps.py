@@ -92,15 +92,14 @@ class Steps:
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
-        pending.on_change = self.follow
-        scheduler.derive(self._timers)
 
     def follow(self, key: Key) -> None:
         found = self._pending.due.get(key)
         if found is not None:
             self._scheduler.at(found[2], _name(key), self._job(key))
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The timer of every pending SMS and chat, derived at every start."""
         for key, (_, _, due) in list(self._pending.due.items()):
             yield due, _name(key), self._job(key)
 

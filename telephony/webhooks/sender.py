@@ -79,8 +79,6 @@ class Sender:
         self._tasks: set[asyncio.Task] = set()
         self._idle = asyncio.Event()
         self._idle.set()
-        pending.on_change = self.kick
-        scheduler.derive(self._timers)
 
     # --- lanes and timers --------------------------------------------------------------------------
 
@@ -107,7 +105,8 @@ class Sender:
         for lane in self._pending.of_webhook(webhook_id):
             self.kick(lane, since)
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The timer of every lane's head, derived from the pending deliveries at every start."""
         for lane in list(self._pending.lanes):
             head = self._pending.head(lane)
             if head is not None:
