@@ -17,7 +17,7 @@ from telephony.config import Control, Settings, Storage
 from telephony.eventlog import store
 from telephony.security import digest
 
-from .serving import ADMIN, CONTROL_KEY, SERVICE, Server, logged_events, login, telephony
+from ..serving import ADMIN, CONTROL_KEY, SERVICE, Server, logged_events, login, telephony
 
 
 @dataclass

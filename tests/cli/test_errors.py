@@ -14,7 +14,7 @@ import pytest
 
 from telephony.app import create_app
 
-from .serving import Server, clean_env, free_port, telephony
+from ..serving import Server, clean_env, free_port, telephony
 
 
 def mode(path: Path) -> int:
@@ -159,7 +159,7 @@ async def test_offline_writers_and_a_second_server_refuse_a_data_dir_being_serve
 
 
 def test_the_wrapper_script_runs_the_command_in_the_directory_it_is_called_from(tmp_path):
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if not list((root / ".venv").glob(".installed-*")):
         pytest.skip("the .venv of ./scripts/* is not installed")
     wrapper = [str(root / "scripts" / "telephony")]
