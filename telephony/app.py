@@ -10,7 +10,7 @@ from . import openapi, wiring
 from .accounts.auth import authenticate
 from .api import cors, middlewares
 from .api.control import require_control_key
-from .api.routing import mount, mount_control
+from .api.route_table import mount, mount_control
 from .clock import Clock
 from .config import Settings
 from .keys import AUTHENTICATE, CLOCK, OPENAPI, REFERENCES, SETTINGS

@@ -13,7 +13,7 @@ from aiohttp import web
 if TYPE_CHECKING:
     from .accounts.service import Accounts
     from .api.context import Principal
-    from .api.routing import Authenticate
+    from .api.route_table import Authenticate
     from .billing import Billing
     from .calls.engine import Calls
     from .clock import Clock

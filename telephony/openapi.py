@@ -23,7 +23,7 @@ from msgspec import inspect as mi
 
 from .api.control import control_route, control_shape
 from .api.errors import ErrorBody
-from .api.routing import Route, template, version_prefix
+from .api.route_table import Route, template, version_prefix
 from .api.shapes import JSON, Shape
 from .collections import Kind
 from .collections.filters import MAX_CONDITIONS, MAX_FILTER_BYTES, MAX_IN_VALUES, OPERATORS

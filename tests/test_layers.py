@@ -167,14 +167,14 @@ CYCLES = {
         {
             "collections/query.py": "from ..api.errors import BadRequest\n",
             "api/errors.py": "",
-            "api/routing.py": "from ..keys import API_VERSION\n",
+            "api/route_table.py": "from ..keys import API_VERSION\n",
             "keys.py": "import aiohttp\n\nfrom .collections.cache import PageCache\n",
             "collections/cache.py": "",
         },
         [
             "telephony/keys.py:3 imports telephony.collections.cache",
             "telephony/collections/query.py:1 imports telephony.api.errors",
-            "telephony/api/routing.py:1 imports telephony.keys",
+            "telephony/api/route_table.py:1 imports telephony.keys",
         ],
     ),
     "eventlog and projections": (
@@ -189,8 +189,8 @@ CYCLES = {
         ],
     ),
     "api and collections, within one layer": (
-        {"api/routing.py": "from ..collections import fetch\n", "collections/__init__.py": "from ..api import x\n"},
-        ["telephony/api/routing.py:1 imports telephony.collections", "telephony/collections/__init__.py:1 imports"],
+        {"api/route_table.py": "from ..collections import fetch\n", "collections/__init__.py": "from ..api import x\n"},
+        ["telephony/api/route_table.py:1 imports telephony.collections", "telephony/collections/__init__.py:1 imports"],
     ),
 }
 

@@ -19,7 +19,7 @@ from ..api.context import authorize, meta_of
 from ..api.control import control_route, control_shape
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..config import Tariff

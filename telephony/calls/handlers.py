@@ -19,7 +19,7 @@ from aiohttp import web
 from ..api.context import authorize, meta_of
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, single
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import filters, matching

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from ..api.context import authorize, meta_of
 from ..api.responses import collection
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..domain.bodies import echoes, echoing

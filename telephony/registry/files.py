@@ -18,7 +18,7 @@ from aiohttp import web
 from ..api.context import authorize
 from ..api.errors import NotFound
 from ..api.responses import collection, streamed
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..documents import blobs, reads
 from ..domain import calls

@@ -17,7 +17,7 @@ from ..domain.dictionaries import resource_dictionaries
 from ..domain.nouns import not_found
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, RANKS, READER, REFERENCES, SETTINGS
 from . import decisions
-from .attachments import Store, attached, then
+from .attachments import Store, after_storing, attached
 from .coercion import fields_of
 from .rendering import render_many, render_one
 from .resource import Resource
@@ -126,7 +126,7 @@ def create_handler(resource: Resource):
         fields, _, store = await _sent_fields(request, resource, creating=True)
         now = wire_time(request.app[CLOCK].now())
         decision = decisions.create(resource, who.customer_id, fields, now)
-        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        await request.app[EVENT_LOG].transact(after_storing(store, decision), meta_of(request))
         document = decision.result
         path = f"/{resource.path}/{document['id']}"
         return single(request, await render_one(request, resource, document), path, status=201)
@@ -143,7 +143,7 @@ def update_handler(resource: Resource):
         changes, echoed, store = await _sent_fields(request, resource, creating=False)
         now = wire_time(request.app[CLOCK].now())
         decision = decisions.update(resource, who.customer_id, {id_: changes}, {id_: echoed}, now)
-        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        await request.app[EVENT_LOG].transact(after_storing(store, decision), meta_of(request))
         (document,) = decision.result
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..api.context import authorize, meta_of
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..eventlog import NewEvent
 from ..keys import EVENT_LOG

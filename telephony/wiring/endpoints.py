@@ -6,14 +6,14 @@ from .. import openapi
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
 from ..api import control
-from ..api.routing import Route, listing
+from ..api.route_table import Route, listing
 from ..billing import handlers as billing_handlers
 from ..calls import handlers as calls_handlers
 from ..calls import simulate
 from ..history import faxes
 from ..messaging import handlers as messaging_handlers
 from ..registry import calltracking, files, importing, provisioning, statements
-from ..registry.routes import registry_routes
+from ..registry.resource_routes import registry_routes
 from ..webhooks import dashboard
 from ..webhooks import handlers as webhook_handlers
 

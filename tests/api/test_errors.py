@@ -6,7 +6,7 @@ import pytest
 
 from telephony import wiring
 from telephony.api.responses import json_response
-from telephony.api.routing import Route
+from telephony.api.route_table import Route
 from telephony.api.wire import read_json
 from telephony.eventlog import ConcurrencyError
 

@@ -11,7 +11,7 @@ import pytest_asyncio
 from msgspec import inspect as mi
 
 from telephony import wiring
-from telephony.api.routing import Route, template
+from telephony.api.route_table import Route, template
 from telephony.domain.validation import patterns_of
 from telephony.eventlog import NewEvent
 from telephony.keys import ACCOUNTS, EVENT_LOG

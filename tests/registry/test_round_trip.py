@@ -20,7 +20,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from telephony import wiring
-from telephony.api.routing import template
+from telephony.api.route_table import template
 from telephony.app import create_app
 from telephony.collections import Kind
 from telephony.config import Control, Settings, Storage

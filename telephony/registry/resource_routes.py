@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from ..api.routing import Handler, Route
+from ..api.route_table import Handler, Route
 from ..api.shapes import Shape
 from ..domain.dictionaries import Code
 from . import handlers
