@@ -2,12 +2,13 @@
 
 `resources` lists the app's cleanup contexts: each opens one resource at start and closes it at
 cleanup, in reverse order. The services are built in one step (`_services`), where every
-constructor only keeps what it is given; what follows the log is attached afterwards, here and
-nowhere else, in this order:
+constructor only keeps what it is given. What follows the log is attached here and nowhere else,
+in this order:
 
-1. commit followers: the reader (its snapshot let go first), then the in-memory projections, then
-   their snapshots;
-2. change hooks: pending SMS and chats to their timers, pending deliveries to the sender;
+1. commit followers, as their resources open: the reader (its snapshot let go first), then the
+   in-memory projections, then their snapshots;
+2. once the services are built, change hooks: pending SMS and chats to their timers, pending
+   deliveries to the webhook sender;
 3. timer sources (`timer_sources`), derived again at every start, then the scheduler started;
 4. reactors (`reactors`), each a task owned by the app.
 """
