@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
 
-from . import billing, history, messaging, openapi, reports, webhooks
+from . import billing, conversations, messaging, openapi, reports, webhooks
 from .accounts import USER_FEEDS, USER_REFERENCES, Registrations, customer, login, tokens
 from .accounts import control as accounts_control
 from .accounts.projections import projections as account_projections
@@ -23,8 +23,8 @@ from .calls import simulate
 from .calls.decisions import Engine
 from .calls.engine import Calls, CallSimulator, PerMinute, planner
 from .calls.floor import LiveFloor, QueueRecords
-from .calls.history import FEEDS
 from .calls.live import LiveCalls
+from .calls.records import FEEDS
 from .calls.voicemail import VoicemailMail
 from .collections.cache import PageCache
 from .config import Settings
@@ -34,9 +34,9 @@ from .documents.projection import Feed
 from .documents.references import Table
 from .domain.calls import ENDED, PLACED, ROUTED
 from .eventlog.upcasting import Upcasters
-from .history import faxes
 from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, REPORTS, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
+from .messaging import faxes
 from .messaging import handlers as messaging_handlers
 from .projections import Projection, Projections
 from .projections.clock import ClockOffset
@@ -59,7 +59,7 @@ def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Fe
     return merged
 
 
-FED = _merged(FEEDS, billing.FEEDS, history.FEEDS, webhooks.FEEDS)
+FED = _merged(FEEDS, billing.FEEDS, conversations.FEEDS, webhooks.FEEDS)
 """The document kinds fed by other events than their own, and their feeds."""
 
 

@@ -24,7 +24,7 @@ LAYERS = (  # bottom to top
     ("projections", "documents"),
     ("reactors",),
     ("api", "collections"),
-    ("accounts", "registry", "calls", "billing", "history", "messaging", "reports", "webhooks", "mail", "audit"),
+    ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit"),
     ("openapi",),
     ("app", "cli", "wiring", "embedded", "__main__", "__init__"),
 )

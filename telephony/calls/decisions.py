@@ -4,7 +4,7 @@ Each function builds a decision the writer runs inside its transaction. The call
 its stream there, so commands from the API and steps of the simulator are taken one after another
 on the state as it is. A call's ending claims the ids of the records its history leaves (CDR,
 recording, a media session and its record per leg that answered) and carries the final state those
-records are drawn from (`calls.history`).
+records are drawn from (`calls.records`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..domain.calls import Call, Event, Party, Target
 from ..domain.errors import Invalid
 from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
-from . import history, routing, rulings
+from . import dialplan, records, routing_rules
 from .destinations import Floor, Planner, Routing, final
 from .parties import charged_legs
 
@@ -105,7 +105,7 @@ def _reached(conn: sqlite3.Connection, placed: dict[str, Any], to: Target | None
     the hop's. When the hop leads nowhere (a user on DND whose final destination hangs up), the
     destination refuses the call: busy, unless it already fails otherwise."""
     call = rules.evolve(Call(id=placed["id"]), rules.PLACED, placed)
-    hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
+    hop = dialplan.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
     reached = hop.through or hop.routed  # a queue answers first, then rings its agent
     if reached is None:
         outcome = placed["plan"].get("outcome")
@@ -149,7 +149,7 @@ def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
             placed["tts"] = placing.tts
         callers = [str(placing.user_id or ""), placing.src.number or ""]
         dialled = placing.dst.number or ""
-        ruled = rulings.ruling(conn, placing.customer_id, rulings.OUTBOUND, callers, dialled, at)
+        ruled = routing_rules.ruling(conn, placing.customer_id, routing_rules.OUTBOUND, callers, dialled, at)
         if ruled is not None and ruled.ending is not None:  # the rule stops the call before it rings anyone
             events = rules.place(call_id, at, placed, accepted=True)[:1]
             events += rules.end(rules.fold(call_id, events), at, ruled.ending, None)
@@ -192,7 +192,7 @@ def place_inbound(inbound: Inbound, engine: Engine, now: Now) -> Decision[Call]:
                   "digits": [list(d) for d in inbound.digits],
                   "claims": {"call": [call_id]}}  # fmt: skip
         call = rules.evolve(Call(id=call_id), rules.PLACED, placed)
-        ruled = rulings.ruling(conn, inbound.customer_id, rulings.INBOUND, [inbound.src.number or ""],
+        ruled = routing_rules.ruling(conn, inbound.customer_id, routing_rules.INBOUND, [inbound.src.number or ""],
                                inbound.dialled, at)  # fmt: skip
         if ruled is not None and ruled.ending is not None:
             ended = [(rules.PLACED, placed), *rules.end(call, at, ruled.ending, None)]
@@ -208,7 +208,7 @@ def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Eng
             direct: bool = False) -> list[Event]:  # fmt: skip
     """The call goes to `to` in the same leg (through the destination the hop goes through first), or
     ends when it leads nowhere. An outbound call stays its caller's, and keeps the caller's recording."""
-    hop = routing.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
+    hop = dialplan.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
     events: list[Event] = []
     for routed in (dict(r) for r in (hop.through, hop.routed) if r is not None):
         if call.destination != "in":
@@ -220,7 +220,7 @@ def _routed(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Eng
             events.append(event)
             call = rules.evolve(call, *event)
     if hop.routed is None:
-        events += rules.end(call, at, hop.ending or routing.NO_ROUTE, None)
+        events += rules.end(call, at, hop.ending or dialplan.NO_ROUTE, None)
     return events
 
 
@@ -234,10 +234,10 @@ def _go_on(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engi
     child_id = next_id(conn, "call", FIRST_CALL_ID)
     _, placed = rules.forward(call, at, child_id, None)
     child = rules.evolve(Call(id=child_id), *placed)
-    hop = routing.hop(Routing(conn, child, engine.planner, engine.floor, at), to)
+    hop = dialplan.hop(Routing(conn, child, engine.planner, engine.floor, at), to)
     reached = hop.through or hop.routed
     if reached is None:
-        return _recorded(conn, call, rules.end(call, at, hop.ending or routing.NO_ROUTE, "dst"), engine)
+        return _recorded(conn, call, rules.end(call, at, hop.ending or dialplan.NO_ROUTE, "dst"), engine)
     own, placed = rules.forward(call, at, child_id, reached["dst"].get("number"))
     placed[1]["claims"] = {"call": [child_id]}
     ended, _ = _recorded(conn, call, own, engine)
@@ -256,7 +256,7 @@ def _missed(conn: sqlite3.Connection, call: Call, at: float) -> dict[str, Any] |
     rang = msgspec.structs.replace(call, placed_at=call.reached_at, user_id=user_id, connected_at=None)
     rang = rules.evolve(rang, rules.ENDED, {"id": call.id, "at": at, "cause": rules.CAUSES["no_answer"],
                                             "disposition": "NO_ANSWER"})  # fmt: skip
-    return {**history.cdr(rang, next_id(conn, "cdr")), "type": "M"}
+    return {**records.cdr(rang, next_id(conn, "cdr")), "type": "M"}
 
 
 def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
@@ -266,13 +266,13 @@ def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         call, at = call_of(conn, call_id), now()
-        ivr = routing.ivr_of(conn, call)
+        ivr = dialplan.ivr_of(conn, call)
         if ivr is None:
             raise Invalid.field("digits", f"Call {call_id} is not in an IVR.")
-        to = routing.key_target(conn, call, ivr, keys)
+        to = dialplan.key_target(conn, call, ivr, keys)
         if to is not None:
             return _go_on(conn, call, to, engine, at)
-        replayed = rules.replay(call, at, routing.menu_of(ivr), keys)
+        replayed = rules.replay(call, at, dialplan.menu_of(ivr), keys)
         if replayed is None:
             return _go_on(conn, call, final(ivr), engine, at)
         return _recorded(conn, call, replayed, engine)

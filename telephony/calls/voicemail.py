@@ -16,7 +16,7 @@ from ..domain.calls import Call
 from ..eventlog import RecordedEvent
 from ..mail import Mailer, recording
 from ..reactors.reactor import Reaction, Reactor
-from .history import voicemessage
+from .records import voicemessage
 
 
 class VoicemailMail(Reactor):

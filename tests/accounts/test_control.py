@@ -28,8 +28,8 @@ from tests.accounts.helpers import (
     status_of,
     url,
 )
-from tests.billing.test_history import fax, provision
 from tests.calls.test_voicemail_mail import settled
+from tests.messaging.test_faxes import fax, provision
 
 WIRE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 ENDPOINTS = [

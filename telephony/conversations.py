@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from ..documents.names import source
-from ..documents.projection import DocumentChange, clear, patch, put
-from ..eventlog import RecordedEvent
+from .documents.names import source
+from .documents.projection import DocumentChange, clear, patch, put
+from .eventlog import RecordedEvent
 
 CHANNELS = ("call", "sms", "fax", "chat")
 KINDS = {"call": "cdr", "sms": "sms", "fax": "fax", "chat": "chat"}
@@ -104,4 +104,4 @@ FEEDS = {
     }
 }  # fmt: skip
 """The conversations' document kind and the events of records it is made from (the call engine
-feeds it the CDRs its calls leave, `calls.history`)."""
+feeds it the CDRs its calls leave, `calls.records`)."""

@@ -1,8 +1,8 @@
-"""The history a call leaves: CDR, recording, media sessions and their records, web call records.
+"""The records a call leaves: CDR, recording, media sessions and their records, web call records.
 
 Each is a document table fed by call events (`DocumentTable(feeds=...)`): a call's ending carries
 its final state and the ids its records take, and these functions draw the records from them, so a
-replay gives the same history byte for byte. Times are the call's clock times.
+replay gives the same records byte for byte. Times are the call's clock times.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 import msgspec
 
 from ..clock import wire_time
+from ..conversations import conversation
 from ..documents.projection import DocumentChange, patch, put
 from ..domain import calls as rules
 from ..domain.billing import shown
 from ..domain.calls import Call
 from ..eventlog import RecordedEvent
-from ..history import conversation
 from ..media import mp3
 
 CDR_TYPES = {"in": "I", "out": "O", "webcall": "O", "callmeback": "O"}
@@ -180,7 +180,7 @@ def new_messages(event: RecordedEvent) -> Iterable[DocumentChange]:
 
 
 def conversations(event: RecordedEvent) -> Iterable[DocumentChange]:
-    """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`history`)."""
+    """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`conversations`)."""
     for _, data in (*missed(event), *(cdrs(event) if event.type == rules.ENDED else ())):
         yield conversation("call", data["body"], data["customer_id"])
 
@@ -195,4 +195,4 @@ FEEDS = {
     "user": {rules.ENDED: new_messages},
     "conversation": {rules.ENDED: conversations, rules.ROUTED: conversations},
 }
-"""The history kinds' feeds: the call events each document table is made from, besides its own."""
+"""The record kinds' feeds: the call events each document table is made from, besides its own."""
