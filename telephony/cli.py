@@ -1,4 +1,4 @@
-"""The `telephony` command: serve, log, replay, verify, routes."""
+"""The `telephony` command: serve, log, replay, verify, routes, import, export, events."""
 
 from __future__ import annotations
 
@@ -24,9 +24,10 @@ from typing import BinaryIO
 import msgspec
 from tqdm import tqdm
 
-from . import audit, datadir, logs, wiring
+from . import audit, datadir, event_catalogue, logs, wiring
 from .config import ConfigError, Settings, load_settings
 from .eventlog import LOG_FILE, readahead, store
+from .eventlog.compression import plain
 from .projections import Projections
 from .projections.memory import MemoryProjections
 from .redaction import redact
@@ -167,13 +168,18 @@ def _time_bound(text: str | None, option: str) -> str | None:
 
 
 def _show(row: tuple, as_json: bool) -> str:
-    event = store.decode_row(row)
-    shown = msgspec.structs.replace(event, data=redact(event.data))
+    """A stored event as the log holds it (its data as stored, secrets masked)."""
+    position, stream, version, type_, schema, data, meta, recorded_at, digest = row
+    shown = {"position": position, "stream": stream, "version": version, "type": type_, "schema": schema,
+             "data": redact(msgspec.json.decode(plain(data))), "meta": msgspec.json.decode(meta),
+             "recorded_at": recorded_at, "hash": digest.hex()}  # fmt: skip
     if as_json:
         return msgspec.json.encode(shown).decode()
-    actor = f" user={event.meta.user_id}" if event.meta.user_id is not None else ""
-    data = msgspec.json.encode(shown.data).decode()
-    return f"{event.position:>8} {event.recorded_at} {event.stream}@{event.version} {event.type}{actor} {data}"
+    user_id = shown["meta"].get("user_id")
+    actor = f" user={user_id}" if user_id is not None else ""
+    return (
+        f"{position:>8} {recorded_at} {stream}@{version} {type_}{actor} {msgspec.json.encode(shown['data']).decode()}"
+    )
 
 
 def cmd_log(args: argparse.Namespace) -> int:
@@ -264,7 +270,7 @@ def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | 
     conn = _open_log(settings)
     try:
         projections = wiring.projection_set()
-        named = Projections([p for p in projections.all if p.name in rebuilt], projections.upcasters)
+        named = Projections([p for p in projections.all if p.name in rebuilt], projections.catalogue)
         chain = audit.Chain()
         compared = audit.verify_projections(conn, named, chain)
         if chain.problem is not None:
@@ -425,6 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
     dump = add_command("export", help="write every record as JSON lines (the file is made 0600)")
     dump.add_argument("--out", help="file to write, mode 0600 (default: standard output)")
     dump.set_defaults(func=cmd_export)
+    events = add_command("events", help="print the catalogue of event types: the audit contract")
+    events.add_argument("--json", action="store_true", help="as JSON")
+    events.set_defaults(func=event_catalogue.command)
     return parser
 
 

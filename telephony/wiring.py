@@ -32,8 +32,8 @@ from .documents import DerivedTable, DocumentTable
 from .documents.blobs import Blobs
 from .documents.projection import Feed
 from .documents.references import Table
-from .domain.calls import ENDED, PLACED, ROUTED
-from .eventlog.upcasting import Upcasters
+from .domain.events import Event, tag_of
+from .domain.events.calls import CallEnded, CallPlaced, CallRouted
 from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, REPORTS, SCHEDULER, SETTINGS
 from .mail import SmtpDelivery
 from .messaging import faxes
@@ -50,9 +50,9 @@ from .webhooks import dashboard
 from .webhooks import handlers as webhook_handlers
 
 
-def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Feed]]:
+def _merged(*tables: Mapping[str, Mapping[type[Event], Feed]]) -> dict[str, dict[type[Event], Feed]]:
     """Feeds of several capabilities, by document kind (a kind may be fed by several)."""
-    merged: dict[str, dict[str, Feed]] = {}
+    merged: dict[str, dict[type[Event], Feed]] = {}
     for table in tables:
         for kind, feeds in table.items():
             merged.setdefault(kind, {}).update(feeds)
@@ -75,7 +75,7 @@ def projections() -> list[Projection]:
         DocumentTable(webhooks.KIND, indexed=("name",)),
         DocumentTable("delivery", indexed=("webhook_id", "call_id"), feeds=FED["delivery"]),
     ]
-    claiming = (PLACED, ROUTED, ENDED, *billing.CLAIMING, *webhooks.CLAIMING)
+    claiming = (CallPlaced, CallRouted, CallEnded, *billing.CLAIMING, *webhooks.CLAIMING)
     allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
     sequences = Sequences(["customer", "user", *allocated, webhooks.KIND], claiming=claiming)
     return [*account_projections(), *documents, Blobs(), sequences]
@@ -98,7 +98,7 @@ def fed_kinds() -> dict[str, set[str]]:
     for table in projections():
         if isinstance(table, DocumentTable):
             for type_ in table.feeds:
-                fed.setdefault(type_, set()).add(table.kind)
+                fed.setdefault(tag_of(type_), set()).add(table.kind)
     return fed
 
 
@@ -108,8 +108,8 @@ def reactors(app: web.Application) -> list[Reactor]:
     smtp = [SmtpDelivery(settings.mail, accounts.sealer, app[CLOCK], app[READER])] if settings.mail.host else []
     planner = reports.ReportPlanner(app[REPORTS], app[READER])
     reader = app[READER]
-    return [calls_engine(app).simulator, VoicemailMail(reader, accounts.mailer), webhooks.Dispatcher(reader), planner,
-            *smtp]  # fmt: skip
+    calls_engine(app)
+    return [VoicemailMail(reader, accounts.mailer), webhooks.Dispatcher(reader), planner, *smtp]
 
 
 def calls_engine(app: web.Application) -> Calls:
@@ -119,6 +119,7 @@ def calls_engine(app: web.Application) -> Calls:
         floor = LiveFloor(live, app[MEMORY][QueueRecords], settings.simulator.seed)
         engine = Engine(planner(settings.simulator), floor, ledger(app))
         simulator = CallSimulator(live, engine, app[EVENT_LOG], app[SCHEDULER], clock)
+        app[EVENT_LOG].follow_commits("call timers", simulator.follow_commit)  # after the in-memory projections
         per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
         registrations = app[MEMORY][Registrations]
         app[CALLS] = Calls(settings.simulator, live, simulator, app[EVENT_LOG], clock, per_minute, registrations)
@@ -150,12 +151,8 @@ def webhooks_service(app: web.Application) -> webhooks.Webhooks:
     return webhooks.Webhooks(settings.webhooks, app[EVENT_LOG], app[READER], app[CLOCK], accounts.sealer, sender)
 
 
-def upcasters() -> Upcasters:
-    return Upcasters()
-
-
 def projection_set() -> Projections:
-    return Projections(projections(), upcasters())
+    return Projections(projections())
 
 
 def api_routes() -> list[Route]:

@@ -13,7 +13,8 @@ from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
 from tests.serving import telephony
 
-from .make_old_log import ANSWERED, CONTROL, CONTROL_KEY, HERE, OPERATOR_ANSWERED, START, V12
+from .make_old_log import ANSWERED, HERE, OPERATOR_ANSWERED
+from .old_log_driver import CONTROL, CONTROL_KEY, START, V12
 
 
 @pytest.fixture
