@@ -34,7 +34,7 @@ USERS = "user"
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UserPlan:
     """A user to create, its secrets already hashed or sealed, its document built but for ids."""
 

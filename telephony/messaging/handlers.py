@@ -54,8 +54,8 @@ async def send_sms(request: web.Request) -> web.Response:
         raise NotFound(not_found("user", who.user_id))
     to = phone.e164(body.to)
     to_id, to_name = await _contact(request, who.customer_id, to)
-    outgoing = sms.Outgoing(who.customer_id, msgspec.json.decode(found), to, body.message,
-                            body.from_, to_id, to_name)  # fmt: skip
+    outgoing = sms.Outgoing(customer_id=who.customer_id, user=msgspec.json.decode(found), to=to, text=body.message,
+                            requested=body.from_, to_id=to_id, to_name=to_name)  # fmt: skip
 
     def plan(sms_id: int):
         return delivery(settings.seed, sms_id, settings.sms_failure_rate, settings.sms_sent_seconds,

@@ -58,7 +58,7 @@ def sender(conn: sqlite3.Connection, customer_id: int, user: dict[str, Any], req
     return chosen[0]["id"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     customer_id: int
     user: dict[str, Any]

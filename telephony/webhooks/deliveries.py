@@ -41,7 +41,7 @@ EXCERPT = 500
 """The characters of a receiver's answer kept with an attempt."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     """An event for one webhook, to be queued."""
 
@@ -66,7 +66,7 @@ def queued(conn: sqlite3.Connection, customer_id: int, outgoing: Iterable[Outgoi
     return events
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Attempt:
     """How one POST went: the HTTP status (None when there was no answer), its time, the error."""
 
@@ -120,8 +120,8 @@ def redelivered(customer_id: int, delivery_id: int, at: float) -> Decision[dict[
         if found is None:
             raise Unknown(f"Delivery {delivery_id} not found")
         webhook = {"id": found["webhook_id"], "name": found["webhook"]}
-        again = Outgoing(webhook, found["lane"], found["call_id"], found["event_id"], found["event_name"],
-                         found["body"])  # fmt: skip
+        again = Outgoing(webhook=webhook, lane=found["lane"], call_id=found["call_id"], event_id=found["event_id"],
+                         event_name=found["event_name"], body=found["body"])  # fmt: skip
         events = queued(conn, customer_id, [again], at)
         assert isinstance(events[0].event, DeliveryQueued)
         return events, document(events[0].event)

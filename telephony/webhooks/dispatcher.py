@@ -89,7 +89,8 @@ def _call(conn: sqlite3.Connection, event: RecordedEvent, changed: CallEvent) ->
     for n, name in enumerate(hooks.events_of(changed, before, after)):
         event_id = f"evt_{event.position}_{n}"
         body = _encode(hooks.call_body(event_id, name, after, changed.at)).decode()
-        outgoing += [Outgoing(webhook, f"call:{after.id}", after.id, event_id, name, body)
+        outgoing += [Outgoing(webhook=webhook, lane=f"call:{after.id}", call_id=after.id, event_id=event_id,
+                             event_name=name, body=body)
                      for webhook in _subscribed(conn, after.customer_id, name, event.position)]  # fmt: skip
     return queued(conn, after.customer_id, outgoing, changed.at)
 
@@ -99,6 +100,7 @@ def _sms(conn: sqlite3.Connection, position: int, created: SmsCreated) -> list[N
     event_id = f"evt_{position}_0"
     body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
                                   sms["to"], sms["message"])).decode()  # fmt: skip
-    outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, event_id, hooks.SMS_RECEIVED, body)
+    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms['id']}", call_id=None, event_id=event_id,
+                         event_name=hooks.SMS_RECEIVED, body=body)
                 for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED, position)]  # fmt: skip
     return queued(conn, customer_id, outgoing, parse_wire_time(sms["created_at"]).timestamp())

@@ -225,7 +225,8 @@ class Sender:
             except aiohttp.ClientError as exc:
                 error = type(exc).__name__
         latency = (time.perf_counter() - started) * 1000
-        return Attempt(pending.id, pending.customer_id, pending.attempts + 1, at, status, latency, error, excerpt)
+        return Attempt(delivery_id=pending.id, customer_id=pending.customer_id, attempt=pending.attempts + 1, at=at,
+                       status=status, latency_ms=latency, error=error, excerpt=excerpt)  # fmt: skip
 
     @property
     def session(self) -> aiohttp.ClientSession:
