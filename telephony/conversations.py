@@ -97,8 +97,8 @@ def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]
 def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
     match event.event:
-        case ResourceUpdated(id=chat_id, changes={"duration": duration}):
-            yield patch(source(KINDS["chat"], chat_id), {"duration": duration})
+        case ResourceUpdated(id=chat_id, changes=changes) if "duration" in changes:
+            yield patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
 
 
 FEEDS: dict[str, dict[type[Event], Feed]] = {

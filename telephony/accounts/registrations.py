@@ -65,7 +65,7 @@ class Registrations(MemoryProjection):
                     left.by_id.pop(rid, None)
                     if not left.by_id:
                         del self._users[user_id]
-            case UserDeleted(id=int(user_id)):
+            case UserDeleted(id=user_id) if isinstance(user_id, int):
                 self._users.pop(user_id, None)
             case CustomerDeleted(id=customer_id):
                 for user_id in [u for u, c in self._users.items() if c.customer_id == customer_id]:

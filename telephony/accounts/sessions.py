@@ -102,12 +102,12 @@ class SessionIndex(MemoryProjection):
             case UserCreated(body=b):
                 roles, active = tuple(b.get("roles") or ()), b.get("active", True)
                 self.accounts[b["id"]] = Account(b["customer_id_id"], bool(b.get("is_root")), roles, active)
-            case UserUpdated(id=int(user_id), changes=changes):
+            case UserUpdated(id=user_id, changes=changes) if isinstance(user_id, int):
                 if (account := self.accounts.get(user_id)) is not None:
                     account.is_root = bool(changes.get("is_root", account.is_root))
                     account.roles = tuple(changes.get("roles", account.roles) or ())
                     account.active = changes.get("active", account.active)
-            case UserDeleted(id=int(user_id)):
+            case UserDeleted(id=user_id) if isinstance(user_id, int):
                 self.accounts.pop(user_id, None)
             case CustomerDeleted(id=customer_id):
                 for user_id in [u for u, a in self.accounts.items() if a.customer_id == customer_id]:

@@ -36,10 +36,10 @@ class QueueRecords(MemoryProjection):
 
     def apply(self, event: RecordedEvent) -> None:
         match event.event:
-            case CallRouted(queue_id=int(queue_id), dst=dst) if dst.user_id is not None:
+            case CallRouted(queue_id=queue_id, dst=dst) if queue_id is not None and dst.user_id is not None:
                 self.rung[queue_id] = dst.user_id
-            case CallEnded(final=Call(queue_id=int(served_in), dst=Party(user_id=int(agent))) as final) as ended:
-                if final.dst_answered_at is not None:
+            case CallEnded(final=Call(queue_id=served_in, dst=Party(user_id=agent)) as final) as ended:
+                if served_in is not None and agent is not None and final.dst_answered_at is not None:
                     calls = self.served.get((served_in, agent), (0, 0.0))[0]
                     self.served[(served_in, agent)] = (calls + 1, ended.at)
 

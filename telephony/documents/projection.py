@@ -166,10 +166,10 @@ class DocumentTable(Projection):
             self.journal.record(Change(self.kind, customer_id, id_, before, after))
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        if isinstance(event.event, CustomerDeleted):
+        if event.type in self._own:  # one of the kind's four events
+            self._actions[event.event.action](conn, event.event)  # type: ignore[attr-defined]
+        elif isinstance(event.event, CustomerDeleted):
             self._change(conn, [clear(event.event.id)])
-        elif event.type in self._own:
-            self._change(conn, [event.event])  # type: ignore[list-item]  # one of the kind's four events
         else:
             self._change(conn, self._fed[event.type](event))
 

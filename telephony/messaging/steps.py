@@ -49,13 +49,15 @@ class Pending(MemoryProjection):
                 for key in [key for key, (owner, _, _) in self.due.items()
                             if owner == customer and (everything or key[0] == kind)]:  # fmt: skip
                     del self.due[key]
-            case SmsCreated(id=int(id_), customer_id=customer, steps=SmsSteps() as steps):
+            case SmsCreated(id=id_, customer_id=customer, steps=SmsSteps() as steps) if isinstance(id_, int):
                 self._set((kind, id_), (customer, msgspec.structs.asdict(steps), steps.sent_at))
-            case ChatCreated(id=int(id_), customer_id=customer, ends_at=ends_at, lasts=lasts) if ends_at is not None:
+            case ChatCreated(id=id_, customer_id=customer, ends_at=ends_at, lasts=lasts) if (
+                isinstance(id_, int) and ends_at is not None
+            ):
                 self._set((kind, id_), (customer, {"ends_at": ends_at, "lasts": lasts}, ends_at))
-            case ResourceUpdated(id=int(id_), changes=changes) if (kind, id_) in self.due:
+            case ResourceUpdated(id=id_, changes=changes) if isinstance(id_, int) and (kind, id_) in self.due:
                 self._updated((kind, id_), changes)
-            case ResourceDeleted(id=int(id_)):
+            case ResourceDeleted(id=id_) if isinstance(id_, int):
                 self.due.pop((kind, id_), None)
 
     def _updated(self, key: Key, changes: dict[str, Any]) -> None:

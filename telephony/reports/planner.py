@@ -117,10 +117,8 @@ class ReportPlanner(Reactor):
             case CustomerDeleted(id=customer_id) | ResourceCleared(customer_id=customer_id):
                 self._runs.drop_customer(customer_id)
             case (
-                ResourceCreated(id=int(schedule_id))
-                | ResourceUpdated(id=int(schedule_id))
-                | ResourceDeleted(id=int(schedule_id))
-            ):
+                ResourceCreated(id=schedule_id) | ResourceUpdated(id=schedule_id) | ResourceDeleted(id=schedule_id)
+            ) if isinstance(schedule_id, int):
                 return await self._planned(schedule_id)
         return None
 

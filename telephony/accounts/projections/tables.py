@@ -93,36 +93,33 @@ class Credentials(Projection):
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS credentials_email ON credentials (email)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        match event.event:
-            case ChallengeIssued() | ChallengePassed() | ResetRequested() | ResetUsed() as once:
-                _apply_challenge(conn, once)
-            case UserCreated(id=int(id_), customer_id=customer_id, body=body) as created:
+        match event.event:  # the most frequent first
+            case (
+                UserUpdated(id=id_) | UserDeleted(id=id_) | PasswordChanged(id=id_) | DeviceAdded(id=id_) as changed
+            ) if isinstance(id_, int):
+                if (held := self._held.get(id_)) is not None:
+                    self._change_held(held, changed)
+                else:
+                    self._change_stored(conn, changed)
+            case UserCreated(id=id_, customer_id=customer_id, body=body) as created if isinstance(id_, int):
                 row = [id_, customer_id, body["email"].lower(), created.password_hash, created.sip_password_sealed,
                        body.get("two_factor_auth", "D"), "[]", 0]  # fmt: skip
                 if self.rebuilding:
                     self._held.hold(conn, id_, row)
                 else:
                     conn.execute(self.INSERT, row)
+            case ChallengeIssued() | ChallengePassed() | ResetRequested() | ResetUsed() as once:
+                _apply_challenge(conn, once)
             case CustomerDeleted(id=customer_id):
                 self._held.flush(conn)
                 conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
                              "WHERE customer_id = ? AND deleted = 0", (customer_id,))  # fmt: skip
-            case (
-                UserUpdated(id=int(id_))
-                | UserDeleted(id=int(id_))
-                | PasswordChanged(id=id_)
-                | DeviceAdded(id=id_) as changed
-            ):
-                if (held := self._held.get(id_)) is not None:
-                    self._change_held(held, changed)
-                else:
-                    self._change_stored(conn, changed)
 
     def _change_held(self, held: list, event: Event) -> None:
         """What `_change_stored` does, on a row held back by a rebuild."""
         match event:
-            case UserUpdated(changes={"two_factor_auth": two_factor}):
-                held[self.TWO_FACTOR] = two_factor
+            case UserUpdated(changes=changes) if "two_factor_auth" in changes:
+                held[self.TWO_FACTOR] = changes["two_factor_auth"]
             case UserDeleted(id=id_):
                 held[self.DELETED] = 1
                 held[self.EMAIL] = f"{held[self.EMAIL]}#deleted-{id_}"
@@ -134,7 +131,8 @@ class Credentials(Projection):
     @staticmethod
     def _change_stored(conn: sqlite3.Connection, event: Event) -> None:
         match event:
-            case UserUpdated(id=id_, changes={"two_factor_auth": two_factor}):
+            case UserUpdated(id=id_, changes=changes) if "two_factor_auth" in changes:
+                two_factor = changes["two_factor_auth"]
                 conn.execute("UPDATE credentials SET two_factor = ? WHERE user_id = ?", (two_factor, id_))
             case UserDeleted(id=id_):
                 conn.execute("UPDATE credentials SET deleted = 1, email = email || '#deleted-' || user_id "
@@ -241,7 +239,7 @@ class Outbox(Projection):
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         match event.event:
-            case MailSent(queued=int(queued)) | MailFailed(queued=queued):  # the delivery of a queued message
+            case MailSent(queued=queued) | MailFailed(queued=queued) if queued is not None:  # a queued one's delivery
                 status = "sent" if isinstance(event.event, MailSent) else "failed"
                 conn.execute("UPDATE outbox SET status = ? WHERE id = ?", (status, queued))
             case MailQueued() | MailSent() as written:

@@ -42,7 +42,8 @@ class Catalogue:
             if by_tag.setdefault(tag, cls) is not cls:
                 raise ValueError(f"two event types are tagged {tag!r}: {by_tag[tag].__qualname__}, {cls.__qualname__}")
         self.types: Mapping[str, type[Event]] = MappingProxyType(by_tag)
-        self._decoders = {tag: msgspec.json.Decoder(cls) for tag, cls in by_tag.items()}
+        self._decoders = {tag: (cls.schema, msgspec.json.Decoder(cls).decode) for tag, cls in by_tag.items()}
+        """Each type's current schema, and what decodes data stored under it."""
         self._heads = {tag: _encode({TAG_FIELD: tag})[:-1] for tag in by_tag}
         """Each type's encoding starts with its tag field: `{"type":"call.placed"`."""
 
@@ -67,12 +68,13 @@ class Catalogue:
 
     def read(self, tag: str, schema: int, data: bytes) -> Event:
         """The event stored as `data` under `tag` and `schema`, in its type's current shape."""
-        cls = self.types.get(tag)
-        if cls is None:
+        current, decode = self._decoders.get(tag, (None, None))
+        if decode is None:
             raise UnreadableEvent(f"unknown event type {tag!r}")
         try:
-            if schema == cls.schema:
-                return self._decoders[tag].decode(data)
+            if schema == current:
+                return decode(data)
+            cls = self.types[tag]
             if schema > cls.schema:
                 raise UnreadableEvent(f"{tag} of schema {schema} is newer than this build reads ({cls.schema})")
             upcast = _decode(data)
@@ -80,7 +82,8 @@ class Catalogue:
                 upcast = cls.upcasters[old](upcast)
             return msgspec.convert(upcast, cls)
         except (msgspec.ValidationError, msgspec.DecodeError, KeyError) as exc:
-            raise UnreadableEvent(f"{tag} of schema {schema} does not read as {cls.__qualname__}: {exc}") from exc
+            name = self.types[tag].__qualname__
+            raise UnreadableEvent(f"{tag} of schema {schema} does not read as {name}: {exc}") from exc
 
     def changes(self, tag: str) -> bool:
         """Whether stored data of this type may be upcast (written under an older schema)."""
