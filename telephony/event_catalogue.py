@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import os
+import sys
 import textwrap
 import types
 import typing
@@ -143,5 +145,8 @@ def as_text(contract: Contract) -> str:
 def command(args: argparse.Namespace) -> int:
     """`telephony events [--json]`."""
     contract = described()
-    print(msgspec.json.encode(contract).decode() if args.json else as_text(contract))
+    try:
+        print(msgspec.json.encode(contract).decode() if args.json else as_text(contract), flush=True)
+    except BrokenPipeError:  # a reader that stopped early (`telephony events | head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from telephony.domain.events.base import data_of
 from telephony.event_catalogue import as_text, described
 from telephony.eventlog.compression import load, plain
 from tests.eventlog.make_old_log import HERE, make
-from tests.serving import telephony
+from tests.serving import clean_env, telephony
 
 
 def stored_events(path: Path) -> list[tuple[int, str, int, bytes]]:
@@ -102,6 +104,16 @@ def test_the_text_catalogue_names_each_type_its_schema_and_its_fields():
     text = as_text(described())
     assert "call.ended (schema 1, CallEnded)" in text and "  final: Call | None = null" in text
     assert "contact.created (schema 1, ContactCreated)" in text
+
+
+def test_a_reader_that_stops_early_ends_the_catalogue_quietly(tmp_path):
+    """As `telephony events | head` does: here the reader is gone before the catalogue is written."""
+    command = subprocess.Popen([sys.executable, "-m", "telephony", "events"], cwd=tmp_path, env=clean_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    assert command.stdout is not None and command.stderr is not None
+    command.stdout.close()
+    errors = command.stderr.read()
+    assert (command.wait(timeout=60), errors) == (0, b"")
 
 
 def test_every_document_kind_of_the_app_has_its_four_events_and_every_handled_type_is_in_the_catalogue():
