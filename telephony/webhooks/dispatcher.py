@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
-
 from ..documents import reads
 from ..documents.reader import Reader
 from ..domain import calls as rules
@@ -26,17 +24,13 @@ from ..domain import webhooks as hooks
 from ..domain.accounts import CUSTOMER_DELETED
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
+from .bodies import CHANGES, SMS_CREATED, Made, call_events, inbound_sms
 from .configuration import KIND
 from .deliveries import Outgoing, queued, since
 
-SMS_CREATED = "sms.created"
-"""An SMS's record: an inbound one (`type` in) is delivered as the spec's `sms.received`."""
-CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
-"""The call events that can change a call's state; the others make no webhook event."""
 WEBHOOK_CREATED = f"{KIND}.created"
 GONE = frozenset({f"{KIND}.deleted", CUSTOMER_DELETED})
 """Events after which no webhook may be left: whether any is, is asked again."""
-_encode = msgspec.json.encode
 
 
 class Dispatcher(Reactor):
@@ -60,7 +54,8 @@ class Dispatcher(Reactor):
         if not self._any_webhook:
             return None  # no customer has a webhook yet: no transaction for an event nobody can want
         if event.type == SMS_CREATED:
-            return (lambda conn: _sms(conn, event)) if event.data["body"].get("type") == "in" else None
+            made = inbound_sms(event)
+            return (lambda conn: _sms(conn, event, made)) if made is not None else None
         return lambda conn: _call(conn, event)
 
 
@@ -74,26 +69,17 @@ def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, pos
 
 
 def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
-    data = event.data
     so_far = store.stream_content(conn, event.stream)[: event.version]
-    before = rules.fold(data["id"], so_far[:-1])
-    after = rules.evolve(before, event.type, data)
+    after, made = call_events(event, rules.fold(event.data["id"], so_far[:-1]))
     if not after.customer_id:
         return []
-    outgoing = []
-    for n, name in enumerate(hooks.events_of(event.type, before, after)):
-        event_id = f"evt_{event.position}_{n}"
-        body = _encode(hooks.call_body(event_id, name, after, data["at"])).decode()
-        outgoing += [Outgoing(webhook, f"call:{after.id}", after.id, event_id, name, body)
-                     for webhook in _subscribed(conn, after.customer_id, name, event.position)]  # fmt: skip
-    return queued(conn, after.customer_id, outgoing, data["at"])
+    outgoing = [Outgoing(webhook, f"call:{after.id}", after.id, m.event_id, m.name, m.body)
+                for m in made for webhook in _subscribed(conn, after.customer_id, m.name, event.position)]  # fmt: skip
+    return queued(conn, after.customer_id, outgoing, event.data["at"])
 
 
-def _sms(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
+def _sms(conn: sqlite3.Connection, event: RecordedEvent, made: Made) -> list[NewEvent]:
     customer_id, sms = event.data["customer_id"], event.data["body"]
-    event_id = f"evt_{event.position}_0"
-    body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
-                                  sms["to"], sms["message"])).decode()  # fmt: skip
-    outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, event_id, hooks.SMS_RECEIVED, body)
-                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED, event.position)]  # fmt: skip
+    outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, made.event_id, made.name, made.body)
+                for webhook in _subscribed(conn, customer_id, made.name, event.position)]  # fmt: skip
     return queued(conn, customer_id, outgoing, since(sms["created_at"]) or 0.0)
