@@ -1,0 +1,81 @@
+"""What the event stream sends for each event of the log, and to whom.
+
+A call's event is sent as the webhook events it makes (`webhooks.call_events`, given the call folded
+up to the event before it), an inbound SMS's record as `sms.received` (`webhooks.inbound_sms`): the
+same bodies, byte for byte, as the deliveries of those events. The other SMS events and the webhook
+deliveries' events are sent under the log's type with the event's data. A call's event that makes no
+webhook event is not sent (its log type could be taken for a webhook event's name: the caller's own
+phone ringing is a `call.ringing` of the log, but not the webhook event `call.ringing`).
+
+Each message names the customer it belongs to: the one its event's data names, else the call's, else
+the one the first event of its stream names (a delivery's attempts, an SMS's status).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import msgspec
+
+from .. import webhooks
+from ..domain import calls as rules
+from ..eventlog import EventLog, RecordedEvent
+
+SMS_UPDATED = "sms.updated"
+TYPES = sorted({*webhooks.CHANGES, webhooks.SMS_CREATED, SMS_UPDATED, webhooks.QUEUED, webhooks.ATTEMPTED})
+"""The log's types the stream sends messages for."""
+REMEMBERED = 1024
+"""Calls (as folded) and streams' customers remembered, the most recently used."""
+
+
+@dataclass(frozen=True)
+class Message:
+    position: int
+    name: str
+    data: str
+    customer_id: int | None
+
+    def encoded(self) -> bytes:
+        return f"id: {self.position}\nevent: {self.name}\ndata: {self.data}\n\n".encode()
+
+
+class Messages:
+    """The messages of the log's events, in order; remembers the calls it folded and the customers of
+    the streams it met, so a call's next event is folded on from where it was."""
+
+    def __init__(self, event_log: EventLog) -> None:
+        self._log = event_log
+        self._calls: OrderedDict[str, tuple[int, rules.Call]] = OrderedDict()
+        self._owners: OrderedDict[str, int | None] = OrderedDict()
+
+    async def of(self, event: RecordedEvent) -> list[Message]:
+        if event.type in webhooks.CHANGES:
+            after, made = webhooks.call_events(event, await self._call_before(event))
+            _remember(self._calls, event.stream, (event.version, after))
+            return [Message(event.position, m.name, m.body, after.customer_id or None) for m in made]
+        if event.type == webhooks.SMS_CREATED and (made_ := webhooks.inbound_sms(event)) is not None:
+            return [Message(event.position, made_.name, made_.body, event.data["customer_id"])]
+        customer_id = event.data.get("customer_id") or await self._owner(event.stream)
+        return [Message(event.position, event.type, msgspec.json.encode(event.data).decode(), customer_id)]
+
+    async def _call_before(self, event: RecordedEvent) -> rules.Call:
+        """The call as it was before `event`: folded on from the last event met, or from its stream."""
+        kept = self._calls.get(event.stream)
+        if kept is not None and kept[0] == event.version - 1:
+            return kept[1]
+        earlier = (await self._log.read_stream(event.stream))[: event.version - 1]
+        return rules.fold(event.data["id"], [(e.type, e.data) for e in earlier])
+
+    async def _owner(self, stream: str) -> int | None:
+        if stream not in self._owners:
+            first = await self._log.read_stream(stream)
+            _remember(self._owners, stream, first[0].data.get("customer_id") if first else None)
+        return self._owners[stream]
+
+
+def _remember(kept: OrderedDict, key: str, value: object) -> None:
+    kept[key] = value
+    kept.move_to_end(key)
+    if len(kept) > REMEMBERED:
+        kept.popitem(last=False)
