@@ -34,7 +34,8 @@ USER_AGENT = "telephony-listen/1.0"
 
 
 class Refused(Exception):
-    """The server refused the stream (a bad key, a bad request): listening cannot go on."""
+    """The server refused the stream (a bad key, a bad request: a 4xx): listening cannot go on. A 5xx
+    is a broken stream, followed again later."""
 
 
 @dataclass(frozen=True)
@@ -167,11 +168,12 @@ class Listener:
                                   "listening from its end.")  # fmt: skip
                         self._state.place = None
                         continue
+                    if response.status >= 500:
+                        raise aiohttp.ClientResponseError(response.request_info, (), status=response.status)
                     if response.status != 200:
                         raise Refused(f"the server answered {response.status}: {await response.text()}")
-                    if not said:
-                        self._say(self._ready(place))
-                        said = True
+                    self._say(self._ready(place, again=said))
+                    said = True
                     wait = 1.0
                     async for event in events(response.content):
                         if not place.done(event):
@@ -181,8 +183,11 @@ class Listener:
                             place = moved
                         if self.stopping:
                             return
+                    self._say(f"The server ended the stream (it stops); following it again in {wait:g} s.")
             except (aiohttp.ClientError, TimeoutError) as exc:
-                self._say(f"The stream broke ({type(exc).__name__}); following it again in {wait:g} s.")
+                why = f"the server answered {exc.status}" if isinstance(exc, aiohttp.ClientResponseError) else (
+                    type(exc).__name__)  # fmt: skip
+                self._say(f"The stream broke ({why}); following it again in {wait:g} s.")
             await asyncio.sleep(wait)
             wait = min(LONGEST_WAIT, wait * 2)
 
@@ -196,8 +201,10 @@ class Listener:
     def _headers(self, place: Place) -> dict[str, str]:
         return {"X-Control-Key": self._key, "Last-Event-ID": str(place.position - 1), "User-Agent": USER_AGENT}
 
-    def _ready(self, place: Place) -> str:
+    def _ready(self, place: Place, again: bool) -> str:
         where = f"from position {place.position}" + (f" (its message {place.sent + 1} on)" if place.sent else "")
+        if again:
+            return f"Following the stream again {where}."
         if self._forward_to is None:
             return f"Ready: listening to {self._server} {where}."
         return (f"Ready: forwarding the events of {self._server} to {self._forward_to} {where}; "

@@ -13,13 +13,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import aiohttp
 from aiohttp import web
 
 from tests.accounts.helpers import CONTROL
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, place
 from tests.conftest import CONTROL_KEY
-from tests.serving import clean_env
+from tests.serving import SERVICE, Server, clean_env, login
 from tests.testing.streams import opened
 from tests.webhooks.receiver import Receiver, start, verified
 
@@ -75,7 +76,11 @@ class Listening:
 
 
 async def listen(client, cwd: Path, *args: str) -> Listening:
-    server = str(client.make_url("")).rstrip("/")
+    """`telephony listen` following the test's server."""
+    return await listen_to(str(client.make_url("")).rstrip("/"), cwd, *args)
+
+
+async def listen_to(server: str, cwd: Path, *args: str) -> Listening:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "telephony", "listen", "--server", server, "--control-key", CONTROL_KEY, *args,
         cwd=cwd, env=clean_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
@@ -162,3 +167,27 @@ async def test_a_saved_place_past_the_servers_log_starts_from_its_end(client, ro
     await receiver.wait_for(1)
     assert await running.stopped() == 0
     assert [json.loads(body)["call_id"] for _, body in receiver.got] == [call_id]
+
+
+async def test_listen_follows_a_restarted_server_on_from_where_it_was(aiohttp_server, tmp_path):
+    receiver = await start(aiohttp_server, None, Local())
+    server = Server(tmp_path / "data", tmp_path, TELEPHONY_SIMULATOR_ANSWER_RATE="1", TELEPHONY_SIMULATOR_BUSY_RATE="0")
+    await server.start()
+    async with aiohttp.ClientSession(server.url) as session:
+        running = await listen_to(server.url, tmp_path, "--forward-to", receiver.url, "--events", "call.*",
+                                  "--state", str(tmp_path / "listen.json"))  # fmt: skip
+        await running.line("Ready")
+        token = await login(session)
+        answer = await session.post(f"{SERVICE}/calls", json={"to": ANSWERS}, headers={"X-Auth-Token": token})
+        call_id = (await answer.json())["data"]["id"]
+        await receiver.wait_for(1)
+        server.stop()  # the stream ends with the server
+        await running.line("The server ended the stream")
+        await server.start()
+        await running.line("Following the stream again")
+        await session.post("/_telephony/clock", json={"advance": 600}, headers=CONTROL)
+        await receiver.wait_for(4)
+    server.stop()
+    assert await running.stopped() == 0
+    assert [(b["event_name"], b["call_id"]) for b in map(json.loads, (b for _, b in receiver.got))] == [
+        (name, call_id) for name in CALL]  # fmt: skip

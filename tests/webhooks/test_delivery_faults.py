@@ -12,6 +12,15 @@ from tests.webhooks.conftest import delivered
 from tests.webhooks.test_configuration import hook
 
 
+async def connected_under(client, root, receiver, **rule) -> None:
+    """A webhook of `call.connected` to the receiver, a fault rule, and a call the destination answers
+    (its `call.connected` queued, not yet sent)."""
+    await hook(client, root, url=receiver.url, events=["call.connected"])
+    await add_fault(client, **rule)
+    await place(client, root, to=ANSWERS + "1")
+    await advance(client, 6)
+
+
 async def deliveries(client, root) -> list[dict]:
     response = await client.get("/_telephony/webhooks/crm/deliveries?sort=id", headers=root.headers())
     return (await response.json())["data"]
@@ -41,10 +50,7 @@ async def test_a_webhook_drop_rule_makes_the_receiver_see_the_redelivery_with_th
 
 
 async def test_a_duplicate_rule_sends_a_delivery_twice_with_the_same_webhook_id(client, root, receiver):
-    await hook(client, root, url=receiver.url, events=["call.connected"])
-    await add_fault(client, webhook="cr*", duplicate=True)
-    await place(client, root, to=ANSWERS + "1")
-    await advance(client, 6)
+    await connected_under(client, root, receiver, webhook="cr*", duplicate=True)
     await delivered(client)
     (one, two) = receiver.got
     assert one[0]["webhook-id"] == two[0]["webhook-id"] and one[1] == two[1]
@@ -52,20 +58,14 @@ async def test_a_duplicate_rule_sends_a_delivery_twice_with_the_same_webhook_id(
 
 
 async def test_a_delay_rule_holds_the_post_back_for_its_milliseconds(client, root, receiver):
-    await hook(client, root, url=receiver.url, events=["call.connected"])
-    await add_fault(client, webhook="crm", delay_ms=300, count=1)
-    await place(client, root, to=ANSWERS + "1")
-    await advance(client, 6)
+    await connected_under(client, root, receiver, webhook="crm", delay_ms=300, count=1)
     started = time.perf_counter()  # real time, by design: it is the receiver's wait
     await delivered(client)
     assert len(receiver.got) == 1 and time.perf_counter() - started >= 0.3
 
 
 async def test_a_rule_for_another_webhook_leaves_this_one_alone(client, root, receiver):
-    await hook(client, root, url=receiver.url, events=["call.connected"])
-    await add_fault(client, webhook="erp", drop=True)
-    await place(client, root, to=ANSWERS + "1")
-    await advance(client, 6)
+    await connected_under(client, root, receiver, webhook="erp", drop=True)
     await delivered(client)
     assert receiver.names() == ["call.connected"]
     (rule,) = await listed_faults(client)
