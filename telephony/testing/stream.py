@@ -107,6 +107,8 @@ async def event_stream(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(headers=HEADERS)
     stamp_request_id(request, response)
     await response.prepare(request)
+    if request.method == "HEAD":
+        return response  # the headers only, as a GET's
     with contextlib.suppress(ConnectionError):  # the client went away
         await response.write(OPENED)
         async for chunk in request.app[STREAMS].follow(after, view):
