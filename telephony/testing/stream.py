@@ -16,7 +16,7 @@ import contextlib
 import fnmatch
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -68,7 +68,7 @@ class Streams:
                 queue.get_nowait()
             queue.put_nowait(_END)
 
-    async def follow(self, after: int, view: View) -> AsyncIterator[bytes]:
+    async def follow(self, after: int, view: View) -> AsyncGenerator[bytes, None]:
         """The encoded messages after position `after`, and heartbeats, until the stream is closed."""
         queue: asyncio.Queue = asyncio.Queue(BUFFERED)
         self._open.add(queue)
@@ -111,8 +111,9 @@ async def event_stream(request: web.Request) -> web.StreamResponse:
         return response  # the headers only, as a GET's
     with contextlib.suppress(ConnectionError):  # the client went away
         await response.write(OPENED)
-        async for chunk in request.app[STREAMS].follow(after, view):
-            await response.write(chunk)
+        async with contextlib.aclosing(request.app[STREAMS].follow(after, view)) as following:
+            async for chunk in following:  # the stream stops reading the log as soon as the client goes
+                await response.write(chunk)
         await response.write_eof()
     return response
 
