@@ -1,7 +1,7 @@
 """Fault rules as pure rules: what a rule matches, whether a match fires, what the firings do, and
 the state the rule's events fold to.
 
-A rule (`config.FaultRule`) is for API requests (a `path` pattern after the version prefix, and a
+A rule (`fault_rule.FaultRule`) is for API requests (a `path` pattern after the version prefix, and a
 method) or for webhook deliveries (a webhook's name). When several match, each takes its turn, oldest
 first (`turn`): it counts the match, draws when it has a probability, and acts when it fires; one whose
 effect answers (a status, a dropped connection or POST) ends the turn. A draw is a number from the
@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 
 from ..clock import wire_time
-from ..config import FaultRule
+from ..fault_rule import FaultRule
 
 ADDED, REMOVED, MATCHED = "fault.added", "fault.removed", "fault.matched"
 EVENT_TYPES = frozenset({ADDED, REMOVED, MATCHED})

@@ -17,7 +17,7 @@ from ..api.context import meta_of
 from ..api.control import control_route, control_shape
 from ..api.responses import json_response
 from ..api.wire import read_json
-from ..config import FaultRule
+from ..fault_rule import FaultRule
 from ..keys import FAULTS
 
 

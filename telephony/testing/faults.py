@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..clock import Clock
-from ..config import FaultRule
 from ..domain import faults
 from ..domain.errors import Unknown
 from ..domain.faults import Effects, Fault
 from ..eventlog import NO_STREAM, EventLog, Metadata, NewEvent
+from ..fault_rule import FaultRule
 from .rules import FaultRules
 
 CONFIGURED = Metadata(source="config")

@@ -3,9 +3,9 @@ and the fold of their events."""
 
 from __future__ import annotations
 
-from telephony.config import FaultRule
 from telephony.domain import faults
 from telephony.domain.faults import Fault, effects, turn
+from telephony.fault_rule import FaultRule
 
 
 def fault(fault_id: int, **rule) -> Fault:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import msgspec
 
 from telephony.app import create_app
-from telephony.config import FaultRule, Faults
+from telephony.config import Faults
+from telephony.fault_rule import FaultRule
 from tests.accounts.helpers import CONTROL, url
 from tests.serving import logged_events
 from tests.testing.helpers import add_fault, listed_faults
