@@ -28,10 +28,8 @@ FAULTS = Metadata(source="faults")
 
 class Faults:
     def __init__(self, rules: FaultRules, event_log: EventLog, clock: Clock, seed: int) -> None:
-        self.rules = rules
-        self._log = event_log
-        self._clock = clock
-        self._seed = seed
+        """`seed` is the simulator's: the draws of probabilities follow it."""
+        self.rules, self._log, self._clock, self._seed = rules, event_log, clock, seed
         self._counts: dict[int, tuple[int, int]] = {}
         """Each rule's (matched, fired) as the latest match decided left them, committed or not."""
         self._adding = asyncio.Lock()
