@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from . import openapi, wiring
+from . import openapi, testing, wiring
 from .accounts.auth import authenticate
 from .api import cors, middlewares
 from .api.control import require_control_key
@@ -27,7 +27,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     in the order `wiring.resources` lists them and close in reverse on cleanup; `reactors` run beside
     the app's own (a test's, an embedding program's)."""
     app = web.Application(
-        middlewares=[middlewares.frame(options=cors.plain_options)],
+        middlewares=[middlewares.frame(options=cors.plain_options), testing.api_faults(settings.api.service)],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},
     )
@@ -36,6 +36,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[AUTHENTICATE] = authenticate
     app[REFERENCES] = wiring.references()
     app.cleanup_ctx.extend(wiring.resources(progress, reactors))
+    app.on_shutdown.append(wiring.end_streams)
     api_routes, control_routes = wiring.api_routes(), wiring.control_routes()
     mount(app, api_routes, settings.api.service)
     app[OPENAPI] = openapi.Document(api_routes, settings.api.service, control_routes)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
     from .security import Sealer
+    from .testing import Faults, Streams
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -60,6 +61,10 @@ MESSAGING: web.AppKey[Steps] = web.AppKey("messaging")
 """The timers of pending SMS and chats."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
+FAULTS: web.AppKey[Faults] = web.AppKey("faults")
+"""The fault rules: added and removed as events, matched against API requests and webhook deliveries."""
+STREAMS: web.AppKey[Streams] = web.AppKey("streams")
+"""The open event streams (`GET /_telephony/events/stream`), ended at shutdown."""
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -74,6 +79,7 @@ __all__ = [
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
+    "FAULTS",
     "MEMORY",
     "MESSAGING",
     "OPENAPI",
@@ -87,5 +93,6 @@ __all__ = [
     "SCHEDULER",
     "SEALER",
     "SETTINGS",
+    "STREAMS",
     "WEBHOOKS",
 ]

@@ -17,17 +17,18 @@ import pytest
 
 TELEPHONY = Path(__file__).resolve().parents[1] / "telephony"
 LAYERS = (  # bottom to top
-    ("config", "clock", "keys", "security", "redaction", "logs", "control_key", "datadir"),
+    ("config", "fault_rule", "clock", "keys", "security", "redaction", "logs", "control_key", "datadir"),
     ("domain",),
     ("media",),
     ("eventlog",),
     ("projections", "documents"),
     ("reactors",),
     ("api", "collections"),
-    ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit"),
+    ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
+     "testing"),
     ("openapi",),
     ("app", "cli", "wiring", "embedded", "event_catalogue", "__main__", "__init__"),
-)
+)  # fmt: skip
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 CAPABILITIES = frozenset(LAYERS[7])
 ALLOWED: frozenset[tuple[str, str]] = frozenset()

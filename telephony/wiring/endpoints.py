@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import openapi
+from .. import openapi, testing
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
 from ..api import control
@@ -29,7 +29,8 @@ def control_routes() -> list[Route]:
     """The routes under `/_telephony`: the operator's, and a customer's own (its webhooks)."""
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
             *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
-            *webhook_handlers.ROUTES, *dashboard.ROUTES, *openapi.ROUTES]  # fmt: skip
+            *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
+            *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:
