@@ -245,6 +245,29 @@ class Stream(Section, frozen=True):
             raise ValueError("heartbeat_seconds must be above 0 and at most 3600")
 
 
+class Sip(Section, frozen=True):
+    domain_template: str = "{customer_id}.sip.telephony.local"
+    host: str = ""
+    port: int = 443
+    certificate: str = ""
+    private_key: str = ""
+    connections_per_user: int = 8
+    subscriptions_per_connection: int = 32
+    dialogs_per_connection: int = 4
+    nonce_seconds: float = 300.0
+    max_expires: int = 3600
+
+    def __post_init__(self) -> None:
+        if "{customer_id}" not in self.domain_template:
+            raise ValueError("domain_template must hold {customer_id}")
+        if bool(self.certificate) != bool(self.private_key):
+            raise ValueError("certificate and private_key go together")
+
+    def domain(self, customer_id: int) -> str:
+        """A customer's `sip_domain`, as `/me` shows it and SIP clients name it."""
+        return self.domain_template.replace("{customer_id}", str(customer_id))
+
+
 def _within(section: Section, bounds: dict[str, float]) -> None:
     """Each named value of `section` (when set) is 0 to its bound, so a call's record stays within a day."""
     for name, most in bounds.items():
@@ -271,6 +294,7 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     webhooks: Webhooks = msgspec.field(default_factory=Webhooks)
     faults: Faults = msgspec.field(default_factory=Faults)
     stream: Stream = msgspec.field(default_factory=Stream)
+    sip: Sip = msgspec.field(default_factory=Sip)
 
     @property
     def data_dir(self) -> Path:

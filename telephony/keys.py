@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
     from .security import Sealer
+    from .sip import SipHub
     from .testing import Faults, Streams
     from .webhooks import Webhooks
 
@@ -66,6 +67,9 @@ FAULTS: web.AppKey[Faults] = web.AppKey("faults")
 STREAMS: web.AppKey[Streams] = web.AppKey("streams")
 """The open event streams (`GET /_telephony/events/stream`), ended at shutdown."""
 
+SIP: web.AppKey[SipHub] = web.AppKey("sip")
+"""SIP over WebSocket: the open connections and what they use."""
+
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
 PRINCIPAL: web.RequestKey[Principal] = web.RequestKey("principal")
@@ -93,6 +97,7 @@ __all__ = [
     "SCHEDULER",
     "SEALER",
     "SETTINGS",
+    "SIP",
     "STREAMS",
     "WEBHOOKS",
 ]

@@ -53,7 +53,7 @@ async def me(request: web.Request) -> web.Response:
         "last_name": user["last_name"], "customer_id": who.customer_id, "balance": shown(account["balance"]),
         "cc": user.get("cc"), "cli": user.get("cli"), "currency_iso": account["currency_iso"],
         "is_root": user["is_root"], "language": user.get("language"),
-        "sip_domain": f"{who.customer_id}.sip.telephony.local",
+        "sip_domain": request.app[SETTINGS].sip.domain(who.customer_id),
         "sip_password": accounts.unseal(sealed),
     }  # fmt: skip
     return single(request, data, "/me")

@@ -23,6 +23,7 @@ PHRASES = {100: "Trying", 180: "Ringing", 200: "OK", 202: "Accepted", 400: "Bad 
            420: "Bad Extension", 423: "Interval Too Brief", 481: "Call/Transaction Does Not Exist",
            486: "Busy Here", 487: "Request Terminated", 489: "Bad Event", 500: "Server Internal Error",
            501: "Not Implemented", 503: "Service Unavailable", 513: "Message Too Large", 603: "Decline"}  # fmt: skip
+_PRINTABLE, _UNPRINTABLE = re.compile(r"[ -~]*"), re.compile(r"[^ -~]")
 _ERRORS = (ValueError, KeyError, IndexError, TypeError, UnicodeError)
 """What `sipmessage` raises on text outside its grammar."""
 
@@ -101,6 +102,25 @@ def _parsed_header(message: Message, name: str) -> None:
 def _reason(error: Exception) -> str:
     text = str(error) if isinstance(error, ValueError) and str(error) else "The message does not parse"
     return text[:200]
+
+
+def refusal(data: bytes, malformed: Malformed) -> str | None:
+    """The answer to a request that did not parse: its status, the reason as the phrase, and the headers
+    a reply copies that could be read; None for what is no request (a response is never answered)."""
+    text = data[:MAX_MESSAGE_BYTES].decode("utf-8", "replace")
+    head, _, _ = text.partition("\r\n\r\n")
+    first, *lines = head.split("\r\n")
+    if first.startswith("SIP/2.0 ") or not first.strip():
+        return None
+    names = {"via": "Via", "v": "Via", "from": "From", "f": "From", "to": "To", "t": "To", "call-id": "Call-ID",
+             "i": "Call-ID", "cseq": "CSeq"}  # fmt: skip
+    copied = []
+    for line in lines:
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() in names and _PRINTABLE.fullmatch(value.strip()):
+            copied.append(f"{names[name.strip().lower()]}: {value.strip()}\r\n")
+    phrase = _UNPRINTABLE.sub("", malformed.reason)[:120] or PHRASES[malformed.status]
+    return f"SIP/2.0 {malformed.status} {phrase}\r\n{''.join(copied)}Content-Length: 0\r\n\r\n"
 
 
 def encode(message: Request | Response) -> str:

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from aiohttp import web
 
-from .. import control_key, datadir, messaging, reports, testing, webhooks
+from .. import control_key, datadir, messaging, reports, sip, testing, webhooks
 from ..accounts import Registrations
 from ..accounts.service import Accounts, open_sealer
 from ..accounts.sessions import SessionIndex
@@ -54,6 +54,7 @@ from ..keys import (
     SCHEDULER,
     SEALER,
     SETTINGS,
+    SIP,
     STREAMS,
     WEBHOOKS,
 )
@@ -148,15 +149,26 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
                              reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender)
     app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
+    app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory)
     await app[ACCOUNTS].bootstrap()
     await faults.configure(settings.faults.rules)
     yield
 
 
 async def end_streams(app: web.Application) -> None:
-    """At shutdown, before the server waits for its handlers: the event streams end."""
+    """At shutdown, before the server waits for its handlers: the event streams end, SIP sockets close."""
     if STREAMS in app:
         app[STREAMS].close()
+    if SIP in app:
+        await app[SIP].close()
+
+
+def sip_hub(settings: Settings, accounts: Accounts, reader: Reader, clock: Clock, scheduler: Scheduler,
+            event_log: EventLog, memory: MemoryProjections) -> sip.SipHub:  # fmt: skip
+    """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls."""
+    directory = sip.Directory(settings.sip, reader, accounts.unseal)
+    return sip.SipHub(settings.sip, directory, accounts.throttle, clock, scheduler, event_log,
+                      memory[LiveCalls].of_customer, lambda: memory.position)  # fmt: skip
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import openapi, testing
+from .. import openapi, sip, testing
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
 from ..api import control
@@ -30,7 +30,7 @@ def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
             *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
             *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
-            *openapi.ROUTES]  # fmt: skip
+            *sip.ROUTES, *openapi.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:
