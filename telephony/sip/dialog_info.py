@@ -75,7 +75,9 @@ def _uri(party: Party, domain: str) -> str:
 
 
 def _identity(party: Party, uri: str) -> str:
-    name = f" display={_attr(party.name)}" if party.name else ""
+    """The party's identity, its display name its name (a user's, a contact's), else its number."""
+    display = party.name or party.number or (str(party.user_id) if party.user_id else "")
+    name = f" display={_attr(display)}" if display else ""
     return f"<identity{name}>{escape(uri)}</identity>"
 
 

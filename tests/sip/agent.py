@@ -112,8 +112,8 @@ class Agent:
         return await self.response()
 
     async def subscribe(self, node: str, expires: int = 600) -> Response:
-        return await self.authenticated("SUBSCRIBE", node, extra=f"Event: dialog\r\nExpires: {expires}\r\n"
-                                        "Accept: application/dialog-info+xml\r\n")  # fmt: skip
+        extra = f"Event: dialog\r\nExpires: {expires}\r\nAccept: application/dialog-info+xml\r\n"
+        return await self.authenticated("SUBSCRIBE", node, extra=extra)
 
 
 async def connected(client: TestClient, creds: Creds) -> Agent:
