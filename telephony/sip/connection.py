@@ -28,6 +28,7 @@ from .directory import SipUser
 from .hub import SipHub
 
 if TYPE_CHECKING:
+    from .registrar import Registrar
     from .subscriptions import Subscriptions
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class Connection:
         """This server's side of the connection, as its own Via and Contact name it (RFC 7118)."""
         self.sequence = itertools.count(1)
         self.subscriptions: Subscriptions | None = None
+        self.registrar: Registrar | None = None
 
     async def send(self, message: Request | Response) -> None:
         if not self.ws.closed:
@@ -84,6 +86,9 @@ class Connection:
             return
         if request.method == "SUBSCRIBE" and self.subscriptions is not None:
             await self.subscriptions.subscribe(request)
+            return
+        if request.method == "REGISTER" and self.registrar is not None:
+            await self.registrar.register(request)
             return
         answer = codec.reply(request, 405 if request.method not in ALLOW else 501, tag=self.tag())
         answer.headers.set("Allow", ALLOW)
@@ -144,6 +149,8 @@ class Connection:
         """The socket went: subscriptions end, the user's count goes down."""
         if self.subscriptions is not None:
             self.subscriptions.close()
+        if self.registrar is not None:
+            await self.registrar.close()
         if self.user is not None:
             self.hub.unbind(self, self.user.id)
         self.hub.connections.discard(self)

@@ -13,6 +13,7 @@ from ..api.control import control_route, control_shape
 from ..api.errors import BadRequest
 from ..keys import SIP
 from .connection import Connection
+from .registrar import Registrar
 from .subscriptions import Subscriptions
 
 SUBPROTOCOL = "sip"
@@ -28,6 +29,7 @@ async def sip_socket(request: web.Request) -> web.StreamResponse:
     hub = request.app[SIP]
     connection = Connection(hub, ws, request.remote or "")
     connection.subscriptions = Subscriptions(connection)
+    connection.registrar = Registrar(connection, hub.register_client, hub.unregister_client)
     hub.connections.add(connection)
     try:
         async for frame in ws:

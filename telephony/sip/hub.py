@@ -18,6 +18,7 @@ from .directory import Directory
 
 if TYPE_CHECKING:
     from .connection import Connection
+    from .registrar import Register, Unregister
 
 
 @dataclass
@@ -31,6 +32,9 @@ class SipHub:
     live_calls: Callable[[int], list[Call]]
     """A customer's live calls, as the in-memory projection holds them at `position()`."""
     position: Callable[[], int]
+    register_client: Register
+    """Records a registration of a user (the accounts' `sip.registered`); `unregister_client` ends one."""
+    unregister_client: Unregister
     connections: set[Connection] = field(default_factory=set)
     _by_user: dict[int, set[Connection]] = field(default_factory=dict)
     _keys: itertools.count = field(default_factory=itertools.count)

@@ -168,7 +168,8 @@ def sip_hub(settings: Settings, accounts: Accounts, reader: Reader, clock: Clock
     """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls."""
     directory = sip.Directory(settings.sip, reader, accounts.unseal)
     return sip.SipHub(settings.sip, directory, accounts.throttle, clock, scheduler, event_log,
-                      memory[LiveCalls].of_customer, lambda: memory.position)  # fmt: skip
+                      memory[LiveCalls].of_customer, lambda: memory.position, accounts.register_client,
+                      accounts.unregister_client)  # fmt: skip
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,

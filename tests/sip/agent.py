@@ -36,6 +36,7 @@ class Agent:
     host: str = field(default_factory=lambda: f"{secrets.token_hex(4)}.invalid")
     tag: str = field(default_factory=lambda: secrets.token_hex(4))
     sequence: int = 0
+    user_agent: str = "CTI Connector"
     got: list[Request | Response] = field(default_factory=list)
 
     def request(self, method: str, to: str, *, call_id: str | None = None, extra: str = "", body: str = "",
@@ -47,7 +48,7 @@ class Agent:
                 f"Max-Forwards: 70\r\nTo: <sip:{to}@{self.domain}>{tagged}\r\n"
                 f'From: "Agent" <sip:{self.user}@{self.domain}>;tag={self.tag}\r\n'
                 f"Call-ID: {call_id or secrets.token_hex(8)}\r\nCSeq: {self.sequence} {method}\r\n"
-                f"Contact: <sip:{self.user}@{self.host};transport=ws>\r\nUser-Agent: CTI Connector\r\n"
+                f"Contact: <sip:{self.user}@{self.host};transport=ws>\r\nUser-Agent: {self.user_agent}\r\n"
                 f"{extra}Content-Length: {len(body.encode())}\r\n\r\n{body}")  # fmt: skip
 
     async def send(self, text: str | bytes) -> None:
