@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from telephony.config import ConfigError, Server, Settings, load_settings
+from telephony.config import ConfigError, Server, Settings, Sip, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,6 +20,7 @@ def test_the_shipped_config_file_loads_with_the_documented_defaults():
     assert settings.storage.data_dir == "./data"
     assert (settings.webhooks.allow_networks, settings.webhooks.deny_networks) == ([], [])
     assert (settings.faults.rules, settings.stream.heartbeat_seconds) == ([], 15.0)
+    assert settings.sip == Sip() and settings.sip.domain(100001) == "100001.sip.telephony.local"
 
 
 def test_fault_rules_in_the_configuration_are_read_as_the_api_takes_them(tmp_path):
@@ -84,6 +85,8 @@ def test_a_boolean_from_the_environment_is_one_of_the_usual_words(word, value):
         ("[[faults.rules]]\nwebhook = 'crm'\nlatency_ms = 5\n", {}, "rules[0].latency_ms: This field is for API"),
         ("[[faults.rules]]\npath = '/calls'\nslow_body = 100\ncolour = 'red'\n", {}, "faults.rules[0].colour"),
         ("[stream]\nheartbeat_seconds = 0\n", {}, "heartbeat_seconds"),
+        ("[sip]\ndomain_template = 'sip.example.com'\n", {}, "domain_template"),
+        ("[sip]\ncertificate = 'cert.pem'\n", {}, "private_key"),
     ],
 )
 def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env, named):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 ALLOW = "OPTIONS, SUBSCRIBE, NOTIFY, REGISTER, INVITE, ACK, CANCEL, BYE"
+KNOWN = frozenset(ALLOW.split(", "))
 NEEDS_CREDENTIALS = frozenset({"SUBSCRIBE", "REGISTER", "INVITE"})
 
 
@@ -90,7 +91,7 @@ class Connection:
         if request.method == "REGISTER" and self.registrar is not None:
             await self.registrar.register(request)
             return
-        answer = codec.reply(request, 405 if request.method not in ALLOW else 501, tag=self.tag())
+        answer = codec.reply(request, 501 if request.method in KNOWN else 405, tag=self.tag())
         answer.headers.set("Allow", ALLOW)
         await self.send(answer)
 

@@ -14,7 +14,14 @@ from tests.sip.agent import PATH, connected
 
 @pytest.fixture
 def settings(settings):
-    return msgspec.structs.replace(settings, sip=Sip(connections_per_user=2, subscriptions_per_connection=2))
+    limits = Sip(connections_per_user=2, subscriptions_per_connection=2, domain_template="c{customer_id}.sip.test")
+    return msgspec.structs.replace(settings, sip=limits)
+
+
+async def test_me_shows_the_sip_domain_of_the_configured_template_and_clients_authenticate_in_it(client, root):
+    agent = await connected(client, root)
+    assert agent.domain == "c100001.sip.test"
+    assert (await agent.subscribe(agent.user)).code == 200
 
 
 async def test_options_is_answered_as_a_keep_alive_without_credentials(client, root):
