@@ -9,7 +9,7 @@ it. Delivery is at least once: a crash between the hand-over and its record send
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 
 A message's `Date:` is transport metadata, so real time, not the clock's: the wall-clock time it was
-written at, kept in its event (`date`, RFC 5322), so a message sent again carries the same one and
+written at (`Clock.wall`), kept in its event (`date`, RFC 5322), so a message sent again carries the same one and
 the outbox shows what the SMTP server was given.
 
 A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
@@ -21,7 +21,6 @@ description, never the bytes, and the SMTP delivery renders (or reads) them as i
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -61,7 +60,7 @@ class Mailer:
         sealed, created = self._sealer.seal(body), wire_time(self._clock.now())
         data: dict[str, object] = {"to": to, "subject": subject, "body_sealed": sealed,
                                    "transport": "smtp" if smtp else "outbox", "created_at": created,
-                                   "date": _date_now()}  # fmt: skip
+                                   "date": _date(self._clock)}  # fmt: skip
         if attachments:
             data["attachments"] = attachments
         return NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)
@@ -77,9 +76,9 @@ def fax_document(fax: dict) -> dict:
     return {"filename": fax["filename"], "media_type": "application/pdf", "size": len(pdf.fax(fax)), "fax": fax}
 
 
-def _date_now() -> str:
+def _date(clock: Clock) -> str:
     """A `Date:` header of the wall-clock time now (RFC 5322, in UTC): transport metadata, never the clock's."""
-    return format_datetime(datetime.fromtimestamp(time.time(), UTC))
+    return format_datetime(datetime.fromtimestamp(clock.wall(), UTC))
 
 
 def message_id(queued: RecordedEvent) -> str:
@@ -110,7 +109,7 @@ class SmtpDelivery(Reactor):
 
     async def react(self, event: RecordedEvent) -> Reaction:
         d = event.data
-        headers = {"Message-ID": message_id(event), "Date": d.get("date") or _date_now()}
+        headers = {"Message-ID": message_id(event), "Date": d.get("date") or _date(self._clock)}
         failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), headers,
                                       d.get("attachments", []))  # fmt: skip
         data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}

@@ -41,6 +41,7 @@ from ..keys import (
     CALLS,
     CLOCK,
     CONTROL_KEY_DIGEST,
+    ENTROPY,
     EVENT_LOG,
     MEMORY,
     MESSAGING,
@@ -82,7 +83,7 @@ def _event_log(progress: bool) -> Context:
                                          synchronous=settings.eventlog.synchronous,
                                          max_batch=settings.eventlog.max_batch)  # fmt: skip
             try:
-                app[SEALER] = await open_sealer(settings.data_dir, opened)
+                app[SEALER] = await open_sealer(settings.data_dir, opened, app[ENTROPY], app[CLOCK])
                 app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
             except BaseException:
                 await opened.close()
@@ -131,17 +132,18 @@ async def _memory(app: web.Application) -> AsyncIterator[None]:
 async def _services(app: web.Application) -> AsyncIterator[None]:
     """The object graph, built once in dependency order; then the first customer of an empty log."""
     settings, clock, event_log, reader, memory = app[SETTINGS], app[CLOCK], app[EVENT_LOG], app[READER], app[MEMORY]
-    sealer = app[SEALER]
+    sealer, entropy = app[SEALER], app[ENTROPY]
     app[SCHEDULER] = scheduler = Scheduler(clock)
     mailer = Mailer(settings.mail, event_log, sealer, clock)
-    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler)
+    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler,
+                             entropy)  # fmt: skip
     app[BILLING] = billing = Billing(settings.billing, event_log, scheduler, clock)
     app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler)
     app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
     app[REPORTS] = reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
     sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
                              reader, scheduler, clock, sealer, mailer)  # fmt: skip
-    app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender)
+    app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
     await app[ACCOUNTS].bootstrap()
     yield
 
