@@ -114,6 +114,43 @@ def test_a_step_may_expect_a_refusal(capsys, tmp_path):
     assert code == 0 and "ok    step 1 (line 9) inbound_call: 404 (caller)" in out
 
 
+EVERY = """\
+name: Every kind of step
+seed: 2
+setup:
+  users:
+    ann: {first_name: Ann, ext: "201"}
+  ivrs:
+    menu: {name: Menu, two: "U:${ann}", timeout: 30}
+  numbers:
+    main: {e164: "+442071230007", target_type: I, target_id: "${menu}", sms_enabled: true}
+  credit: 5
+steps:
+  - {at: 0, name: caller, inbound_call: {from: "+447700900007", to: "${main}", answer: {"${ann}": 3}}}
+  - {at: 2, dtmf: {call: caller, digits: "2"}}
+  - {at: 10, hangup: caller}
+  - {at: 20, name: text, inbound_sms: {from: "+447700900007", to: "${main}", text: call me back}}
+  - {at: 30, name: vip, request: {method: POST, path: /calllabels, body: {name: VIP}}}
+  - {at: 31, request: {method: GET, path: "/calllabels/${vip}"}}
+expect:
+  - {at: 3, call: {call: caller, leg: 2, state: RINGING}}
+  - {at: 6, call: {call: caller, state: CONNECTED, match: {dst_name: Ann}}}
+  - {at: 11, call: {call: caller, state: HANGUP}}
+  - sms: {records: [{message: call me back, type: in, from: "+447700900007"}]}
+  - transactions: {count: 1, records: [{type: credit, amount: 5}]}
+  - charge: {call: caller, amount: 0, balance: 5}
+  - webhooks: {call: caller, leg: 2, events: [call.initial, call.ringing, call.connected, call.hangup]}
+"""
+
+
+def test_each_kind_of_step_and_check_works(capsys, tmp_path):
+    code, out, err = run(capsys, written(tmp_path, EVERY))
+    assert code == 0, out + err
+    steps = [line.split(": ", 1)[1] for line in out.splitlines() if " step " in line]
+    assert steps == ["call 1 (caller)", "2 pressed: RINGING", "caller hung up", "SMS 1 (text)", "201, id 1 (vip)",
+                     "200, id 1"]  # fmt: skip
+
+
 BAD = """\
 name: Bad
 seed: one

@@ -72,6 +72,8 @@ def _remember(run: Run, step: Step, kind: str, answer: Answer) -> str:
             run.calls[step.name] = made
     noun = {"inbound_call": "call", "call": "call", "inbound_sms": "SMS", "fault": "fault rule"}.get(kind)
     said = f"{noun} {made}" if noun and made is not None else _SAID.get(kind, "{status}")
+    if kind == "request" and made is not None:
+        said += f", id {made}"
     state = data.get("state") if isinstance(data, dict) else ""
     logged = ("in to" if step.agent.logged_in else "out of") if step.agent else ""
     said = said.format(step=step, status=answer.status, state=state, logged=logged)
