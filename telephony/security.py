@@ -18,6 +18,7 @@ import hmac
 import itertools
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,18 +47,17 @@ class Entropy:
         self._seed = seed
         self._blocks = itertools.count()
         self._left = b""
-
-    @property
-    def seeded(self) -> bool:
-        return self._seed is not None
+        self._drawing = threading.Lock()
+        """A seeded stream is drawn from one thread at a time (an import seals off the event loop)."""
 
     def bytes(self, n: int) -> bytes:
         if self._seed is None:
             return os.urandom(n)
-        while len(self._left) < n:
-            self._left += hashlib.sha256(f"{self._seed}:{next(self._blocks)}".encode()).digest()
-        drawn, self._left = self._left[:n], self._left[n:]
-        return drawn
+        with self._drawing:
+            while len(self._left) < n:
+                self._left += hashlib.sha256(f"{self._seed}:{next(self._blocks)}".encode()).digest()
+            drawn, self._left = self._left[:n], self._left[n:]
+            return drawn
 
     def token(self) -> str:
         """A token or API key: 40 lowercase hexadecimal characters."""

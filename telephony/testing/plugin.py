@@ -53,7 +53,8 @@ def telephony_server(request: pytest.FixtureRequest, tmp_path: Path, telephony_c
                      ) -> Iterator[TelephonyServer]:  # fmt: skip
     """The real app in-process on a free port, on a fresh data dir, for this test."""
     config = request.config
-    seed = config.getoption("telephony_seed") or int(config.getini("telephony_seed"))
+    given = config.getoption("telephony_seed")
+    seed = given if given is not None else int(config.getini("telephony_seed"))
     path = config.getoption("telephony_config") or config.getini("telephony_config")
     base = load_settings(path, environ={}) if path else Settings()
     key, data_dir = secrets.token_hex(20), tmp_path / "telephony"
