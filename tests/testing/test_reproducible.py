@@ -7,10 +7,12 @@ from __future__ import annotations
 import itertools
 from email.utils import parsedate_to_datetime
 
+import msgspec
 from cryptography.fernet import Fernet
 
 from telephony.app import create_app
 from telephony.clock import Clock, parse_wire_time, wire_time
+from telephony.config import Storage
 from telephony.eventlog import store
 from telephony.keys import EVENT_LOG
 from telephony.security import Entropy, Sealer, new_code
@@ -57,13 +59,12 @@ async def head_after_a_run(aiohttp_client, settings, seed: int) -> tuple[int, by
 async def test_the_same_requests_on_a_reproducible_clock_with_the_same_seed_write_the_same_log(
     aiohttp_client, settings, tmp_path
 ):
+    def elsewhere(name: str):
+        return msgspec.structs.replace(settings, storage=Storage(data_dir=str(tmp_path / name)))
+
     first = await head_after_a_run(aiohttp_client, settings, seed=7)
-    again = settings.__class__(storage=settings.storage.__class__(data_dir=str(tmp_path / "again")),
-                               control=settings.control)  # fmt: skip
-    assert await head_after_a_run(aiohttp_client, again, seed=7) == first
-    other = settings.__class__(storage=settings.storage.__class__(data_dir=str(tmp_path / "other")),
-                               control=settings.control)  # fmt: skip
-    assert (await head_after_a_run(aiohttp_client, other, seed=8))[1] != first[1]
+    assert await head_after_a_run(aiohttp_client, elsewhere("again"), seed=7) == first
+    assert (await head_after_a_run(aiohttp_client, elsewhere("other"), seed=8))[1] != first[1]
 
 
 async def test_a_settled_move_mails_the_voicemail_at_the_time_the_message_ended(aiohttp_client, settings):
