@@ -48,8 +48,9 @@ def _request(run: Run, step: Step, kind: str, at: str) -> tuple[str, str, Any]:
     if kind == "agent":
         queue, user = run.named(given.queue, at), run.named(given.user, at)
         members = run.get(f"/queues/{queue}")["data"].get("users") or []
-        changed = [{"id": user, "status": given.logged_in} if member == user else member for member in members]
-        return "PATCH", f"/queues/{queue}", {"users": changed}
+        changed = {"id": user, "status": given.logged_in}
+        users = [changed if member == user else member for member in members]  # in the members' order
+        return "PATCH", f"/queues/{queue}", {"users": users if user in members else [*users, changed]}
     if kind == "fault":
         return "POST", "/_telephony/faults", run.resolve(given, at)
     if kind == "stop_fault":
