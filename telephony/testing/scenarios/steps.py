@@ -87,5 +87,5 @@ _SAID = {
     "hangup": "{step.hangup} hung up",
     "transfer": "{step.transfer.call} transferred to {step.transfer.to}",
     "agent": "{step.agent.user} logged {logged} {step.agent.queue}",
-    "stop_fault": "fault rule {step.stop_fault} stopped",
+    "stop_fault": "{step.stop_fault} stopped",
 }
