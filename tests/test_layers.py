@@ -24,10 +24,10 @@ LAYERS = (  # bottom to top
     ("projections", "documents"),
     ("reactors",),
     ("api", "collections"),
-    ("accounts", "registry", "calls", "billing", "history", "messaging", "reports", "webhooks", "mail", "audit",
+    ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
      "testing"),
     ("openapi",),
-    ("app", "cli", "wiring", "embedded", "__main__", "__init__"),
+    ("app", "cli", "wiring", "embedded", "event_catalogue", "__main__", "__init__"),
 )  # fmt: skip
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 CAPABILITIES = frozenset(LAYERS[7])

@@ -86,8 +86,8 @@ async def credit(request: web.Request) -> web.Response:
     body = await read_json(request, Credit, _signed)
     amount = money(body.amount)
     customer_id = int(request.match_info["id"])
-    data = await request.app[BILLING].credit(customer_id, amount, body.note, body.type, meta_of(request))
-    found = await reads.body(request.app[READER], "transaction", data["transaction_id"], customer_id)
+    credited = await request.app[BILLING].credit(customer_id, amount, body.note, body.type, meta_of(request))
+    found = await reads.body(request.app[READER], "transaction", credited.transaction_id, customer_id)
     return json_response({"data": msgspec.json.decode(found or b"{}")}, status=201)
 
 

@@ -8,6 +8,7 @@ import time
 import msgspec
 
 from ..eventlog import store
+from ..eventlog.compression import plain
 from ..redaction import redact
 from .arguments import AddCommand, open_log, settings_of, time_bound
 
@@ -45,10 +46,15 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def _show(row: tuple, as_json: bool) -> str:
-    event = store.decode_row(row)
-    shown = msgspec.structs.replace(event, data=redact(event.data))
+    """A stored event as the log holds it (its data as stored, secrets masked)."""
+    position, stream, version, type_, schema, data, meta, recorded_at, digest = row
+    shown = {"position": position, "stream": stream, "version": version, "type": type_, "schema": schema,
+             "data": redact(msgspec.json.decode(plain(data))), "meta": msgspec.json.decode(meta),
+             "recorded_at": recorded_at, "hash": digest.hex()}  # fmt: skip
     if as_json:
         return msgspec.json.encode(shown).decode()
-    actor = f" user={event.meta.user_id}" if event.meta.user_id is not None else ""
-    data = msgspec.json.encode(shown.data).decode()
-    return f"{event.position:>8} {event.recorded_at} {event.stream}@{event.version} {event.type}{actor} {data}"
+    user_id = shown["meta"].get("user_id")
+    actor = f" user={user_id}" if user_id is not None else ""
+    return (
+        f"{position:>8} {recorded_at} {stream}@{version} {type_}{actor} {msgspec.json.encode(shown['data']).decode()}"
+    )

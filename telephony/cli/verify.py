@@ -62,7 +62,7 @@ def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | 
     conn = open_log(settings)
     try:
         projections = wiring.projection_set()
-        named = Projections([p for p in projections.all if p.name in rebuilt], projections.upcasters)
+        named = Projections([p for p in projections.all if p.name in rebuilt], projections.catalogue)
         chain = audit.Chain()
         compared = audit.verify_projections(conn, named, chain)
         if chain.problem is not None:

@@ -1,16 +1,11 @@
 """One generic read model per resource: a document table (id, customer, JSON body) and its counts.
 
-Events, all on the stream `<kind>-<id>`:
-    `<kind>.created`  {id, customer_id, body}     the whole resource document
-    `<kind>.updated`  {id, changes}               only the fields that changed
-    `<kind>.deleted`  {id}
-    `<kind>.cleared`  {customer_id}                the whole collection of one customer
-and `customer.deleted` {id} drops every document of that customer. Counts per customer are kept
-so an unfiltered list answers `total` without scanning.
+A table takes its kind's four events (`domain.events.resources`); `customer.deleted` drops all of a
+customer's documents. Counts per customer let an unfiltered list answer `total` without scanning.
 
-A table may also be fed by any other event types through `feeds`: a function per type that turns
-an event into document changes (`put`, `patch`, `remove`, `clear`), as CDRs are made by call events.
-Such a feed sees the event's envelope (stream, recorded_at, meta) live and on replay alike. A feed
+Other event classes feed a table through `feeds`: a function per class turns an event into document
+changes (`put`, `patch`, `remove`, `clear`: the four events' shapes), as call events make CDRs. Such
+a feed sees the event's envelope (stream, recorded_at, meta) live and on replay alike. A feed
 may also offer `from_json(data)`, the same changes from the event's stored JSON: a rebuild then hands
 it the JSON undecoded (`Projection.replays_json`), as it does a table's own `created` events.
 
@@ -29,6 +24,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..domain.events import Event, events_of, tag_of
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..projections import Projection
 from ..projections.holding import HeldRows
@@ -38,9 +36,8 @@ from .search import SearchIndex
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
-CUSTOMER_DELETED = "customer.deleted"
-DocumentChange = tuple[str, dict[str, Any]]
-"""A change to a document table: an action of the table's own events and its data."""
+DocumentChange = ResourceCreated | ResourceUpdated | ResourceDeleted | ResourceCleared
+"""A change to a document table: one of the four events of a kind, in the shape of the base classes."""
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
 SEARCHED_COST = 0.3
@@ -61,21 +58,21 @@ _created = msgspec.json.Decoder(_Created).decode
 
 def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
     """A new document (its id must not be in the table yet)."""
-    return "created", {"id": id_, "customer_id": customer_id, "body": body}
+    return ResourceCreated(id=id_, customer_id=customer_id, body=body)
 
 
 def patch(id_: Any, changes: dict[str, Any]) -> DocumentChange:
     """Fields of a document change."""
-    return "updated", {"id": id_, "changes": changes}
+    return ResourceUpdated(id=id_, changes=changes)
 
 
 def remove(id_: Any) -> DocumentChange:
-    return "deleted", {"id": id_}
+    return ResourceDeleted(id=id_)
 
 
 def clear(customer_id: int, **where: Any) -> DocumentChange:
     """Every document of a customer goes (only those whose properties `where` have these values)."""
-    return "cleared", {"customer_id": customer_id, **({"where": where} if where else {})}
+    return ResourceCleared(customer_id=customer_id, where=where)
 
 
 def index_props(entry: Indexed) -> tuple[str, ...]:
@@ -94,9 +91,10 @@ class DocumentTable(Projection):
     version: ClassVar[int] = 1
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
-                 searched: Sequence[str] = (), feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
+                 searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip
         self.kind = kind
         self.feeds = dict(feeds or {})
+        self._fed = {tag_of(cls): feed for cls, feed in self.feeds.items()}
         self.reads_envelope = bool(self.feeds)
         self.name = f"documents:{kind}"
         self.table = table_of(kind)
@@ -116,16 +114,17 @@ class DocumentTable(Projection):
         self.ordered = tuple(sorted({prop for props in self.indexed for prop in props}))
         """The properties of the kind's orderings, whose changes the journal records."""
         self.journal: Journal | None = None
-        own = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared"))
-        self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
+        own = events_of(kind).all
+        self._own = frozenset(tag_of(cls) for cls in own)
+        self.handles = frozenset({*own, CustomerDeleted, *self.feeds})
         self.replays_json = {
             f"{kind}.created": self._created_json,
-            **{type_: partial(self._fed_json, feed.from_json) for type_, feed in self.feeds.items()
+            **{type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
                if hasattr(feed, "from_json")},
         }  # fmt: skip
 
     def declaration(self) -> tuple:
-        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self.feeds.items()))
+        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self._fed.items()))
         searched = self.search.props if self.search else ()
         return (*super().declaration(), self.kind, self.text_ids, self.indexed, searched, feeds)
 
@@ -167,17 +166,18 @@ class DocumentTable(Projection):
             self.journal.record(Change(self.kind, customer_id, id_, before, after))
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        action = self._actions.get(event.type)
-        if action is not None:
-            action(conn, event.data)
-            return
-        self._change(conn, self.feeds[event.type](event))
+        if event.type in self._own:  # one of the kind's four events
+            self._actions[event.event.action](conn, event.event)  # type: ignore[attr-defined]
+        elif isinstance(event.event, CustomerDeleted):
+            self._change(conn, [clear(event.event.id)])
+        else:
+            self._change(conn, self._fed[event.type](event))
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
-        """Apply a feed's document changes, each as the table's own event of that action."""
+        """Apply document changes: the table's own events, or a feed's changes in their shape."""
         actions = self._actions
-        for name, data in changes:
-            actions[f"{self.kind}.{name}"](conn, data)
+        for change in changes:
+            actions[change.action](conn, change)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds: the very text
@@ -185,7 +185,7 @@ class DocumentTable(Projection):
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
-            self._actions[f"{self.kind}.created"](conn, _decode(data))
+            self._actions["created"](conn, msgspec.json.decode(data, type=ResourceCreated))
             return
         self._held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 
@@ -195,8 +195,8 @@ class DocumentTable(Projection):
         self._change(conn, changes_of(data))
 
     @cached_property
-    def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:
-        """Each handled event type's action, with its SQL written once."""
+    def _actions(self) -> dict[str, Callable[[sqlite3.Connection, Any], None]]:
+        """What each of the four changes does (by its `action`), with its SQL written once."""
         table, counts = f'"{self.table}"', f'"{self.counts}"'
         insert, count = self._insert, self._count
         ordered, search = self.ordered, self.search
@@ -209,22 +209,22 @@ class DocumentTable(Projection):
         split = 1 + len(ordered)
         """Where a row of `delete` or `current` turns from ordered to searched values."""
 
-        def created(conn: sqlite3.Connection, d: dict) -> None:
+        def created(conn: sqlite3.Connection, d: ResourceCreated) -> None:
             if self.rebuilding:
-                self._held.hold(conn, d["id"], [d["customer_id"], d["body"]])
+                self._held.hold(conn, d.id, [d.customer_id, d.body])
                 return
-            body = d["body"]
-            conn.execute(insert, (d["id"], d["customer_id"], _encode(body).decode()))
-            conn.execute(count, (d["customer_id"], 1))
-            self._record(d["customer_id"], d["id"], None, {prop: body.get(prop) for prop in ordered})
+            body = d.body
+            conn.execute(insert, (d.id, d.customer_id, _encode(body).decode()))
+            conn.execute(count, (d.customer_id, 1))
+            self._record(d.customer_id, d.id, None, {prop: body.get(prop) for prop in ordered})
             if search is not None:
-                search.add(conn, d["id"], (body.get(prop) for prop in searched))
+                search.add(conn, d.id, (body.get(prop) for prop in searched))
 
-        def updated(conn: sqlite3.Connection, d: dict) -> None:
-            changes = d["changes"]
+        def updated(conn: sqlite3.Connection, d: ResourceUpdated) -> None:
+            changes = d.changes
             if not changes:
                 return
-            if (held := self._held.get(d["id"])) is not None:
+            if (held := self._held.get(d.id)) is not None:
                 body = held[1] if isinstance(held[1], dict) else _decode(held[1])
                 body.update(changes)
                 held[1] = body
@@ -234,43 +234,43 @@ class DocumentTable(Projection):
             moved = journaled and any(name in ordered for name in names)
             reindexed = search is not None and any(name in searched for name in names) and not self.rebuilding
             if moved or reindexed:
-                row = conn.execute(current, (d["id"],)).fetchone()
+                row = conn.execute(current, (d.id,)).fetchone()
                 if row is not None and moved:
                     before = dict(zip(ordered, row[1:split], strict=True))
                     after = {**before, **{prop: changes[prop] for prop in ordered if prop in changes}}
-                    self._record(row[0], d["id"], before, after)
+                    self._record(row[0], d.id, before, after)
                 if row is not None and reindexed and search is not None:
-                    search.remove(conn, d["id"], row[split:])
+                    search.remove(conn, d.id, row[split:])
                     old = zip(searched, row[split:], strict=True)
-                    search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
+                    search.add(conn, d.id, (changes.get(prop, value) for prop, value in old))
             stays = journaled and not moved  # recorded too, where it is: kept pages hold its body (`kept`)
             if (sql := updates.get((names, stays))) is None:
                 pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
                 returning = f" RETURNING customer_id{in_place}" if stays else ""
                 sql = f"UPDATE {table} SET body = json_set(body, {pairs}) WHERE id = ?{returning}"
                 updates[names, stays] = sql
-            done = conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d["id"]))
+            done = conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], d.id))
             if stays and (row := done.fetchone()) is not None:
                 where = dict(zip(ordered, row[1:], strict=True))
-                self._record(row[0], d["id"], where, where)
+                self._record(row[0], d.id, where, where)
 
-        def deleted(conn: sqlite3.Connection, d: dict) -> None:
-            if self._held.pop(d["id"], None) is not None:
+        def deleted(conn: sqlite3.Connection, d: ResourceDeleted) -> None:
+            if self._held.pop(d.id, None) is not None:
                 return
-            gone = conn.execute(delete, (d["id"],)).fetchone()
+            gone = conn.execute(delete, (d.id,)).fetchone()
             if gone is not None and not self.rebuilding:
-                self._record(gone[0], d["id"], dict(zip(ordered, gone[1:split], strict=True)), None)
+                self._record(gone[0], d.id, dict(zip(ordered, gone[1:split], strict=True)), None)
                 if search is not None:
-                    search.remove(conn, d["id"], gone[split:])
+                    search.remove(conn, d.id, gone[split:])
                 conn.execute(count, (gone[0], -1))
                 conn.execute(f"DELETE FROM {counts} WHERE customer_id = ? AND n = 0", (gone[0],))
 
-        def cleared(conn: sqlite3.Connection, d: dict) -> None:
+        def cleared(conn: sqlite3.Connection, d: ResourceCleared) -> None:
             self._held.flush(conn)
-            customer_id = d["customer_id"] if "customer_id" in d else d["id"]
+            customer_id = d.customer_id
             if self.journal is not None and not self.rebuilding:
                 self.journal.record(Change(self.kind, customer_id, whole=True))
-            where = d.get("where")
+            where = d.where
             if search is not None and not self.rebuilding:
                 unindex(conn, customer_id, where or {})
             if where:
@@ -297,6 +297,4 @@ class DocumentTable(Projection):
                                 (customer_id, *where.values())).fetchall()  # fmt: skip
             search.remove_rows(conn, rows)
 
-        kind = self.kind
-        return {f"{kind}.created": created, f"{kind}.updated": updated, f"{kind}.deleted": deleted,
-                f"{kind}.cleared": cleared, CUSTOMER_DELETED: cleared}  # fmt: skip
+        return {"created": created, "updated": updated, "deleted": deleted, "cleared": cleared}

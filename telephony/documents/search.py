@@ -88,13 +88,13 @@ class SearchIndex:
                 "tokenize = 'trigram', content = '', columnsize = 0, detail = full)"
             )
 
-    def add(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
+    def add(self, conn: sqlite3.Connection, id_: int | str, values: Iterable[Any]) -> None:
         """Index a document's searched values (in `props` order)."""
         for insert, value in zip(self._add, values, strict=True):
             if (text := searchable(value)) is not None:
                 conn.execute(insert, (id_, text))
 
-    def remove(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
+    def remove(self, conn: sqlite3.Connection, id_: int | str, values: Iterable[Any]) -> None:
         """Unindex a document: a contentless table needs the very values it was indexed with."""
         self.remove_rows(conn, [(id_, *values)])
 

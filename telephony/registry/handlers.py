@@ -12,6 +12,7 @@ from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, joined_envelope, parse
 from ..documents import listing, ranked, reads
+from ..domain import phone
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
 from ..domain.nouns import not_found
@@ -27,7 +28,7 @@ _decode = msgspec.json.decode
 
 def _id(resource: Resource, request: web.Request):
     raw = request.match_info[resource.id_name]
-    return ("+" + raw.lstrip("+")) if resource.text_ids else int(raw)
+    return phone.e164(raw) if resource.text_ids else int(raw)
 
 
 def _ids(request: web.Request) -> list[int]:

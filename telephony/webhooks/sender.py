@@ -36,17 +36,19 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from ..clock import Clock, wire_time
+from ..clock import Clock, wire_epoch, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
 from ..documents.reader import Reader
+from ..domain.events.webhooks import DeliveryAttempted
 from ..domain.webhooks import RETRY_SECONDS, sign
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
 from ..reactors.scheduler import Job, Scheduler
 from ..security import Sealer
 from . import urls
-from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded, since
+from .configuration import WEBHOOK
+from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded
 
 log = logging.getLogger(__name__)
 SENDER = Metadata(source="webhooks")
@@ -165,7 +167,7 @@ class Sender:
         self._heard(pending.webhook_id, attempt, record.result)
         self.kick((pending.webhook_id, pending.lane), attempt.at)  # a retry, or the lane's next delivery
 
-    def _heard(self, webhook_id: int, attempt: Attempt, result: dict[str, Any] | None) -> None:
+    def _heard(self, webhook_id: int, attempt: Attempt, result: DeliveryAttempted | None) -> None:
         """A receiver that gave no answer or a 5xx is taken for down until the attempt's retry: its
         other lanes wait (one attempt, the probe, goes then), so a dead receiver costs one attempt per
         retry rather than one per call, and holds back only its own deliveries. An answer wakes them."""
@@ -173,7 +175,7 @@ class Sender:
             if self._down.pop(webhook_id, None) is not None:
                 self._wake(webhook_id, attempt.at)
             return
-        retry = result.get("next_at") if result else None
+        retry = result.next_at if result else None
         until = retry if retry is not None else attempt.at + RETRY_SECONDS[0]
         self._down[webhook_id] = until
         self._scheduler.at(until, f"webhook-probe:{webhook_id}", self._probe(webhook_id))
@@ -222,7 +224,8 @@ class Sender:
             except aiohttp.ClientError as exc:
                 error = type(exc).__name__
         latency = (time.perf_counter() - started) * 1000
-        return Attempt(pending.id, pending.customer_id, pending.attempts + 1, at, status, latency, error, excerpt)
+        return Attempt(delivery_id=pending.id, customer_id=pending.customer_id, attempt=pending.attempts + 1, at=at,
+                       status=status, latency_ms=latency, error=error, excerpt=excerpt)  # fmt: skip
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -242,7 +245,7 @@ class Sender:
             if webhook.get("failing_since") is not None:
                 changes["failing_since"] = None
         else:
-            failing = since(webhook.get("failing_since"))
+            failing = wire_epoch(webhook.get("failing_since"))
             if failing is None:
                 changes["failing_since"] = wire_time(attempt.at)
             elif attempt.at - failing >= self._settings.disable_after and webhook["enabled"]:
@@ -250,8 +253,7 @@ class Sender:
                 changes.update(enabled=False, updated_at=wire_time(attempt.at), disabled_reason=reason)
         if not changes:
             return []
-        events = [NewEvent(stream=f"webhook-{webhook['id']}", type="webhook.updated",
-                           data={"id": webhook["id"], "changes": changes})]  # fmt: skip
+        events = [NewEvent(stream=f"webhook-{webhook['id']}", event=WEBHOOK.updated(id=webhook["id"], changes=changes))]
         if changes.get("enabled") is False:
             url = urls.displayed(webhook["url"])
             text = (f"The webhook {webhook['name']} ({url}) was disabled: every delivery to it failed "

@@ -3,7 +3,7 @@ its resources, builds its services and attaches what follows the log, in one vis
 
 from .bootstrap import reactors, resources, timer_sources
 from .endpoints import api_routes, control_routes, route_listing
-from .read_models import fed_kinds, memory_projections, projection_set, projections, references, upcasters
+from .read_models import fed_kinds, memory_projections, projection_set, projections, references
 
 __all__ = ["api_routes", "control_routes", "fed_kinds", "memory_projections", "projection_set", "projections",
-           "reactors", "references", "resources", "route_listing", "timer_sources", "upcasters"]  # fmt: skip
+           "reactors", "references", "resources", "route_listing", "timer_sources"]  # fmt: skip

@@ -8,7 +8,8 @@ in this order:
 1. commit followers, as their resources open: the reader (its snapshot let go first), then the
    in-memory projections, then their snapshots;
 2. once the services are built, change hooks: pending SMS and chats to their timers, pending
-   deliveries to the webhook sender;
+   deliveries to the webhook sender; and the call timers, a commit follower after the in-memory
+   projections: each commit's calls get the timer of their next step from their live state;
 3. timer sources (`timer_sources`), derived again at every start, then the scheduler started;
 4. reactors (`reactors`), each a task owned by the app.
 """
@@ -164,11 +165,13 @@ async def _timers(app: web.Application) -> AsyncIterator[None]:
     memory, scheduler = app[MEMORY], app[SCHEDULER]
     memory[messaging.Pending].on_change = app[MESSAGING].follow
     memory[webhooks.PendingDeliveries].on_change = app[WEBHOOKS].sender.kick
+    unfollow = app[EVENT_LOG].follow_commits("call timers", app[CALLS].simulator.follow_commit)
     for source in timer_sources(app):
         scheduler.derive(source)
     scheduler.start()
     await app[REPORTS].start()
     yield
+    unfollow()
     await scheduler.stop()
 
 
@@ -200,5 +203,5 @@ def reactors(app: web.Application) -> list[Reactor]:
     """The app's reactors, in the order they start."""
     settings, reader, mailer = app[SETTINGS], app[READER], app[ACCOUNTS].mailer
     smtp = [SmtpDelivery(settings.mail, app[SEALER], app[CLOCK], reader)] if settings.mail.host else []
-    return [app[CALLS].simulator, VoicemailMail(reader, mailer), webhooks.Dispatcher(reader),
+    return [VoicemailMail(reader, mailer), webhooks.Dispatcher(reader),
             reports.ReportPlanner(app[REPORTS], reader), *smtp]  # fmt: skip

@@ -10,7 +10,7 @@ from ..api.route_table import Route, listing
 from ..billing import handlers as billing_handlers
 from ..calls import handlers as calls_handlers
 from ..calls import simulate
-from ..history import faxes
+from ..messaging import faxes
 from ..messaging import handlers as messaging_handlers
 from ..registry import calltracking, files, importing, provisioning, statements
 from ..registry.resource_routes import registry_routes

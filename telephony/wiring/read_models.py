@@ -8,21 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import billing, history, messaging, webhooks
+from .. import billing, conversations, messaging, webhooks
 from ..accounts import USER_FEEDS, USER_REFERENCES, Registrations
 from ..accounts.projections import projections as account_projections
 from ..accounts.sessions import SessionIndex
 from ..calls.floor import QueueRecords
-from ..calls.history import FEEDS
 from ..calls.live import LiveCalls
+from ..calls.records import FEEDS
 from ..collections.cache import PageCache
 from ..config import Settings
 from ..documents import DerivedTable, DocumentTable
 from ..documents.blobs import Blobs
 from ..documents.projection import Feed
 from ..documents.references import Table
-from ..domain.calls import ENDED, PLACED, ROUTED
-from ..eventlog.upcasting import Upcasters
+from ..domain.events import Event, tag_of
+from ..domain.events.calls import CallEnded, CallPlaced, CallRouted
 from ..projections import Projection, Projections
 from ..projections.clock import ClockOffset
 from ..projections.memory import MemoryProjection
@@ -30,18 +30,18 @@ from ..projections.sequences import Sequences
 from ..registry.catalogue import RESOURCES
 
 
-def _merged(*tables: Mapping[str, Mapping[str, Feed]]) -> dict[str, dict[str, Feed]]:
+def _merged(*tables: Mapping[str, Mapping[type[Event], Feed]]) -> dict[str, dict[type[Event], Feed]]:
     """Feeds of several capabilities, by document kind (a kind may be fed by several)."""
-    merged: dict[str, dict[str, Feed]] = {}
+    merged: dict[str, dict[type[Event], Feed]] = {}
     for table in tables:
         for kind, feeds in table.items():
             merged.setdefault(kind, {}).update(feeds)
     return merged
 
 
-def fed() -> dict[str, dict[str, Feed]]:
+def fed() -> dict[str, dict[type[Event], Feed]]:
     """The document kinds fed by other events than their own, and their feeds."""
-    return _merged(FEEDS, billing.FEEDS, history.FEEDS, webhooks.FEEDS)
+    return _merged(FEEDS, billing.FEEDS, conversations.FEEDS, webhooks.FEEDS)
 
 
 def projections() -> list[Projection]:
@@ -57,7 +57,7 @@ def projections() -> list[Projection]:
         DocumentTable(webhooks.KIND, indexed=("name",)),
         DocumentTable("delivery", indexed=("webhook_id", "call_id"), feeds=feeding["delivery"]),
     ]
-    claiming = (PLACED, ROUTED, ENDED, *billing.CLAIMING, *webhooks.CLAIMING)
+    claiming = (CallPlaced, CallRouted, CallEnded, *billing.CLAIMING, *webhooks.CLAIMING)
     allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
     sequences = Sequences(["customer", "user", *allocated, webhooks.KIND], claiming=claiming)
     return [*account_projections(), *documents, Blobs(), sequences]
@@ -80,13 +80,9 @@ def fed_kinds() -> dict[str, set[str]]:
     for table in projections():
         if isinstance(table, DocumentTable):
             for type_ in table.feeds:
-                kinds.setdefault(type_, set()).add(table.kind)
+                kinds.setdefault(tag_of(type_), set()).add(table.kind)
     return kinds
 
 
-def upcasters() -> Upcasters:
-    return Upcasters()
-
-
 def projection_set() -> Projections:
-    return Projections(projections(), upcasters())
+    return Projections(projections())

@@ -12,6 +12,7 @@ from msgspec import inspect as mi
 
 from telephony import wiring
 from telephony.api.route_table import Route, template
+from telephony.domain.events import events_of
 from telephony.domain.validation import patterns_of
 from telephony.eventlog import NewEvent
 from telephony.keys import ACCOUNTS, EVENT_LOG
@@ -125,7 +126,7 @@ async def stored(api, kind: str, caller, body: dict) -> int:
     stored.count = getattr(stored, "count", 0) + 1
     id_ = 900 + stored.count
     data = {"id": id_, "customer_id": caller.customer_id, "body": {"id": id_, **body}}
-    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)])
+    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).created(**data))])
     return id_
 
 

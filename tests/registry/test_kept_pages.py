@@ -21,6 +21,7 @@ import pytest
 from telephony.documents import blocks
 from telephony.documents.kept import OVERHEAD, KeptPages, Page, followed, joined_bodies
 from telephony.documents.ordering import HIGHEST, LOWEST
+from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import RANKS
 from tests.registry.conftest import LOOP, Api, append_event, seed_many
@@ -117,12 +118,12 @@ async def test_kept_pages_follow_appends_changes_and_removals(api: Api, seed: in
             if rng.random() < 0.5:
                 fields = {"disposition": rng.choice(["ANSWERED", "NO ANSWER", "BUSY"])}
             await append_event(
-                api, NewEvent(stream=f"cdr-{changed}", type="cdr.updated", data={"id": changed, "changes": fields})
+                api, NewEvent(stream=f"cdr-{changed}", event=events_of("cdr").updated(id=changed, changes=fields))
             )
             records[changed].update(fields)
         elif step < 0.98 and records:
             gone = rng.choice(list(records))
-            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", event=events_of("cdr").deleted(id=gone)))
             del records[gone]
         elif step >= 0.98:  # the collection cleared: built ranks and what was kept by them go
             assert (await api.call("DELETE", "/cdrs", caller)).status == 204

@@ -9,6 +9,8 @@ import pytest
 from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
 from telephony.documents import reader as reader_module
+from telephony.domain.events import RESOURCES
+from telephony.domain.events.calls import CallEnded
 from telephony.eventlog import Metadata, RecordedEvent
 from telephony.keys import EVENT_LOG, MEMORY, PAGE_CACHE, READER
 from tests.conftest import CONTROL_KEY
@@ -69,8 +71,9 @@ def test_a_page_read_before_a_change_is_not_served_after_it():
     assert cache.get(("contact", 1, "")) is None
     started = cache.generation("contact")
     cache.put(("contact", 1, ""), started, b"fresh")
+    changed = RESOURCES["contact"].updated(id=1, changes={})
     cache.apply(RecordedEvent(position=9, stream="contact-1", version=2, type="contact.updated", schema=1,
-                              data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
+                              event=changed, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
     cache.put(("contact", 1, ""), started, b"stale")
     assert cache.get(("contact", 1, "")) is None
 
@@ -78,7 +81,8 @@ def test_a_page_read_before_a_change_is_not_served_after_it():
 def test_an_event_that_feeds_a_kind_retires_that_kinds_pages():
     cache = PageCache(max_bytes=10_000, fed={"call.ended": ["cdr"]})
     cache.put(("cdr", 1, ""), cache.generation("cdr"), b"before the call ended")
-    cache.apply(RecordedEvent(position=1, stream="call-7", version=3, type="call.ended", schema=1, data={},
+    ended = CallEnded(id=7, at=0.0, cause="normal clearing", disposition="CONNECTED", by="src", leg=None)
+    cache.apply(RecordedEvent(position=1, stream="call-7", version=3, type="call.ended", schema=1, event=ended,
                               meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
     assert cache.get(("cdr", 1, "")) is None
 

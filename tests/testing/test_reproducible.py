@@ -73,8 +73,8 @@ async def test_a_settled_move_mails_the_voicemail_at_the_time_the_message_ended(
     (mail,) = [m for m in (await (await client.get("/_telephony/outbox", headers=CONTROL)).json())["data"]
                if m["subject"].startswith("New voicemail")]  # fmt: skip
     (ended,) = [e for e in await client.server.app[EVENT_LOG].read(types=["call.ended"])]
-    assert mail["created_at"] == wire_time(ended.data["at"]) < "2026-03-02 09:00:30"  # not where the move ended
-    assert parsedate_to_datetime(mail["date"]).timestamp() == int(ended.data["at"])  # its own real time
+    assert mail["created_at"] == wire_time(ended.event.at) < "2026-03-02 09:00:30"  # not where the move ended
+    assert parsedate_to_datetime(mail["date"]).timestamp() == int(ended.event.at)  # its own real time
 
 
 def test_a_seeded_entropy_draws_the_same_bytes_for_the_same_seed_and_the_system_never_repeats():

@@ -30,7 +30,7 @@ from telephony.reactors.scheduler import Scheduler
 from telephony.wiring.bootstrap import calls_engine
 from tests.reactors.kinds import Echo
 
-APP_REACTORS = ["call-simulator", "voicemail-mail", "webhook-dispatcher", "report-planner"]
+APP_REACTORS = ["voicemail-mail", "webhook-dispatcher", "report-planner"]
 
 
 async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_documented_order(
@@ -40,7 +40,7 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     app = create_app(settings, clock=clock, reactors=[extra])
     await aiohttp_client(app)
     assert app[CLOCK] is clock
-    assert app[EVENT_LOG].followers == ["reader snapshot", "in-memory projections", "snapshots"]
+    assert app[EVENT_LOG].followers == ["reader snapshot", "in-memory projections", "snapshots", "call timers"]
     assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
                                       app[WEBHOOKS].sender.timers, app[CALLS].simulator.timers)  # fmt: skip
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow

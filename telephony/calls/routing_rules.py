@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents import reads
-from ..domain import calls as rules
 from ..domain import phone
-from ..domain.calls import Target
+from ..domain.calls.call import Target
+from ..domain.calls.rules import CAUSES
 from .destinations import target
 
 INBOUND, OUTBOUND = 1, 2
 """Routing rule `direction` codes (the `routing_direction` dictionary)."""
-ENDINGS = {"block": "call rejected", "hangup": rules.CAUSES["answer"]}
+ENDINGS = {"block": "call rejected", "hangup": CAUSES["answer"]}
 """The cause a rule's action ends the call with."""
 REDIRECTS = ("redirect", "user", "voicemail", "ringgroup", "ivr", "queue", "conference")
 """The actions that send the call to the rule's destination."""

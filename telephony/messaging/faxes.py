@@ -16,18 +16,18 @@ from aiohttp import web
 
 from ..api.context import meta_of
 from ..api.control import control_route, control_shape
-from ..api.errors import BadRequest, NotFound
 from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
-from ..documents import reads
-from ..domain.nouns import not_found
+from ..domain import phone
+from ..domain.events import RESOURCES
 from ..domain.schemas import Fax
 from ..domain.types import E164
 from ..eventlog import Decision, NewEvent
 from ..keys import ACCOUNTS, CLOCK, EVENT_LOG, READER
 from ..mail import fax_document
 from ..projections.sequences import next_id
+from .receiving import receiving_number
 
 RECEIVED, INBOUND = 4, 1
 """The `fax_status` and `fax_type` codes of a fax received."""
@@ -41,22 +41,17 @@ class InboundFax(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 async def inbound_fax(request: web.Request) -> web.Response:
     body = await read_json(request, InboundFax)
-    dialled = "+" + body.to.lstrip("+")
-    owner = await reads.owned_by(request.app[READER], "ddi", dialled)
-    if owner is None:
-        raise NotFound(not_found("ddi", dialled))
-    customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
-    if not ddi.get("fax_enabled"):
-        raise BadRequest.field("to", f"The number {dialled} does not receive faxes.")
+    customer_id, ddi = await receiving_number(request.app[READER], body.to, "fax_enabled", "faxes")
+    dialled = ddi["id"]
     mailer, received = request.app[ACCOUNTS].mailer, wire_time(request.app[CLOCK].now())
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict]:
         fax_id = next_id(conn, "fax")
         record = {"id": fax_id, "charge": 0.0, "created_at": received, "filename": f"fax-{fax_id}.pdf",
-                  "from": "+" + body.from_.lstrip("+"), "pages": body.pages, "status": RECEIVED, "to": dialled,
+                  "from": phone.e164(body.from_), "pages": body.pages, "status": RECEIVED, "to": dialled,
                   "type": INBOUND}  # fmt: skip
-        events = [NewEvent(stream=f"fax-{fax_id}", type="fax.created",
-                           data={"id": fax_id, "customer_id": customer_id, "body": record})]  # fmt: skip
+        made = RESOURCES["fax"].created(id=fax_id, customer_id=customer_id, body=record)
+        events = [NewEvent(stream=f"fax-{fax_id}", event=made)]
         if ddi.get("fax_email"):
             text = f"A fax of {body.pages} page(s) from {record['from']} to {dialled} arrived at {received} UTC."
             events.append(mailer.message(ddi["fax_email"], f"Fax from {record['from']}", text,

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents import reads
-from ..domain import calls as rules
-from ..domain.calls import Call, Party, Target
+from ..domain.calls.call import Call, Party, Reached, Target
+from ..domain.calls.menu import Menu, heard
+from ..domain.calls.rules import CAUSES
 from .destinations import (
     REJECTED,
     Route,
@@ -56,9 +57,9 @@ MOST_HOPS = 16
 class Hop:
     """The next destination of a call (`routed`: what `rules.route` records), or its ending cause."""
 
-    routed: dict[str, Any] | None = None
+    routed: Reached | None = None
     ending: str | None = None
-    through: dict[str, Any] | None = None
+    through: Reached | None = None
     """A destination the call is routed to first: a queue that answers the caller as it joins, before
     `routed` rings an agent; or one that turned the caller away, when the call then ends (`ending`
     is the destination's reason), so that the call's record names it."""
@@ -74,9 +75,9 @@ def hop(r: Routing, to: Target | None, hops: int = 0) -> Hop:
     if to is None or hops > MOST_HOPS:
         return Hop(ending=NO_ROUTE)
     if to.type == "H":
-        return Hop(ending=rules.CAUSES["answer"])
+        return Hop(ending=CAUSES["answer"])
     if to == REJECTED:
-        return Hop(ending=rules.CAUSES["reject"])
+        return Hop(ending=CAUSES["reject"])
     if to.type not in KINDS or to.id is None:
         return Hop(ending=NO_ROUTE)
     found = reads.documents(r.conn, KINDS[to.type], [to.id], r.call.customer_id).get(to.id)
@@ -84,11 +85,12 @@ def hop(r: Routing, to: Target | None, hops: int = 0) -> Hop:
         return Hop(ending=NO_ROUTE)
     routed, onward = DESTINATIONS[to.type](r, found, to)
     if onward is None:
-        return Hop(routed=routed, through=routed.pop("through", None)) if routed else Hop(ending=NO_ROUTE)
+        return Hop(routed=dataclasses.replace(routed, through=None), through=routed.through) if routed else (
+            Hop(ending=NO_ROUTE))  # fmt: skip
     after = hop(dataclasses.replace(r, direct=False), onward, hops + 1)
     if routed is None or after.routed is not None or after.through is not None:
         return after
-    return Hop(ending=rules.CAUSES[routed["plan"]["outcome"]], through=routed)  # turned away, then the call ends
+    return Hop(ending=CAUSES[routed.plan.outcome], through=routed)  # turned away, then the call ends
 
 
 def _user_context(call: Call) -> str:
@@ -150,8 +152,8 @@ def _ivr(r: Routing, ivr: dict[str, Any], to: Target) -> Route:
     """The IVR answers and plays its menu (`domain.calls.menu`): the first of the caller's keys that
     does something is where the caller goes on to (in a new call); a key that does nothing plays the
     menu again; after its last play, the IVR's final destination."""
-    onward, wait, used = rules.heard(menu_of(ivr), r.call.digits, r.call.digits_used,
-                                     lambda key: key_target(r.conn, r.call, ivr, key))  # fmt: skip
+    onward, wait, used = heard(menu_of(ivr), r.call.digits, r.call.digits_used,
+                               lambda key: key_target(r.conn, r.call, ivr, key))  # fmt: skip
     party = platform_party("ivr", ivr)
     return answering(r.call, party, r.planner, "IVR", (wait, onward or final(ivr)), digits_used=used), None
 
@@ -195,9 +197,9 @@ def key_target(conn: sqlite3.Connection, call: Call, ivr: Mapping[str, Any], key
     return _extension(conn, call, key) if ivr.get("ext_dialing") else None
 
 
-def menu_of(ivr: Mapping[str, Any]) -> rules.Menu:
+def menu_of(ivr: Mapping[str, Any]) -> Menu:
     """An IVR's menu: `timeout` seconds a play waits for a key (5 by default), `repeats` plays (one at least)."""
-    return rules.Menu(timeout=seconds(ivr.get("timeout"), 5), plays=max(1, int(ivr.get("repeats") or 1)))
+    return Menu(timeout=seconds(ivr.get("timeout"), 5), plays=max(1, int(ivr.get("repeats") or 1)))
 
 
 def ivr_of(conn: sqlite3.Connection, call: Call) -> dict[str, Any] | None:

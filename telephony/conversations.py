@@ -17,9 +17,11 @@ from typing import Any
 
 import msgspec
 
-from ..documents.names import source
-from ..documents.projection import DocumentChange, clear, patch, put
-from ..eventlog import RecordedEvent
+from .documents.names import source
+from .documents.projection import DocumentChange, Feed, clear, patch, put
+from .domain.events import RESOURCES, Event
+from .domain.events.resources import ResourceCleared, ResourceCreated, ResourceUpdated
+from .eventlog import RecordedEvent
 
 CHANNELS = ("call", "sms", "fax", "chat")
 KINDS = {"call": "cdr", "sms": "sms", "fax": "fax", "chat": "chat"}
@@ -68,7 +70,8 @@ def made(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
         return [conversation(channel, data["body"], data["customer_id"])]
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
-        return of(event.data)
+        made = event.event
+        return [conversation(channel, made.body, made.customer_id)] if isinstance(made, ResourceCreated) else []
 
     def from_json(data: bytes) -> Iterable[DocumentChange]:
         try:
@@ -85,23 +88,26 @@ def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]
     """A feed of a kind's records cleared (`<kind>.cleared`): their conversations go."""
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
-        yield clear(event.data["customer_id"], channel=channel)
+        if isinstance(cleared_ := event.event, ResourceCleared):
+            yield clear(cleared_.customer_id, channel=channel)
 
     return feed
 
 
 def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
-    if "duration" in event.data["changes"]:
-        yield patch(source(KINDS["chat"], event.data["id"]), {"duration": event.data["changes"]["duration"]})
+    match event.event:
+        case ResourceUpdated(id=chat_id, changes=changes) if "duration" in changes:
+            yield patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
 
 
-FEEDS = {
+FEEDS: dict[str, dict[type[Event], Feed]] = {
     "conversation": {
-        "cdr.created": made("call"), "cdr.cleared": cleared("call"),
-        "sms.created": made("sms"), "sms.cleared": cleared("sms"),
-        "fax.created": made("fax"), "chat.created": made("chat"), "chat.updated": chat_ended,
+        RESOURCES["cdr"].created: made("call"), RESOURCES["cdr"].cleared: cleared("call"),
+        RESOURCES["sms"].created: made("sms"), RESOURCES["sms"].cleared: cleared("sms"),
+        RESOURCES["fax"].created: made("fax"), RESOURCES["chat"].created: made("chat"),
+        RESOURCES["chat"].updated: chat_ended,
     }
 }  # fmt: skip
 """The conversations' document kind and the events of records it is made from (the call engine
-feeds it the CDRs its calls leave, `calls.history`)."""
+feeds it the CDRs its calls leave, `calls.records`)."""

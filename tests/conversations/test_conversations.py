@@ -1,12 +1,9 @@
-"""The unified history (conversations) and inbound faxes: their records, PDFs and mails."""
+"""The unified history (conversations) of calls, SMS and faxes: ids in the order things were made, a replay."""
 
 from __future__ import annotations
 
-import io
 import json
 
-import msgspec
-import pypdf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,34 +11,20 @@ from telephony import wiring
 from telephony.app import create_app
 from telephony.audit import verify_projections
 from telephony.config import Control, Settings, Storage
+from telephony.conversations import CHANNELS, FEEDS
+from telephony.domain.events import EVENTS, RESOURCES
 from telephony.eventlog import Metadata, RecordedEvent, store
-from telephony.history.conversations import CHANNELS, FEEDS
 from telephony.keys import EVENT_LOG
 from tests.accounts.helpers import CONTROL, error_of, login
 from tests.billing.test_billing import LANDLINE, TALKED
 from tests.calls.helpers import advance, by_live_id, get, place
-from tests.calls.test_voicemail_mail import settled
 from tests.conftest import CONTROL_KEY
+from tests.messaging.test_faxes import FAX_LINE, fax, provision
 from tests.serving import telephony
 
 HOME = 100001
-FAX_LINE = "+442071230999"
 KINDS = {"call": "cdr", "sms": "sms", "fax": "fax", "chat": "chat"}
 ADMIN = ("admin@example.com", "change-me-now")
-
-
-async def provision(client, **fields) -> None:
-    response = await client.post(f"/_telephony/customers/{HOME}/ddis", json={"e164": FAX_LINE, **fields},
-                                 headers=CONTROL)  # fmt: skip
-    assert response.status == 201, await response.text()
-
-
-async def fax(client, status: int = 201, **body) -> dict:
-    response = await client.post("/_telephony/simulate/inbound-fax", json={"from": "+33123456789", "to": FAX_LINE,
-                                 **body}, headers=CONTROL)  # fmt: skip
-    answer = await response.json()
-    assert response.status == status, answer
-    return answer
 
 
 async def sms_imported(client, *texts: str) -> None:
@@ -50,29 +33,6 @@ async def sms_imported(client, *texts: str) -> None:
         "message": text, "type": "in", "result": "RECEIVED"}}) for n, text in enumerate(texts)]  # fmt: skip
     response = await client.post("/_telephony/import", data="\n".join(lines), headers=CONTROL)
     assert response.status == 200, await response.text()
-
-
-async def test_a_fax_received_on_a_fax_number_is_a_record_a_pdf_and_a_mail(client, root):
-    await provision(client, fax_enabled=True, fax_email="faxes@example.com")
-    record = (await fax(client, pages=3))["data"]
-    assert (record["pages"], record["status"], record["type"], record["to"]) == (3, 4, 1, FAX_LINE)
-    assert (await get(client, root, "/faxes"))["data"] == [record]
-    response = await client.get(f"/v1.2/voipstudio/faxes/{record['id']}.pdf", headers=root.headers())
-    assert response.content_type == "application/pdf"
-    document = pypdf.PdfReader(io.BytesIO(body := await response.read()))
-    assert len(document.pages) == 3 and "Page 3 of 3" in document.pages[2].extract_text()
-    await settled(client)
-    (mail,) = (await (await client.get("/_telephony/outbox?to=faxes@example.com", headers=CONTROL)).json())["data"]
-    (attached,) = mail["attachments"]
-    assert (attached["media_type"], attached["size"], attached["filename"]) == ("application/pdf", len(body),
-                                                                                 record["filename"])  # fmt: skip
-
-
-async def test_faxes_only_reach_numbers_that_take_them(client, root):
-    assert (await fax(client, 404))["errors"]
-    await provision(client)
-    assert (await fax(client, 400))["errors"][0]["field"] == "to"
-    assert (await fax(client, 400, pages=0))["errors"][0]["field"] == "pages"
 
 
 async def test_conversations_list_calls_sms_and_faxes_together(client, root):
@@ -175,8 +135,8 @@ VALUES = (
 def test_a_rebuild_reads_a_record_made_into_the_conversation_a_live_append_makes(channel, body, id_, customer_id):
     """The conversation a rebuild makes from a record's stored JSON, decoding only the fields it reads,
     is the one the feed makes of the whole decoded event, whatever fields the record has or lacks."""
-    data = {"id": id_, "customer_id": customer_id, "body": {**body, "id": id_}}
-    feed = FEEDS["conversation"][f"{KINDS[channel]}.created"]
-    event = RecordedEvent(position=1, stream="s", version=1, type=f"{KINDS[channel]}.created", schema=1, data=data,
+    made = RESOURCES[KINDS[channel]].created(id=id_, customer_id=customer_id, body={**body, "id": id_})
+    feed = FEEDS["conversation"][type(made)]
+    event = RecordedEvent(position=1, stream="s", version=1, type=f"{KINDS[channel]}.created", schema=1, event=made,
                           meta=Metadata(), recorded_at="", hash="")  # fmt: skip
-    assert feed.from_json(msgspec.json.encode(data)) == list(feed(event))
+    assert feed.from_json(EVENTS.written(made)[2]) == list(feed(event))
