@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from . import openapi, wiring
+from . import openapi, testing, wiring
 from .accounts.auth import authenticate
 from .api import cors, middlewares
 from .api.control import require_control_key
@@ -29,7 +29,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     the app's own (a test's, an embedding program's). Secrets draw from `entropy` (the system's by
     default; a seeded one with a reproducible clock makes a reproducible run)."""
     app = web.Application(
-        middlewares=[middlewares.frame(options=cors.plain_options)],
+        middlewares=[middlewares.frame(options=cors.plain_options), testing.api_faults(settings.api.service)],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},
     )
@@ -39,6 +39,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app[AUTHENTICATE] = authenticate
     app[REFERENCES] = wiring.references()
     app.cleanup_ctx.extend(wiring.resources(progress, reactors))
+    app.on_shutdown.append(wiring.end_streams)
     api_routes, control_routes = wiring.api_routes(), wiring.control_routes()
     mount(app, api_routes, settings.api.service)
     app[OPENAPI] = openapi.Document(api_routes, settings.api.service, control_routes)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
     from .security import Entropy, Sealer
+    from .testing import Faults, Streams
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -62,6 +63,10 @@ MESSAGING: web.AppKey[Steps] = web.AppKey("messaging")
 """The timers of pending SMS and chats."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
+FAULTS: web.AppKey[Faults] = web.AppKey("faults")
+"""The fault rules: added and removed as events, matched against API requests and webhook deliveries."""
+STREAMS: web.AppKey[Streams] = web.AppKey("streams")
+"""The open event streams (`GET /_telephony/events/stream`), ended at shutdown."""
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -77,6 +82,7 @@ __all__ = [
     "CONTROL_KEY_DIGEST",
     "ENTROPY",
     "EVENT_LOG",
+    "FAULTS",
     "MEMORY",
     "MESSAGING",
     "OPENAPI",
@@ -90,5 +96,6 @@ __all__ = [
     "SCHEDULER",
     "SEALER",
     "SETTINGS",
+    "STREAMS",
     "WEBHOOKS",
 ]

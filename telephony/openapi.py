@@ -225,6 +225,8 @@ def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     if route.origin != "spec":
         op["description"] = ORIGINS.get(route.origin, f"Origin: {route.origin}")
     shape = shape or Shape(envelope="bare", answer=None)
+    if shape.security:
+        op["security"] = [{scheme: []} for scheme in shape.security]
     params = path_parameters(route.path)
     if shape.listing is not None:
         params += list_parameters(shape.listing, shape.includes)

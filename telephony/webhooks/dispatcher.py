@@ -17,26 +17,19 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
-
 from ..clock import parse_wire_time
 from ..documents import reads
 from ..documents.reader import Reader
 from ..domain import webhooks as hooks
-from ..domain.calls.fold import evolve, fold
-from ..domain.events import Event
+from ..domain.calls.fold import fold
 from ..domain.events.accounts import CustomerDeleted
-from ..domain.events.calls import CallAnswered, CallEnded, CallEvent, CallHeld, CallPlaced, CallResumed, CallRinging
+from ..domain.events.calls import CallEvent
 from ..domain.events.messaging import SmsCreated
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
+from .bodies import CHANGES, Made, call_events, inbound_sms
 from .configuration import KIND, WEBHOOK
 from .deliveries import Outgoing, queued
-
-CHANGES: frozenset[type[Event]] = frozenset({CallPlaced, CallRinging, CallAnswered, CallHeld, CallResumed, CallEnded})
-"""The call events that can change a call's state; the others make no webhook event."""
-
-_encode = msgspec.json.encode
 
 
 class Dispatcher(Reactor):
@@ -63,8 +56,8 @@ class Dispatcher(Reactor):
         if not self._any_webhook:
             return None  # no customer has a webhook yet: no transaction for an event nobody can want
         match event.event:
-            case SmsCreated(body={"type": "in"}) as sms:
-                return lambda conn: _sms(conn, event.position, sms)
+            case SmsCreated() as sms if (made := inbound_sms(event.position, sms)) is not None:
+                return lambda conn: _sms(conn, event.position, sms, made)
             case CallEvent() as changed:
                 return lambda conn: _call(conn, event, changed)
         return None
@@ -81,26 +74,18 @@ def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, pos
 
 def _call(conn: sqlite3.Connection, event: RecordedEvent, changed: CallEvent) -> list[NewEvent]:
     so_far = store.stream_events(conn, event.stream)[: event.version]
-    before = fold(changed.id, so_far[:-1])  # type: ignore[arg-type]
-    after = evolve(before, changed)
+    after, made = call_events(event.position, changed, fold(changed.id, so_far[:-1]))  # type: ignore[arg-type]
     if not after.customer_id:
         return []
-    outgoing = []
-    for n, name in enumerate(hooks.events_of(changed, before, after)):
-        event_id = f"evt_{event.position}_{n}"
-        body = _encode(hooks.call_body(event_id, name, after, changed.at)).decode()
-        outgoing += [Outgoing(webhook=webhook, lane=f"call:{after.id}", call_id=after.id, event_id=event_id,
-                             event_name=name, body=body)
-                     for webhook in _subscribed(conn, after.customer_id, name, event.position)]  # fmt: skip
+    outgoing = [Outgoing(webhook=webhook, lane=f"call:{after.id}", call_id=after.id, event_id=m.event_id,
+                         event_name=m.name, body=m.body)
+                for m in made for webhook in _subscribed(conn, after.customer_id, m.name, event.position)]  # fmt: skip
     return queued(conn, after.customer_id, outgoing, changed.at)
 
 
-def _sms(conn: sqlite3.Connection, position: int, created: SmsCreated) -> list[NewEvent]:
+def _sms(conn: sqlite3.Connection, position: int, created: SmsCreated, made: Made) -> list[NewEvent]:
     customer_id, sms = created.customer_id, created.body
-    event_id = f"evt_{position}_0"
-    body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
-                                  sms["to"], sms["message"])).decode()  # fmt: skip
-    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms['id']}", call_id=None, event_id=event_id,
-                         event_name=hooks.SMS_RECEIVED, body=body)
-                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED, position)]  # fmt: skip
+    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms['id']}", call_id=None, event_id=made.event_id,
+                         event_name=made.name, body=made.body)
+                for webhook in _subscribed(conn, customer_id, made.name, position)]  # fmt: skip
     return queued(conn, customer_id, outgoing, parse_wire_time(sms["created_at"]).timestamp())

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from aiohttp import web
 
-from .. import control_key, datadir, messaging, reports, webhooks
+from .. import control_key, datadir, messaging, reports, testing, webhooks
 from ..accounts import Registrations
 from ..accounts.service import Accounts, open_sealer
 from ..accounts.sessions import SessionIndex
@@ -44,6 +44,7 @@ from ..keys import (
     CONTROL_KEY_DIGEST,
     ENTROPY,
     EVENT_LOG,
+    FAULTS,
     MEMORY,
     MESSAGING,
     PAGE_CACHE,
@@ -54,6 +55,7 @@ from ..keys import (
     SCHEDULER,
     SEALER,
     SETTINGS,
+    STREAMS,
     WEBHOOKS,
 )
 from ..mail import Mailer, SmtpDelivery
@@ -131,7 +133,8 @@ async def _memory(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _services(app: web.Application) -> AsyncIterator[None]:
-    """The object graph, built once in dependency order; then the first customer of an empty log."""
+    """The object graph, built once in dependency order; then the first customer of an empty log and
+    the fault rules of the configuration."""
     settings, clock, event_log, reader, memory = app[SETTINGS], app[CLOCK], app[EVENT_LOG], app[READER], app[MEMORY]
     sealer, entropy = app[SEALER], app[ENTROPY]
     app[SCHEDULER] = scheduler = Scheduler(clock)
@@ -142,11 +145,20 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler)
     app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
     app[REPORTS] = reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
+    app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
     sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
-                             reader, scheduler, clock, sealer, mailer)  # fmt: skip
+                             reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
+    app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
     await app[ACCOUNTS].bootstrap()
+    await faults.configure(settings.faults.rules)
     yield
+
+
+async def end_streams(app: web.Application) -> None:
+    """At shutdown, before the server waits for its handlers: the event streams end."""
+    if STREAMS in app:
+        app[STREAMS].close()
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,

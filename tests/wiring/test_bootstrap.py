@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from telephony import messaging, reports, webhooks
+from telephony import messaging, reports, testing, webhooks, wiring
 from telephony.accounts.service import Accounts
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
@@ -16,6 +16,7 @@ from telephony.keys import (
     CALLS,
     CLOCK,
     EVENT_LOG,
+    FAULTS,
     MEMORY,
     MESSAGING,
     REACTORS,
@@ -46,6 +47,8 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow
     assert app[MEMORY][webhooks.PendingDeliveries].on_change == app[WEBHOOKS].sender.kick
     assert [runner.name for runner in app[REACTORS].runners] == [*APP_REACTORS, extra.name]
+    assert app[WEBHOOKS].sender._faults == app[FAULTS].for_delivery
+    assert list(app.on_shutdown) == [wiring.end_streams]
 
 
 async def test_an_smtp_server_adds_its_delivery_after_the_apps_other_reactors(aiohttp_client, settings, clock):
@@ -79,6 +82,8 @@ async def test_constructors_register_nothing_anywhere(aiohttp_client, settings, 
     sender = webhooks.Sender(conf.webhooks, conf.simulator.seed, deliveries, event_log, reader, scheduler, clock,
                              sealer, mailer)  # fmt: skip
     webhooks.Webhooks(conf.webhooks, event_log, reader, clock, sealer, sender)
+    testing.Faults(testing.FaultRules(), event_log, clock, conf.simulator.seed)
+    testing.Streams(event_log, conf.stream.heartbeat_seconds)
     assert scheduler.sources == () and scheduler.pending == 0
     assert pending.on_change is None and deliveries.on_change is None
     assert event_log.followers == followers

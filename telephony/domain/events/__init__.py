@@ -4,8 +4,8 @@
 types the log holds (`EVENTS`) and writes and reads them.
 """
 
-from .base import ANY_VERSION, NO_STREAM, Event, NewEvent, tag_of, tags_of
+from .base import ANY_VERSION, NO_STREAM, Event, NewEvent, data_of, tag_of, tags_of
 from .catalogue import EVENTS, RESOURCES, Catalogue, UnreadableEvent, events_of
 
 __all__ = ["ANY_VERSION", "EVENTS", "NO_STREAM", "RESOURCES", "Catalogue", "Event", "NewEvent", "UnreadableEvent",
-           "events_of", "tag_of", "tags_of"]  # fmt: skip
+           "data_of", "events_of", "tag_of", "tags_of"]  # fmt: skip

@@ -17,6 +17,7 @@ from .accounts import ACCOUNT_EVENTS, USER
 from .base import TAG_FIELD, Event, tag_of
 from .billing import BILLING_EVENTS
 from .calls import CALL_EVENTS
+from .faults import FAULT_EVENTS
 from .log import LOG_EVENTS
 from .mail import MAIL_EVENTS
 from .messaging import CHAT, SMS
@@ -107,7 +108,8 @@ RESOURCES: Mapping[str, ResourceEvents] = MappingProxyType({
 })  # fmt: skip
 """The events of each kind of record, by kind."""
 EVENTS = Catalogue([*CALL_EVENTS, *ACCOUNT_EVENTS, *BILLING_EVENTS, *WEBHOOK_EVENTS, *MAIL_EVENTS, *REPORT_EVENTS,
-                    *LOG_EVENTS, *(cls for events in RESOURCES.values() for cls in events.all)])  # fmt: skip
+                    *FAULT_EVENTS, *LOG_EVENTS,
+                    *(cls for events in RESOURCES.values() for cls in events.all)])  # fmt: skip
 """The catalogue of this app's log."""
 
 
