@@ -3,7 +3,7 @@
 `GET /_telephony/events/stream` sends each call, SMS and webhook-delivery event as server-sent
 events: `id:` the log position, `event:` the webhook event name (`call.hangup`) or the log's type,
 `data:` the webhook body (or the event's data). Read from the start (`Last-Event-ID: 0`), so an
-event recorded before the wait began counts too.
+event recorded before the wait began counts too. Standard library only, as `client` is.
 """
 
 from __future__ import annotations
@@ -13,46 +13,27 @@ import json
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from .client import CONTROL_HEADER
+from .sse import Event, Reader
 
 STREAM = "/_telephony/events/stream"
 
 
-@dataclass(frozen=True)
-class Event:
-    position: int
-    name: str
-    data: Any
-
-
 def events(url: str, control_key: str, timeout: float, after: int = 0) -> Iterator[Event]:
-    """The stream's events after position `after`, as they come, for `timeout` seconds of real time
-    (TimeoutError then)."""
+    """The stream's messages after position `after`, as they come, for about `timeout` seconds of
+    real time (TimeoutError then: the stream's heartbeats let the wait end while nothing happens)."""
     deadline = time.monotonic() + timeout
     headers = {CONTROL_HEADER: control_key, "Last-Event-ID": str(after), "Accept": "text/event-stream"}
     request = urllib.request.Request(url.rstrip("/") + STREAM, headers=headers)  # noqa: S310
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-        position, name, data = 0, "message", list[str]()
+        reader = Reader()
         for raw in response:
             if time.monotonic() > deadline:
                 raise TimeoutError
-            line = raw.decode().rstrip("\r\n")
-            if not line:
-                if data:
-                    yield Event(position, name, json.loads("\n".join(data)))
-                name, data = "message", []
-                continue
-            field, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if field == "id":
-                position = int(value)
-            elif field == "event":
-                name = value
-            elif field == "data":
-                data.append(value)
+            if (event := reader.line(raw)) is not None:
+                yield event
 
 
 def wait_for(url: str, control_key: str, name: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
@@ -61,8 +42,9 @@ def wait_for(url: str, control_key: str, name: str, timeout: float = 10.0, **mat
     seen = []
     try:
         for event in events(url, control_key, timeout):
-            if fnmatch.fnmatchcase(event.name, name) and all(event.data.get(k) == v for k, v in match.items()):
-                return dict(event.data)
+            data = json.loads(event.data)
+            if fnmatch.fnmatchcase(event.name, name) and all(data.get(k) == v for k, v in match.items()):
+                return dict(data)
             seen.append(event.name)
     except TimeoutError:
         pass

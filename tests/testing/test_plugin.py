@@ -57,14 +57,20 @@ def test_each_fixture_starts_in_under_a_second_and_serves_both_versions(pytester
             before = telephony_clock.now()
             assert (telephony_clock.advance(90) - before).total_seconds() == 90
 
-        def test_traffic(simulate_inbound_call, simulate_inbound_sms):
-            pass
+        def test_traffic(simulate_inbound_call, simulate_inbound_sms, telephony_server):
+            customer = telephony_server.customer()
+            customer.add_number("+442071230003", target_type="H", sms_enabled=True)
+            assert simulate_inbound_call("+447700900003", "+442071230003")["state"] == "HANGUP"  # the number hangs up
+            assert simulate_inbound_sms("+447700900003", "+442071230003", "hello")["message"] == "hello"
 
         def test_receiver(webhook_receiver):
             assert webhook_receiver.url.startswith("https://127.0.0.1:")
 
-        def test_events(wait_for_event):
-            pass
+        def test_events(wait_for_event, telephony_customer):
+            telephony_customer.add_number("+442071230004", sms_enabled=True)
+            telephony_customer.server.operator("POST", "/simulate/inbound-sms",
+                                               {"from": "+447700900004", "to": "+442071230004", "text": "hi"})
+            assert wait_for_event("sms.*", to_no="+442071230004")["text"] == "hi"
     """
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--durations=0", "-vv")
@@ -119,6 +125,31 @@ def test_the_plugin_sits_beside_a_suites_own_settings_clock_and_client_fixtures(
 async def test_the_fixtures_serve_an_async_test_too(telephony_customer, telephony_clock):
     assert telephony_customer.api("GET", "/cdrs")["total"] == 0
     telephony_clock.advance(60)
+
+
+def test_wait_for_event_answers_the_first_event_of_the_stream_whose_name_and_fields_match(
+    telephony_customer, telephony_clock, simulate_inbound_call, wait_for_event
+):
+    ann = telephony_customer.add_user(ext="201")
+    telephony_customer.add_number("+442071230006", target_type="U", target_id=ann["id"])
+    first = simulate_inbound_call("+447700900006", "+442071230006", answer={str(ann["id"]): 3})
+    second = simulate_inbound_call("+447700900007", "+442071230006", answer={str(ann["id"]): "reject"})
+    telephony_clock.advance(600)
+
+    hangup = wait_for_event("call.hangup", call_id=first["id"])
+    assert (hangup["event_name"], hangup["src"], hangup["connected_at"] is not None) == (
+        "call.hangup", "+447700900006", True)  # fmt: skip
+    assert wait_for_event("call.*", call_id=second["id"])["event_name"] == "call.initial"  # the first of its events
+    assert wait_for_event("call.hangup", src="+447700900007")["call_id"] == second["id"]
+
+
+def test_wait_for_event_names_what_the_stream_sent_when_nothing_matches(telephony_customer, wait_for_event):
+    telephony_customer.add_number("+442071230008", sms_enabled=True)
+    telephony_customer.server.operator("POST", "/simulate/inbound-sms",
+                                       {"from": "+447700900008", "to": "+442071230008", "text": "hi"})  # fmt: skip
+    with pytest.raises(AssertionError) as waited:
+        wait_for_event("call.hangup", timeout=0.5, call_id=1)
+    assert str(waited.value) == "no event call.hangup call_id=1 within 0.5 s (the stream sent: sms.received)"
 
 
 def test_a_refused_request_raises_with_the_platforms_error_body(telephony_customer):
