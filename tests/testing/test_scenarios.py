@@ -4,11 +4,13 @@ JUnit file parses with a JUnit reader, and a run against a running server works 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import junitparser
 import pytest
+import yaml
 
 from telephony.cli.main import main
 from telephony.config import Control, Settings, Simulator, Storage
@@ -151,6 +153,47 @@ def test_each_kind_of_step_and_check_works(capsys, tmp_path):
                      "200, id 1"]  # fmt: skip
 
 
+FAULTS = """\
+name: A failing platform
+seed: 3
+simulator:
+  destinations:
+    - {prefix: "+4479460", outcome: answer, ring_seconds: 4, talk_seconds: 20}
+setup:
+  users:
+    sam: {first_name: Sam, ext: "301"}
+steps:
+  - {at: 0, name: outage, fault: {method: POST, path: /calls, status: 503, retry_after: 5, count: 2}}
+  - {at: 1, as: sam, call: {to: "+447946000123"}, status: 503}
+  - {at: 2, as: sam, call: {to: "+447946000123"}, status: 503}
+  - {at: 3, name: first, as: sam, call: {to: "+447946000123"}}
+  - {at: 60, name: throttled, fault: {path: "/cdrs*", status: 429}}
+  - {at: 61, as: sam, request: {method: GET, path: /cdrs}, status: 429}
+  - {at: 62, stop_fault: throttled}
+  - {at: 63, as: sam, request: {method: GET, path: /cdrs}}
+expect:
+  - {at: 10, call: {call: first, state: CONNECTED}}
+  - cdrs: {count: 1, where: {dst: "+447946000123"}}
+"""
+
+
+def test_fault_steps_start_and_stop_rules_through_the_faults_api_and_the_run_stays_reproducible(capsys, tmp_path):
+    path = written(tmp_path, FAULTS)
+    code, out, err = run(capsys, path, "--data-dir", tmp_path / "first")
+    assert code == 0, out + err
+    steps = [line.split(": ", 1)[1] for line in out.splitlines() if " step " in line]
+    assert steps == ["fault rule 1 (outage)", "503", "503", "call 1 (first)", "fault rule 2 (throttled)", "429",
+                     "throttled stopped", "200"]  # fmt: skip
+    assert main(["log", "--data-dir", str(tmp_path / "first"), "--json", "--type", "fault.added", "--type",
+                 "fault.matched", "--type", "fault.removed"]) == 0  # fmt: skip
+    kept = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(e["type"], e["data"]["id"], e["data"].get("fired")) for e in kept] == [
+        ("fault.added", 1, None), ("fault.matched", 1, 1), ("fault.matched", 1, 2),  # the third call passed
+        ("fault.added", 2, None), ("fault.matched", 2, 1), ("fault.removed", 2, None)]  # fmt: skip
+    code, again, _ = run(capsys, path, "--data-dir", tmp_path / "again")
+    assert code == 0 and head(again) == head(out)
+
+
 BAD = """\
 name: Bad
 seed: one
@@ -222,10 +265,6 @@ def test_a_scenario_runs_against_a_running_server_as_it_does_in_process(capsys, 
 
 
 def test_the_json_form_of_a_scenario_runs_too(capsys, tmp_path):
-    import json
-
-    import yaml
-
     path = written(tmp_path, json.dumps(yaml.safe_load(SMALL), indent=2), "scenario.json")
     code, out, _ = run(capsys, path)
     assert code == 0, out
