@@ -158,6 +158,20 @@ def test_a_refused_request_raises_with_the_platforms_error_body(telephony_custom
     assert refused.value.answer.status == 404 and refused.value.answer.body["errors"][0]["message"]
 
 
+def test_a_fault_rule_added_through_the_server_fails_the_customers_requests_it_counts(
+    telephony_server, telephony_customer
+):
+    rule = telephony_server.operator("POST", "/faults", {"method": "GET", "path": "/cdrs", "status": 503,
+                                                         "retry_after": 5, "count": 2})["data"]  # fmt: skip
+    for _ in range(2):
+        with pytest.raises(HttpError) as failed:
+            telephony_customer.api("GET", "/cdrs")
+        assert (failed.value.answer.status, failed.value.answer.headers["Retry-After"]) == (503, "5")
+    assert telephony_customer.api("GET", "/cdrs")["total"] == 0
+    (listed,) = telephony_server.operator("GET", "/faults")["data"]
+    assert (listed["id"], listed["fired"], listed["active"]) == (rule["id"], 2, False)
+
+
 def test_the_receiver_keeps_signed_deliveries_and_refuses_forged_ones(
     telephony_customer, telephony_clock, simulate_inbound_call, webhook_receiver, telephony_ca
 ):
