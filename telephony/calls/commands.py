@@ -1,5 +1,6 @@
 """What is done to a live call, decided inside the writer's transaction: a client's command (and a
-blind transfer), a caller's keys in an IVR, and the simulator's next step when it falls due."""
+blind transfer), a caller's keys in an IVR, the simulator's next step when it falls due, and what a
+real SIP client rung for the call answers."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import dataclass
 
 from ..accounts import customer_exists
 from ..domain.calls import rules
-from ..domain.calls.call import Call, Party, Target
+from ..domain.calls.call import TALKING, Call, Party, Target
 from ..domain.calls.menu import replay
+from ..domain.calls.rules import CAUSES, CLIENT
 from ..domain.calls.simulation import next_step, take
 from ..domain.errors import Invalid
 from ..domain.events import NewEvent
@@ -89,5 +91,30 @@ def step(call_id: int, now: Now, engine: Engine) -> Decision[Call | None]:
         if due.action == "route":
             return go_on(conn, call, call.fallback, engine, at)
         return on_stream(conn, call, take(call, due, at), engine)
+
+    return Decision(decide)
+
+
+def by_client(call_id: int, contact: str, outcome: str, now: Now, engine: Engine) -> Decision[Call | None]:
+    """What the real SIP client `contact` rung for the call's `dst` leg does: `answer`, or refuse it
+    (`busy`, `reject`, `fail`: the call goes on to its fallback, else ends with that cause), or `bye`
+    (it hangs up the connected call). The same events as the simulator's steps of those outcomes;
+    nothing (None) when the call no longer rings, or talks to, that client."""
+
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
+        at, call = now(), folded(conn, call_id)
+        if not call.live or call.dst.contact != contact or call.plan.outcome != CLIENT:
+            return [], None
+        if outcome == "bye":
+            if call.state not in TALKING or call.dst_answered_at is None:
+                return [], None
+            return on_stream(conn, call, rules.end(call, at, CAUSES["answer"], "dst"), engine)
+        if call.ringing != "dst":
+            return [], None
+        if outcome == "answer":
+            return on_stream(conn, call, rules.answer(call, at, "dst"), engine)
+        if call.fallback is not None:
+            return go_on(conn, call, call.fallback, engine, at)
+        return on_stream(conn, call, rules.end(call, at, CAUSES[outcome], "dst"), engine)
 
     return Decision(decide)

@@ -20,14 +20,17 @@ import msgspec
 from ..domain.billing import Leg
 from ..domain.calls.call import Call, stream_of
 from ..domain.calls.fold import evolve, fold
-from ..domain.calls.rules import existing
+from ..domain.calls.rules import CLIENT, RINGS, existing
 from ..domain.events.calls import CallAnswered, CallEnded, CallEvent, CallPlaced, CallRouted, Price
+from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import NewEvent, store
 from . import records
 from .destinations import Floor, Planner
-from .parties import charged_legs
+from .parties import Client, charged_legs
 
 FIRST_CALL_ID = 1
+Clients = Callable[[int], Client | None]
+"""A user's real SIP client connected now that rings for it (a browser softphone), or None."""
 Command = Callable[[Call, float], list[CallEvent]]
 """The events of a command on a call at a clock time."""
 Now = Callable[[], float]
@@ -47,13 +50,19 @@ class Pricing(Protocol):
     def tariffs(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]: ...
 
 
+def no_clients(user_id: int) -> Client | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Engine:
-    """What call decisions use beside the transaction: the simulator's planner, the floor, the prices."""
+    """What call decisions use beside the transaction: the simulator's planner, the floor, the prices,
+    and the users' real SIP clients connected now."""
 
     planner: Planner
     floor: Floor
     pricing: Pricing
+    clients: Clients = no_clients
 
 
 def folded(conn: sqlite3.Connection, call_id: int) -> Call:
@@ -81,11 +90,24 @@ def on_stream(conn: sqlite3.Connection, call: Call, events: list[CallEvent], eng
             case CallAnswered():
                 event = _paid(conn, call, event, engine)
             case CallPlaced() | CallRouted():
-                event = _tariffed(conn, call, event, engine)
+                event = _tariffed(conn, call, _at_client(event, engine), engine)
         recorded.append(NewEvent(stream=stream_of(call.id), event=event, expected_version=call.version))
         recorded.extend(charges)
         call = evolve(call, event)
     return recorded, call
+
+
+def _at_client(event: CallPlaced | CallRouted, engine: Engine) -> CallPlaced | CallRouted:
+    """A user's side reached while the user has a real SIP client connected rings that client: the
+    side is the client's (its user agent and contact), and the client, not the simulator, answers or
+    refuses it (the plan's `client` outcome; it talks until a side hangs up, a day at most)."""
+    dst, plan = event.dst, event.plan
+    user_side = dst.user_id is not None and dst.id == str(dst.user_id)  # not the user's voicemail
+    if not user_side or plan.outcome not in RINGS or (client := engine.clients(dst.user_id or 0)) is None:
+        return event
+    at_client = msgspec.structs.replace(dst, ua=client.user_agent, contact=client.contact)
+    answers = msgspec.structs.replace(plan, outcome=CLIENT, talk_seconds=float(MAX_CALL_SECONDS))
+    return msgspec.structs.replace(event, dst=at_client, plan=answers)
 
 
 def _tariffed(conn: sqlite3.Connection, call: Call, event: CallPlaced | CallRouted, engine: Engine

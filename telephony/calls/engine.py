@@ -137,6 +137,12 @@ class Calls:
         await self.event_log.transact(decision, meta)
         return decision.result
 
+    async def by_client(self, call_id: int, contact: str, outcome: str, meta: Metadata) -> Call | None:
+        """What a real SIP client rung for a call does (`commands.by_client`): the call after it, or None."""
+        decision = commands.by_client(call_id, contact, outcome, self.clock.time, self.simulator.engine)
+        await self.event_log.transact(decision, meta)
+        return decision.result
+
     async def control(self, call_id: int, customer_id: int, command: Command, meta: Metadata,
                       transfer: commands.Transfer | None = None) -> tuple[Call, Call | None]:  # fmt: skip
         """Run a command (and a transfer) on a live call: the call after it, and a transfer's child."""

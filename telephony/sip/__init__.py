@@ -1,8 +1,10 @@
 """SIP over WebSocket for browser clients: the codec, the transport, digest authentication, dialog
-subscriptions and registrations."""
+subscriptions, registrations and the INVITEs that ring them."""
 
+from .clients import LiveClients
 from .directory import Directory
 from .endpoint import ROUTES
 from .hub import SipHub
+from .invites import Invites
 
-__all__ = ["ROUTES", "Directory", "SipHub"]
+__all__ = ["ROUTES", "Directory", "Invites", "LiveClients", "SipHub"]

@@ -7,8 +7,9 @@ of the user's `sip_password` (`digest`). Failed answers are throttled as failed 
 (`sip:<id>`) and per address; while locked, a request gets 403 with `Retry-After`. The first user
 to authenticate owns the connection (another's credentials get 403), up to
 `[sip] connections_per_user` connections per user. Requests within a dialog (a subscription's
-refresh, BYE, ACK, CANCEL) belong to the dialog the connection's user made. An error inside the
-server is answered 500 and logged: the connection goes on.
+refresh, BYE, ACK, CANCEL) belong to the dialog the connection's user made. Responses and BYEs go to
+the INVITEs this server sent (`invites`). An error inside the server is answered 500 and logged:
+the connection goes on.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class Connection:
         self.sequence = itertools.count(1)
         self.subscriptions: Subscriptions | None = None
         self.registrar: Registrar | None = None
+        self.dialogs: set[str] = set()
+        """The SIP Call-IDs of the INVITE dialogs this server opened on the connection."""
 
     async def send(self, message: Request | Response) -> None:
         if not self.ws.closed:
@@ -65,13 +68,15 @@ class Connection:
             if (refusal := codec.refusal(data, malformed)) is not None:
                 await self.ws.send_str(refusal)
             return
-        if isinstance(message, Response):
-            return  # answers to NOTIFY and INVITE: their transactions need nothing more
         try:
-            await self._handle(message)
+            if isinstance(message, Response):
+                await self.hub.invites.response(self, message)  # a NOTIFY's needs nothing
+            else:
+                await self._handle(message)
         except Exception:
-            log.exception("a SIP %s could not be handled", message.method)
-            await self.send(codec.reply(message, 500, tag=self.tag()))
+            log.exception("a SIP message could not be handled")
+            if isinstance(message, Request):
+                await self.send(codec.reply(message, 500, tag=self.tag()))
 
     async def _handle(self, request: Request) -> None:
         if request.method == "ACK":
@@ -90,6 +95,9 @@ class Connection:
             return
         if request.method == "REGISTER" and self.registrar is not None:
             await self.registrar.register(request)
+            return
+        if request.method == "BYE":
+            await self.hub.invites.bye(self, request)
             return
         answer = codec.reply(request, 501 if request.method in KNOWN else 405, tag=self.tag())
         answer.headers.set("Allow", ALLOW)
@@ -147,7 +155,8 @@ class Connection:
         await self.send(answer)
 
     async def closed(self) -> None:
-        """The socket went: subscriptions end, the user's count goes down."""
+        """The socket went: its calls end, subscriptions and registrations end, the user's count goes down."""
+        await self.hub.invites.closed(self)
         if self.subscriptions is not None:
             self.subscriptions.close()
         if self.registrar is not None:

@@ -47,12 +47,12 @@ def dialog(call: Call, node: Node, domain: str) -> str:
     rendering = "no" if call.state == ON_HOLD else "yes"
     params = (("+sip.rendering", rendering), ("timestamp.start", str(int(call.placed_at))), ("context", call.context))
     target = "".join(f'<param pname="{name}" pval="{escape(value)}"/>' for name, value in params)
-    local_uri = _uri(local, domain)
+    local_uri = party_uri(local, domain)
     return (f'<dialog id="{sip_call_id(call.id, leg)}" call-id="{sip_call_id(call.id, leg)}" '
             f'direction="{"initiator" if leg == "src" else "receiver"}">'
             f"<state{ended}>{state}</state>"
-            f"<local>{_identity(local, local_uri)}<target uri={_attr(local_uri)}>{target}</target></local>"
-            f"<remote>{_identity(remote, _uri(remote, domain))}</remote></dialog>")  # fmt: skip
+            f"<local>{identity(local, local_uri)}<target uri={_attr(local_uri)}>{target}</target></local>"
+            f"<remote>{identity(remote, party_uri(remote, domain))}</remote></dialog>")  # fmt: skip
 
 
 def document(entity: str, version: int, full: bool, dialogs: list[str]) -> bytes:
@@ -69,14 +69,19 @@ def _ending(call: Call, leg: str) -> str:
     return "local-bye" if call.ended_by == leg else "remote-bye"
 
 
-def _uri(party: Party, domain: str) -> str:
+def party_uri(party: Party, domain: str) -> str:
     number = party.number or (str(party.user_id) if party.user_id else "anonymous")
     return f"sip:{number}@{domain}"
 
 
-def _identity(party: Party, uri: str) -> str:
-    """The party's identity, its display name its name (a user's, a contact's), else its number."""
-    display = party.name or party.number or (str(party.user_id) if party.user_id else "")
+def display_name(party: Party) -> str:
+    """How a party is named to clients: its name (a user's, a contact's), else its number."""
+    return party.name or party.number or (str(party.user_id) if party.user_id else "")
+
+
+def identity(party: Party, uri: str) -> str:
+    """The party's identity element, with its display name."""
+    display = display_name(party)
     name = f" display={_attr(display)}" if display else ""
     return f"<identity{name}>{escape(uri)}</identity>"
 

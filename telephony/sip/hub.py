@@ -1,5 +1,6 @@
-"""The SIP side of the app: its open connections (by user, for the limit and for ringing a user's
-registrations), and what connections need (settings, directory, throttle, clock, the log, live calls)."""
+"""The SIP side of the app: its open connections (by user, for the limit), the registrations they
+hold (`clients`) and the INVITEs sent to them (`invites`), and what connections need (settings,
+directory, throttle, clock, the log, live calls)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from ..config import Sip
 from ..domain.calls.call import Call
 from ..eventlog import EventLog
 from ..reactors.scheduler import Scheduler
+from .clients import LiveClients
 from .directory import Directory
 
 if TYPE_CHECKING:
     from .connection import Connection
+    from .invites import Invites
     from .registrar import Register, Unregister
 
 
@@ -35,6 +38,8 @@ class SipHub:
     register_client: Register
     """Records a registration of a user (the accounts' `sip.registered`); `unregister_client` ends one."""
     unregister_client: Unregister
+    clients: LiveClients
+    invites: Invites
     connections: set[Connection] = field(default_factory=set)
     _by_user: dict[int, set[Connection]] = field(default_factory=dict)
     _keys: itertools.count = field(default_factory=itertools.count)

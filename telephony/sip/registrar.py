@@ -20,6 +20,7 @@ from sipmessage import Request
 from ..domain.errors import DomainError
 from ..eventlog.records import Metadata
 from . import codec
+from .clients import LiveClient
 from .connection import Connection
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,7 @@ class Registrar:
         if (held := self.held.get(contact)) is None:
             registered = await self._register(user.id, user_agent, contact, self._meta())
             held = self.held[contact] = Held(registered["registration_id"], hub.key("registration"))
+            hub.clients.hold(LiveClient(user.id, user_agent, contact, self.connection))
         hub.scheduler.at(hub.clock.time() + expires, held.key, lambda: self.end(contact))
 
     async def end(self, contact: str) -> None:
@@ -99,6 +101,7 @@ class Registrar:
         if held is None or user is None:
             return
         self.connection.hub.scheduler.cancel(held.key)
+        self.connection.hub.clients.drop(contact)
         with contextlib.suppress(DomainError):  # the operator removed it already
             await self._unregister(user.id, held.registration_id, self._meta())
 

@@ -143,7 +143,8 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler,
                              entropy)  # fmt: skip
     app[BILLING] = billing = Billing(settings.billing, event_log, scheduler, clock)
-    app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler)
+    sip_clients = sip.LiveClients(settings.sip.dialogs_per_connection)
+    app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler, sip_clients)
     app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
     app[REPORTS] = reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
     app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
@@ -151,7 +152,7 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
                              reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
     app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
-    app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory)
+    app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory, sip_clients, app[CALLS])
     await app[ACCOUNTS].bootstrap()
     await faults.configure(settings.faults.rules)
     yield
@@ -166,20 +167,25 @@ async def end_streams(app: web.Application) -> None:
 
 
 def sip_hub(settings: Settings, accounts: Accounts, reader: Reader, clock: Clock, scheduler: Scheduler,
-            event_log: EventLog, memory: MemoryProjections) -> sip.SipHub:  # fmt: skip
-    """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls."""
+            event_log: EventLog, memory: MemoryProjections, clients: sip.LiveClients, calls: Calls
+            ) -> sip.SipHub:  # fmt: skip
+    """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls, the
+    registrations its connections hold and the INVITEs that ring them (what they answer drives the calls)."""
     directory = sip.Directory(settings.sip, reader, accounts.unseal)
+    invites = sip.Invites(clients, memory[LiveCalls].calls.get, calls.by_client, directory.domain)
     return sip.SipHub(settings.sip, directory, accounts.throttle, clock, scheduler, event_log,
                       memory[LiveCalls].of_customer, lambda: memory.position, accounts.register_client,
-                      accounts.unregister_client)  # fmt: skip
+                      accounts.unregister_client, clients, invites)  # fmt: skip
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,
-                 scheduler: Scheduler) -> Calls:  # fmt: skip
-    """The call engine: the PBX's decisions over the live floor, the simulator that takes their steps."""
+                 scheduler: Scheduler, clients: sip.LiveClients) -> Calls:  # fmt: skip
+    """The call engine: the PBX's decisions over the live floor, the simulator that takes their steps,
+    and the real SIP clients that ring for their users instead of it."""
     live = memory[LiveCalls]
     floor = LiveFloor(live, memory[QueueRecords], settings.simulator.seed)
-    simulator = CallSimulator(live, Engine(planner(settings.simulator), floor, billing), event_log, scheduler, clock)
+    engine = Engine(planner(settings.simulator), floor, billing, clients.of)
+    simulator = CallSimulator(live, engine, event_log, scheduler, clock)
     per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
     return Calls(settings.simulator, live, simulator, event_log, clock, per_minute, memory[Registrations])
 
@@ -191,11 +197,13 @@ async def _timers(app: web.Application) -> AsyncIterator[None]:
     memory[messaging.Pending].on_change = app[MESSAGING].follow
     memory[webhooks.PendingDeliveries].on_change = app[WEBHOOKS].sender.kick
     unfollow = app[EVENT_LOG].follow_commits("call timers", app[CALLS].simulator.follow_commit)
+    unfollow_sip = app[EVENT_LOG].follow_commits("sip invites", app[SIP].invites.follow_commit)
     for source in timer_sources(app):
         scheduler.derive(source)
     scheduler.start()
     await app[REPORTS].start()
     yield
+    unfollow_sip()
     unfollow()
     await scheduler.stop()
 

@@ -80,6 +80,28 @@ class Agent:
         await self.reply(message, 200)
         return message
 
+    async def request_of(self, method: str) -> Request:
+        """The next message, which must be a request of `method` (an INVITE, an ACK, a CANCEL, a BYE)."""
+        message = await self.next()
+        assert isinstance(message, Request) and message.method == method, message
+        return message
+
+    async def answer(self, invite: Request) -> None:
+        """Ring, then answer the INVITE with an SDP answer, as a softphone does."""
+        await self.reply(invite, 180, "Ringing")
+        sdp = "v=0\r\no=- 1 1 IN IP4 203.0.113.9\r\ns=-\r\nc=IN IP4 203.0.113.9\r\nt=0 0\r\nm=audio 9 RTP/AVP 0\r\n"
+        contact = f"Contact: <sip:{self.user}@{self.host};transport=ws>\r\nContent-Type: application/sdp\r\n"
+        await self.reply(invite, 200, extra=contact, body=sdp)
+
+    async def bye(self, invite: Request) -> None:
+        """Hang up the answered call of the INVITE: a BYE to the server's Contact in its dialog."""
+        self.sequence += 1
+        target = invite.contact[0].uri
+        await self.send(f"BYE {target} SIP/2.0\r\nVia: SIP/2.0/WSS {self.host};branch=z9hG4bK{secrets.token_hex(6)}\r\n"
+                        f"Max-Forwards: 70\r\nFrom: {invite.headers['To']};tag={self.tag}\r\n"
+                        f"To: {invite.headers['From']}\r\nCall-ID: {invite.call_id}\r\n"
+                        f"CSeq: {self.sequence} BYE\r\nContent-Length: 0\r\n\r\n")  # fmt: skip
+
     async def reply(self, request: Request, code: int, phrase: str = "OK", extra: str = "", body: str = "") -> None:
         vias = "".join(f"Via: {via}\r\n" for via in request.headers.getlist("Via"))
         to = request.headers["To"] if "tag=" in request.headers["To"] else request.headers["To"] + f";tag={self.tag}"

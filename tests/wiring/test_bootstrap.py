@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from telephony import messaging, reports, testing, webhooks, wiring
+from telephony import messaging, reports, sip, testing, webhooks, wiring
 from telephony.accounts.service import Accounts
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
@@ -41,7 +41,13 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     app = create_app(settings, clock=clock, reactors=[extra])
     await aiohttp_client(app)
     assert app[CLOCK] is clock
-    assert app[EVENT_LOG].followers == ["reader snapshot", "in-memory projections", "snapshots", "call timers"]
+    assert app[EVENT_LOG].followers == [
+        "reader snapshot",
+        "in-memory projections",
+        "snapshots",
+        "call timers",
+        "sip invites",
+    ]
     assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
                                       app[WEBHOOKS].sender.timers, app[CALLS].simulator.timers)  # fmt: skip
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow
@@ -76,7 +82,7 @@ async def test_constructors_register_nothing_anywhere(aiohttp_client, settings, 
     mailer = Mailer(conf.mail, event_log, sealer, clock)
     Accounts(conf, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler)
     billing = Billing(conf.billing, event_log, scheduler, clock)
-    calls_engine(conf, clock, event_log, memory, billing, scheduler)
+    calls_engine(conf, clock, event_log, memory, billing, scheduler, sip.LiveClients(4))
     messaging.Steps(pending, event_log, scheduler, clock)
     reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
     sender = webhooks.Sender(conf.webhooks, conf.simulator.seed, deliveries, event_log, reader, scheduler, clock,

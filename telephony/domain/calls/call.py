@@ -41,7 +41,8 @@ class Party(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True):
     """What the simulator has the call do: the destination's `outcome` (answer, busy, no_answer,
-    reject, fail, unallocated, unavailable) after `ring_seconds`, and an answered call's talk time.
+    reject, fail, unallocated, unavailable; `client` when a real SIP client rings and answers itself)
+    after `ring_seconds`, and an answered call's talk time.
     The caller's own client answers after `own_answer_seconds`."""
 
     outcome: str = "answer"

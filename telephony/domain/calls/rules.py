@@ -52,7 +52,9 @@ DISPOSITIONS: Mapping[str, str] = {
     "voicemail": "VM",
 }
 """A CDR's disposition by cause; any other cause keeps the state the call ended in."""
-RINGS = frozenset({"answer", "no_answer"})
+CLIENT = "client"
+"""The outcome of a leg rung at a real SIP client: the client answers or refuses it, not the simulator."""
+RINGS = frozenset({"answer", "no_answer", CLIENT})
 """Outcomes whose destination rings; the others answer the INVITE with a failure at once."""
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...config import Simulator
 from ..events.calls import CallEvent
 from .call import TALKING, Call, Plan
-from .rules import CAUSES, answer, end
+from .rules import CAUSES, RINGS, answer, end
 
 OUTCOMES = ("answer", "busy", "reject", "fail")
 CREDIT_EXHAUSTED = "credit exhausted"
@@ -123,7 +123,7 @@ def _reaching(call: Call) -> Step | None:
     give_up = call.reached_at + plan.no_answer_seconds
     if plan.outcome == "answer" and plan.ring_seconds <= plan.no_answer_seconds:
         return Step(call.reached_at + plan.ring_seconds, "answer", leg)
-    if plan.outcome in ("answer", "no_answer"):
+    if plan.outcome in RINGS:  # nobody answers (a real client answers itself): given up after the ring time
         return Step(give_up, "route", leg) if call.fallback else Step(give_up, "end", leg, CAUSES["no_answer"])
     failed = call.reached_at + plan.ring_seconds
     return Step(failed, "route", leg) if call.fallback else Step(failed, "end", leg, CAUSES[plan.outcome], "dst")
