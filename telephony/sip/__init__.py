@@ -6,5 +6,6 @@ from .directory import Directory
 from .endpoint import ROUTES
 from .hub import SipHub
 from .invites import Invites
+from .listener import listening
 
-__all__ = ["ROUTES", "Directory", "Invites", "LiveClients", "SipHub"]
+__all__ = ["ROUTES", "Directory", "Invites", "LiveClients", "SipHub", "listening"]

@@ -9,9 +9,11 @@ in this order:
    in-memory projections, then their snapshots;
 2. once the services are built, change hooks: pending SMS and chats to their timers, pending
    deliveries to the webhook sender; and the call timers, a commit follower after the in-memory
-   projections: each commit's calls get the timer of their next step from their live state;
+   projections: each commit's calls get the timer of their next step from their live state; then
+   SIP's INVITEs, which follow the calls that ring a softphone;
 3. timer sources (`timer_sources`), derived again at every start, then the scheduler started;
-4. reactors (`reactors`), each a task owned by the app.
+4. reactors (`reactors`), each a task owned by the app;
+5. SIP's listener of its own (`[sip] host`), last to open and first to close.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ Context = Callable[[web.Application], AsyncIterator[None]]
 def resources(progress: bool = False, extra: Sequence[Reactor] = ()) -> list[Context]:
     """The app's cleanup contexts, opened in this order and closed in reverse. `progress` shows the
     rebuild of stale projections; `extra` reactors run beside the app's own (a test's, an embedder's)."""
-    return [_event_log(progress), _reader, _memory, _services, _timers, _webhooks, _reactors(extra)]
+    return [_event_log(progress), _reader, _memory, _services, _timers, _webhooks, _reactors(extra), _sip_listener]
 
 
 def _event_log(progress: bool) -> Context:
@@ -219,6 +221,12 @@ async def _webhooks(app: web.Application) -> AsyncIterator[None]:
     await app[WEBHOOKS].configure(await app[ACCOUNTS].first_customer())
     yield
     await app[WEBHOOKS].stop()
+
+
+async def _sip_listener(app: web.Application) -> AsyncIterator[None]:
+    """SIP's listener of its own (`[sip] host`), once everything its connections use runs."""
+    async with sip.listening(app[SIP], app[SETTINGS].sip):
+        yield
 
 
 def _reactors(extra: Sequence[Reactor]) -> Context:
