@@ -10,6 +10,7 @@ it, and its ending's records and price (`records.ended`).
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +19,9 @@ from typing import Protocol
 import msgspec
 
 from ..domain.billing import Leg
-from ..domain.calls.call import Call, stream_of
+from ..domain.calls.call import Call, Reached, stream_of
 from ..domain.calls.fold import evolve, fold
-from ..domain.calls.rules import CLIENT, RINGS, existing
+from ..domain.calls.rules import CLIENT, existing
 from ..domain.events.calls import CallAnswered, CallEnded, CallEvent, CallPlaced, CallRouted, Price
 from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import NewEvent, store
@@ -90,24 +91,25 @@ def on_stream(conn: sqlite3.Connection, call: Call, events: list[CallEvent], eng
             case CallAnswered():
                 event = _paid(conn, call, event, engine)
             case CallPlaced() | CallRouted():
-                event = _tariffed(conn, call, _at_client(event, engine), engine)
+                event = _tariffed(conn, call, event, engine)
         recorded.append(NewEvent(stream=stream_of(call.id), event=event, expected_version=call.version))
         recorded.extend(charges)
         call = evolve(call, event)
     return recorded, call
 
 
-def _at_client(event: CallPlaced | CallRouted, engine: Engine) -> CallPlaced | CallRouted:
-    """A user's side reached while the user has a real SIP client connected rings that client: the
-    side is the client's (its user agent and contact), and the client, not the simulator, answers or
-    refuses it (the plan's `client` outcome; it talks until a side hangs up, a day at most)."""
-    dst, plan = event.dst, event.plan
+def at_client(reached: Reached, engine: Engine) -> Reached:
+    """A user's own side reached while the user has a real SIP client connected rings that client:
+    the side is the client's (its user agent and contact), and the client, not the simulator, answers
+    or refuses it (the plan's `client` outcome, whatever the simulator drew; it talks until a side
+    hangs up, a day at most)."""
+    dst, plan = reached.dst, reached.plan
     user_side = dst.user_id is not None and dst.id == str(dst.user_id)  # not the user's voicemail
-    if not user_side or plan.outcome not in RINGS or (client := engine.clients(dst.user_id or 0)) is None:
-        return event
+    if not user_side or (client := engine.clients(dst.user_id or 0)) is None:
+        return reached
     at_client = msgspec.structs.replace(dst, ua=client.user_agent, contact=client.contact)
     answers = msgspec.structs.replace(plan, outcome=CLIENT, talk_seconds=float(MAX_CALL_SECONDS))
-    return msgspec.structs.replace(event, dst=at_client, plan=answers)
+    return dataclasses.replace(reached, dst=at_client, plan=answers)
 
 
 def _tariffed(conn: sqlite3.Connection, call: Call, event: CallPlaced | CallRouted, engine: Engine

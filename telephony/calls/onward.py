@@ -15,7 +15,7 @@ from ..domain.events import NewEvent
 from ..domain.events.calls import CallEvent, CallPlaced
 from ..projections.sequences import next_id
 from . import dialplan, records
-from .decisions import FIRST_CALL_ID, Engine, on_stream
+from .decisions import FIRST_CALL_ID, Engine, at_client, on_stream
 from .destinations import Routing
 
 
@@ -26,7 +26,7 @@ def go_to(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engin
     a user it leaves unanswered gets its missed-call record."""
     hop = dialplan.hop(Routing(conn, call, engine.planner, engine.floor, at, direct), to)
     events: list[CallEvent] = []
-    for reached in (r for r in (hop.through, hop.routed) if r is not None):
+    for reached in (at_client(r, engine) for r in (hop.through, hop.routed) if r is not None):
         if call.destination != "in":
             reached = dataclasses.replace(reached, user_id=msgspec.UNSET, record=reached.record or call.record)
         routed = rules.routed(call, at, reached)
@@ -52,6 +52,7 @@ def placed_to(conn: sqlite3.Connection, placed: CallPlaced, to: Target | None, e
         outcome = placed.plan.outcome
         refused = "busy" if outcome in ("answer", "no_answer") else outcome
         return msgspec.structs.replace(placed, plan=msgspec.structs.replace(placed.plan, outcome=refused))
+    reached = at_client(reached, engine)
     return msgspec.structs.replace(placed, dst=reached.dst, plan=reached.plan, context=reached.context,
                                    fallback=reached.fallback, queue_id=reached.queue_id, queued_at=reached.queued_at,
                                    digits_used=reached.digits_used, record=placed.record or reached.record)  # fmt: skip

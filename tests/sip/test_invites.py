@@ -131,3 +131,12 @@ async def test_the_softphones_socket_closing_hangs_up_its_answered_call(client, 
         await asyncio.sleep(0.02)
     (cdr,) = await cdrs_of(client, root, call_id)
     assert (cdr["disposition"], cdr["t_cause"]) == ("CONNECTED", "normal clearing")
+
+
+async def test_a_softphone_rings_whatever_the_simulator_would_have_drawn_for_its_user(client, root):
+    agent = await softphone(client, root)
+    call_id = (await ring(client, answer={str(root.user_id): "busy"}, hangup_after=600))["data"]["id"]
+    invite = await agent.request_of("INVITE")
+    await agent.answer(invite)
+    await agent.request_of("ACK")
+    assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
