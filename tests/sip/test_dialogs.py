@@ -19,9 +19,9 @@ from tests.sip.agent import Agent, connected
 NS = {"d": "urn:ietf:params:xml:ns:dialog-info"}
 
 
-def dialogs(notify: Request) -> list[dict[str, str]]:
+def dialogs(notify: Request | bytes | str) -> list[dict[str, str]]:
     """What the connector reads of each dialog of a NOTIFY's body."""
-    root = ElementTree.fromstring(notify.body)  # noqa: S314 - the server's own XML
+    root = ElementTree.fromstring(notify.body if isinstance(notify, Request) else notify)  # noqa: S314 - the server's
     found = []
     for element in root.findall("d:dialog", NS):
         local, remote = element.find("d:local", NS), element.find("d:remote", NS)
