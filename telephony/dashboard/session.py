@@ -21,10 +21,10 @@ from aiohttp import web
 
 from ..accounts import authenticate_token
 from ..api.errors import ApiError
+from ..domain import acl
 from ..keys import ACCOUNTS, PRINCIPAL
-from . import pages
-from .handlers import admin
-from .pages import BASE
+from . import layout
+from .layout import BASE
 
 COOKIE = "telephony_dashboard"
 TOLD = "telephony_dashboard_told"
@@ -43,10 +43,10 @@ async def session(request: web.Request) -> str | None:
         return None
     try:
         await authenticate_token(request, token)
-        admin(request, write=True)
     except ApiError:
         return None
-    return token
+    who = request[PRINCIPAL]
+    return token if acl.allowed(who.is_root, list(who.roles), "settings", write=True) else None
 
 
 async def form(request: web.Request, token: str) -> Any:
@@ -85,12 +85,17 @@ def _heard(request: web.Request, token_id: str) -> str:
         return ""
     if told.get("for") != token_id:
         return ""
-    return pages.outcome(str(told["said"]), bool(told["bad"]), tuple(told["secret"]) if told["secret"] else None)
+    return layout.outcome(str(told["said"]), bool(told["bad"]), tuple(told["secret"]) if told["secret"] else None)
 
 
-def shown(request: web.Request, title: str, render: Callable[[str], str], token_id: str = "") -> web.Response:
-    """A page, with what the form before it did (`render` places it), once."""
-    response = pages.page(title, render(_heard(request, token_id)))
+def shown(request: web.Request, title: str, render: Callable[[str], str], token: str = "", **options: Any
+          ) -> web.Response:  # fmt: skip
+    """A page, with what the form before it did (`render` places it), once; `options` as `layout.page`
+    takes them (a session's page has the navigation and its log-out form)."""
+    who = request.get(PRINCIPAL)
+    if token:
+        options = {"logout": csrf(token), **options}
+    response = layout.page(title, render(_heard(request, who.token_id if token and who else "")), **options)
     if TOLD in request.cookies:
         response.del_cookie(TOLD, path=BASE)
     return response

@@ -58,7 +58,9 @@ async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_delive
     await page.goto(dashboard)
     await page.fill("input[name=email]", "admin@example.com")
     await page.fill("input[name=password]", "change-me-now")
-    await page.click("text=Log in")
+    await page.click("button:text-is('Log in')")
+    await page.wait_for_selector("h1:has-text('Wallboard')")
+    await page.click("nav >> text=Webhooks")
     await page.wait_for_selector("text=Add a webhook")
     await page.fill("form[action$='/webhooks'] input[name=name]", "crm")
     await page.fill("form[action$='/webhooks'] input[name=url]", receiver.url)
@@ -81,7 +83,7 @@ async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_delive
     await page.wait_for_selector("text=queued again")
     await delivered(client)
     assert len(receiver.got) == 5 and receiver.got[4][0]["webhook-id"] == receiver.got[0][0]["webhook-id"]
-    await page.goto(dashboard)
+    await page.goto(dashboard + "/webhooks")
     assert "delivered" in await page.inner_text("table >> nth=1")
     await page.uncheck("input[name=enabled]")
     await page.click("text=Save")
@@ -104,7 +106,7 @@ async def test_the_dashboard_wants_a_root_or_admin_login_and_its_own_forms(clien
     await create_user(client, 100001, "agent@example.com", roles=["ROLE_AGENT"])
     refused = await client.post("/_telephony/dashboard/login", data={"email": "agent@example.com",
                                 "password": "correct-horse-battery-staple"})  # fmt: skip
-    assert refused.history[0].status == 303 and "Only root and admin users" in await refused.text()
+    assert refused.history[0].status == 303 and "Only root and admin users use the dashboard" in await refused.text()
     wrong = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com", "password": "no"})
     assert wrong.history[0].status == 303 and "Invalid email" in await wrong.text()
     logged = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com",
