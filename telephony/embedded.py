@@ -11,13 +11,15 @@ from contextlib import contextmanager
 from aiohttp import web
 
 from .app import create_app
+from .clock import Clock
 from .config import Settings
 
 
 @contextmanager
-def serving(settings: Settings, host: str = "127.0.0.1") -> Iterator[str]:
-    """Run the app on `host` at a free port while the block runs; yields its base URL."""
-    app = create_app(settings)
+def serving(settings: Settings, host: str = "127.0.0.1", clock: Clock | None = None) -> Iterator[str]:
+    """Run the app on `host` at a free port while the block runs, on `clock` (real time by default);
+    yields its base URL."""
+    app = create_app(settings, clock=clock)
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(app)
     loop.run_until_complete(runner.setup())

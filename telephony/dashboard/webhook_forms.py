@@ -182,7 +182,7 @@ async def call_flow(request: web.Request) -> web.Response:
         f"Call {call}",
         lambda said: webhook_pages.flow(int(call), found, guard, said),
         token,
-        here="",
+        here="/calls",
         live=live(page),
     )
 
