@@ -10,7 +10,7 @@ queue's `wrap_up_time` ago) or `free`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
@@ -33,16 +33,19 @@ class Agent:
 
 @dataclass(frozen=True)
 class Queue:
+    """A queue as the wallboard shows it: its callers as live calls, with `queued_at` (when each joined)."""
+
     id: int
     name: str
     callers: list[dict[str, Any]]
-    """Its callers as live calls, with `queued_at`, when each joined."""
     agents: list[Agent]
 
 
-@dataclass(frozen=True)
-class Floor:
+class Floor(NamedTuple):
+    """The wallboard at `now`: the parts of the page, each read at that one moment of the clock."""
+
     now: float
+    """The clock's time, in epoch seconds."""
     flowing: bool
     """Whether the clock flows with real time (a virtual one moves only when it is moved)."""
     calls: list[dict[str, Any]]

@@ -8,14 +8,13 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from ..accounts import customer_name_of
 from ..api.context import meta_of
 from ..api.errors import ApiError, from_domain
 from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..clock import wire_time
 from ..domain.errors import DomainError
-from ..keys import CLOCK, EVENT_LOG, PRINCIPAL, READER
+from ..keys import CLOCK, EVENT_LOG, PRINCIPAL
 from ..registry import agent_logged
 from . import changes, layout, session, wallboard_pages
 from .floor import floor_of
@@ -38,12 +37,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 async def wallboard(request: web.Request) -> web.Response:
-    token = await session.session(request)
-    if token is None:
+    if (opened := await session.opened(request)) is None:
         return session.shown(request, "Log in", layout.login)
-    who = request[PRINCIPAL]
-    name = await customer_name_of(request.app[READER], who.customer_id) or str(who.customer_id)
-    floor, guard = await floor_of(request, who.customer_id), session.csrf(token)
+    token, name = opened
+    floor, guard = await floor_of(request, request[PRINCIPAL].customer_id), session.csrf(token)
     return session.shown(request, "Wallboard", lambda said: wallboard_pages.wallboard(name, guard, floor, said), token,
                          here="", live=live(BASE))  # fmt: skip
 

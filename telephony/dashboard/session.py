@@ -19,10 +19,10 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from ..accounts import authenticate_token
+from ..accounts import authenticate_token, customer_name_of
 from ..api.errors import ApiError
 from ..domain import acl
-from ..keys import ACCOUNTS, PRINCIPAL
+from ..keys import ACCOUNTS, PRINCIPAL, READER
 from . import layout
 from .layout import BASE
 
@@ -47,6 +47,15 @@ async def session(request: web.Request) -> str | None:
         return None
     who = request[PRINCIPAL]
     return token if acl.allowed(who.is_root, list(who.roles), "settings", write=True) else None
+
+
+async def opened(request: web.Request) -> tuple[str, str] | None:
+    """The session's token and the name of its customer; None without a session (show the login)."""
+    token = await session(request)
+    if token is None:
+        return None
+    customer_id = request[PRINCIPAL].customer_id
+    return token, await customer_name_of(request.app[READER], customer_id) or str(customer_id)
 
 
 async def form(request: web.Request, token: str) -> Any:

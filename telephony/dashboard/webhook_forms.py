@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from ..accounts import checked_login, customer_name_of
+from ..accounts import checked_login
 from ..api.context import meta_of
 from ..api.errors import ApiError
 from ..domain.errors import DomainError
 from ..domain.validation import problem
-from ..keys import ACCOUNTS, PRINCIPAL, READER, WEBHOOKS
+from ..keys import ACCOUNTS, PRINCIPAL, WEBHOOKS
 from ..webhooks import WebhookCreate, WebhookPatch, webhook_shown
 from . import layout, recent, session, webhook_pages
 from .layout import BASE
@@ -39,13 +39,12 @@ def _said(exc: DomainError | msgspec.ValidationError, type_: Any) -> str:
 
 
 async def webhooks_page(request: web.Request) -> web.Response:
-    token = await session.session(request)
-    if token is None:
+    if (opened := await session.opened(request)) is None:
         return session.shown(request, "Log in", layout.login)
-    who = request[PRINCIPAL]
-    name = await customer_name_of(request.app[READER], who.customer_id) or str(who.customer_id)
-    hooks = [webhook_shown(hook) for hook in await recent.documents(request, "webhook", who.customer_id, 500, "name")]
-    sent = await recent.documents(request, "delivery", who.customer_id, RECENT, "id", descending=True)
+    token, name = opened
+    customer_id = request[PRINCIPAL].customer_id
+    hooks = [webhook_shown(hook) for hook in await recent.documents(request, "webhook", customer_id, 500, "name")]
+    sent = await recent.documents(request, "delivery", customer_id, RECENT, "id", descending=True)
     guard = session.csrf(token)
     return session.shown(
         request,
