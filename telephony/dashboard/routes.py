@@ -4,6 +4,7 @@ and every failure is a page (`guarded`), never the API's JSON."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -34,6 +35,7 @@ from .webhook_forms import (
 )
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ID = re.compile(r"[0-9]{1,18}")
 
 
 async def wallboard(request: web.Request) -> web.Response:
@@ -46,14 +48,16 @@ async def wallboard(request: web.Request) -> web.Response:
 
 
 async def log_agent(request: web.Request) -> web.Response:
-    """An agent logged in to or out of a queue (`status` `in` or `out`), as `PATCH /queues/{id}` does."""
+    """An agent (`user`) logged in to or out of a queue (`queue`; `status` `in` or `out`), as
+    `PATCH /queues/{id}` does."""
     token = await session.session(request)
     if token is None:
         return session.back(request)
     form = await session.form(request, token)
-    queue_id, user_id, status = int(request.match_info["id"]), int(request.match_info["user_id"]), form.get("status")
-    if status not in ("in", "out"):
-        return session.back(request, "Choose to log the agent in or out.", bad=True)
+    queue, user, status = str(form.get("queue", "")), str(form.get("user", "")), form.get("status")
+    if status not in ("in", "out") or not ID.fullmatch(queue) or not ID.fullmatch(user):
+        return session.back(request, "Choose a queue, an agent, and to log the agent in or out.", bad=True)
+    queue_id, user_id = int(queue), int(user)
     decision = agent_logged(request[PRINCIPAL].customer_id, queue_id, user_id, status == "in",
                             wire_time(request.app[CLOCK].now()))  # fmt: skip
     try:
@@ -87,17 +91,18 @@ def guarded(handler: Handler) -> Handler:
     return guard
 
 
-def _route(method: str, path: str, handler: Handler, media: str = "text/html", tag: str = "dashboard") -> Route:
-    shape = Shape(envelope="file", media=media, errors=(403, 404), tag=tag)
+def _route(method: str, path: str, handler: Handler, media: str = "text/html", tag: str = "dashboard",
+           errors: tuple[int, ...] = (403, 404)) -> Route:  # fmt: skip
+    shape = Shape(envelope="file", media=media, errors=errors, tag=tag)
     return Route(method, BASE + path, guarded(handler), auth=False, origin="telephony", shape=shape)
 
 
 NAMED = "/webhooks/{name:[^/]+}"
 ROUTES = [
     _route("GET", "", wallboard),
-    _route("GET", "/stream", changes.stream, media="text/event-stream"),
-    _route("POST", r"/queues/{id:\d{1,18}}/agents/{user_id:\d{1,18}}", log_agent),
-    _route("GET", "/static/{name}", layout.asset, media="text/plain"),
+    _route("GET", "/stream", changes.stream, media="text/event-stream", errors=(401,)),
+    _route("POST", "/agents", log_agent),
+    *(_route("GET", f"/static/{name}", layout.asset, media=media, errors=()) for name, media in layout.ASSETS.items()),
     _route("POST", "/login", login),
     _route("POST", "/logout", logout),
     _route("GET", "/webhooks", webhooks_page, tag="webhooks"),

@@ -100,11 +100,15 @@ def _heard(request: web.Request, token_id: str) -> str:
 def shown(request: web.Request, title: str, render: Callable[[str], str], token: str = "", **options: Any
           ) -> web.Response:  # fmt: skip
     """A page, with what the form before it did (`render` places it), once; `options` as `layout.page`
-    takes them (a session's page has the navigation and its log-out form)."""
+    takes them (a session's page has the navigation and its log-out form). Only a navigation takes
+    what the form did: a page's script reading its live regions (`Sec-Fetch-Mode` other than
+    `navigate`) leaves it for the page the form leads to."""
     who = request.get(PRINCIPAL)
     if token:
         options = {"logout": csrf(token), **options}
-    response = layout.page(title, render(_heard(request, who.token_id if token and who else "")), **options)
-    if TOLD in request.cookies:
+    navigated = request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate"
+    response = layout.page(title, render(_heard(request, who.token_id if token and who and navigated else "")),
+                           **options)  # fmt: skip
+    if TOLD in request.cookies and navigated:
         response.del_cookie(TOLD, path=BASE)
     return response

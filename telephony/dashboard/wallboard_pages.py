@@ -91,8 +91,9 @@ def _agent(queue: Queue, user_id: int, name: str, logged_in: bool, state: str, c
     change, word = ("out", "Log out") if logged_in else ("in", "Log in")
     label = f"Log {who} {'out of' if logged_in else 'in to'} {where}"
     return (f'<li data-agent="{user_id}"><span class=who>{who}</span> <span class="agent {state.replace(" ", "-")}">'
-            f'{escape(state)}</span><form class=inline method=post action="{BASE}/queues/{queue.id}/agents/{user_id}">'
-            f'{csrf_field(csrf)}<input type=hidden name=status value={change}>'
+            f'{escape(state)}</span><form class=inline method=post action="{BASE}/agents">{csrf_field(csrf)}'
+            f'<input type=hidden name=queue value={queue.id}><input type=hidden name=user value={user_id}>'
+            f'<input type=hidden name=status value={change}>'
             f'<button class=quiet aria-label="{label}">{word}</button></form></li>')  # fmt: skip
 
 

@@ -76,14 +76,14 @@ async def test_a_queue_shows_its_callers_and_each_agents_state(client, root):
 async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(client, root):
     csrf = await logged_in(client)
     queue_id, (ann,) = await support_queue(client, root, ["Ann"])
-    page = await posted(client, f"/queues/{queue_id}/agents/{ann}", csrf=csrf, status="out")
+    page = await posted(client, "/agents", queue=queue_id, user=ann, csrf=csrf, status="out")
     assert f"Agent {ann} logged out of queue {queue_id}." in page and "logged out" in agent_of(page, ann)
     shown = await (await client.get(f"/v1.2/voipstudio/queues/{queue_id}", headers=root.headers())).json()
     assert shown["data"]["users"] == [ann]
     (changed,) = await client.server.app[EVENT_LOG].read(types=["queue.updated"])
     assert changed.event.changes["users"] == [{"id": ann, "status": False}]
     called = (await ring(client, hangup_after=30))["data"]  # nobody logged in: the caller waits
-    page = await posted(client, f"/queues/{queue_id}/agents/{ann}", csrf=csrf, status="in")
+    page = await posted(client, "/agents", queue=queue_id, user=ann, csrf=csrf, status="in")
     assert f"Agent {ann} logged in to queue {queue_id}." in page
     await advance(client, 5)  # the caller looks again and rings Ann
     assert "ringing" in agent_of(await board(client), ann)
@@ -93,13 +93,17 @@ async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(clien
 async def test_an_agent_change_is_refused_without_the_csrf_token_or_for_a_stranger(client, root):
     csrf = await logged_in(client)
     queue_id, (ann,) = await support_queue(client, root, ["Ann"])
-    forged = await client.post(f"{BASE}/queues/{queue_id}/agents/{ann}", data={"csrf": "0" * 64, "status": "out"})
+    forged = await client.post(
+        f"{BASE}/agents", data={"csrf": "0" * 64, "queue": queue_id, "user": ann, "status": "out"}
+    )
     assert (forged.status, forged.content_type) == (403, "text/html") and "stale" in await forged.text()
     stranger = await create_user(client, HOME, "zed@example.com")
-    said = await posted(client, f"/queues/{queue_id}/agents/{stranger}", csrf=csrf, status="out")
+    said = await posted(client, "/agents", queue=queue_id, user=stranger, csrf=csrf, status="out")
     assert f"User {stranger} is not an agent of queue {queue_id}" in said
-    said = await posted(client, f"/queues/{queue_id}/agents/{ann}", csrf=csrf, status="sideways")
-    assert "Choose to log the agent in or out." in said
+    said = await posted(client, "/agents", queue=queue_id, user=ann, csrf=csrf, status="sideways")
+    assert "Choose a queue, an agent, and to log the agent in or out." in said
+    said = await posted(client, "/agents", csrf=csrf, queue="1 OR 1", user=ann, status="out")
+    assert "Choose a queue, an agent" in said
     assert await client.server.app[EVENT_LOG].read(types=["queue.updated"]) == []
 
 
@@ -134,7 +138,7 @@ async def test_a_customer_sees_only_its_own_calls_queues_and_agents(client, root
     response = await client.post(f"{BASE}/login", data={"email": "boss@other.example", "password": "other-pass-123"})
     page = await response.text()
     assert "Wallboard of Other Ltd" in page and f'data-call="{mine}"' not in page and "Support" not in page
-    said = await posted(client, f"/queues/{queue_id}/agents/{ann}", csrf=csrf_of(page), status="out")
+    said = await posted(client, "/agents", queue=queue_id, user=ann, csrf=csrf_of(page), status="out")
     assert f"User {ann} is not an agent of queue {queue_id}" in said
     assert await client.server.app[EVENT_LOG].read(types=["queue.updated"]) == []
     flow = await client.get(f"{BASE}/calls/{mine}")

@@ -99,3 +99,13 @@ async def test_a_webhook_is_deleted_from_the_page_only_with_the_sessions_csrf_to
     assert "Webhook crm deleted." in await posted(client, "/delete/crm", csrf=csrf)
     assert (await client.get("/_telephony/webhooks/crm", headers=root.headers())).status == 404
     assert [e.type for e in await client.server.app[EVENT_LOG].read(types=["webhook.deleted"])] == ["webhook.deleted"]
+
+
+async def test_a_pages_own_read_of_its_live_regions_leaves_what_a_form_did_for_the_page_it_leads_to(client, root):
+    csrf = await logged_in(client)
+    response = await client.post(f"{BASE}/delete/crm", data={"csrf": csrf}, allow_redirects=False)
+    assert response.status == 303  # no such webhook: the page it leads to says so
+    refreshed = await client.get(f"{BASE}/webhooks", headers={"Sec-Fetch-Mode": "cors"})  # the script's read
+    assert "not found" not in await refreshed.text()
+    shown = await (await client.get(f"{BASE}/webhooks", headers={"Sec-Fetch-Mode": "navigate"})).text()
+    assert "Webhook crm not found" in shown
