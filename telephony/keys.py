@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
-    from .security import Sealer
+    from .security import Entropy, Sealer
     from .testing import Faults, Streams
     from .webhooks import Webhooks
 
@@ -41,6 +41,8 @@ RANKS: web.AppKey[Ranks] = web.AppKey("ranks")
 SCHEDULER: web.AppKey[Scheduler] = web.AppKey("scheduler")
 PAGE_CACHE: web.AppKey[PageCache] = web.AppKey("page_cache")
 CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")
+ENTROPY: web.AppKey[Entropy] = web.AppKey("entropy")
+"""Where salts, tokens and secrets draw their randomness: the system's, or seeded for a reproducible run."""
 SEALER: web.AppKey[Sealer] = web.AppKey("sealer")
 """Seals the secrets the API shows again, with the data dir's key (checked against the log at start)."""
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
@@ -78,6 +80,7 @@ __all__ = [
     "CALLS",
     "CLOCK",
     "CONTROL_KEY_DIGEST",
+    "ENTROPY",
     "EVENT_LOG",
     "FAULTS",
     "MEMORY",
