@@ -34,8 +34,8 @@ def add(add_command: AddCommand) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     logs.configure(settings.log.format, settings.log.level)
-    shown = _demo_of(args, settings)
     sockets = _listen(settings.server.host, settings.server.port)
+    shown = _demo_of(args, settings)
     sys.setswitchinterval(SWITCH_INTERVAL)
     with asyncio.Runner(loop_factory=event_loop_factory(settings.server.event_loop)) as runner:
         runner.run(_serve(shown.settings if shown else settings, sockets, shown))
@@ -58,9 +58,11 @@ async def _serve(settings: Settings, sockets: list[socket.socket], shown: demo.D
 
     from ..app import create_app
 
-    app = create_app(settings, clock=shown.clock if shown else None, progress=True)
     if shown:
+        app = create_app(settings, clock=shown.clock, entropy=shown.entropy, progress=True)
         app.cleanup_ctx.append(demo.context(shown, _base_url(sockets[0])))
+    else:
+        app = create_app(settings, progress=True)
     runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
     try:
         await runner.setup()

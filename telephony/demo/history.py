@@ -35,9 +35,9 @@ async def generate(op: Operator, plan: Plan, users: tuple[int, ...], end: float,
     start = end - days * DAY
     for day in range(days):
         for moment, action in sorted(_day(rng, plan, users, start + day * DAY), key=lambda pair: pair[0]):
-            await op.control("POST", "/clock", {"set": wire_time(moment)})
+            await op.control("POST", "/clock", {"set": wire_time(moment), "settle": True})
             done[action.kind if await attempt(op, action) else "refused"] += 1
-    await op.control("POST", "/clock", {"set": wire_time(end)})
+    await op.control("POST", "/clock", {"set": wire_time(end), "settle": True})
     return done
 
 

@@ -2,9 +2,10 @@
 and what runs once it listens (`context`): the tenant and its history on a new demo, then the live
 traffic.
 
-A new demo's app starts on a virtual clock at the history's first day, so the server answers at once
-(health included) while the history is made in the background, in clock time that only the history
-moves. Then the clock flows from real time on and the live traffic starts. A demo dir made before
+A new demo's app starts on a reproducible clock at the history's first day, its secrets drawn from the
+seed, so the server answers at once (health included) while the history is made in the background, in
+clock time that only the history moves, the same log for the same seed. Then the clock flows from real
+time on, secrets come from the system again, and the live traffic starts. A demo dir made before
 starts on real time at once, with the live traffic.
 """
 
@@ -25,7 +26,8 @@ from aiohttp import web
 from ..clock import Clock, wire_time
 from ..config import Bootstrap, Settings
 from ..eventlog import store
-from ..keys import CLOCK, EVENT_LOG, SCHEDULER
+from ..keys import CLOCK, ENTROPY, EVENT_LOG, SCHEDULER
+from ..security import Entropy
 from . import history, marker, tenant
 from .operator import Operator
 from .plan import PASSWORD, Plan, plan_for
@@ -44,6 +46,8 @@ class Demo:
 
     settings: Settings
     clock: Clock
+    entropy: Entropy | None
+    """A new demo's secrets are drawn from its seed while its history is made (then from the system)."""
     plan: Plan
     rate: float
     control_key: str
@@ -55,9 +59,9 @@ class Demo:
 
 def prepare(settings: Settings, seed: int | None = None, rate: float = DEFAULT_RATE, *,
             today: float | None = None, days: int = history.DAYS) -> Demo:  # fmt: skip
-    """The demo of `settings`' data dir; NotADemoDir when the dir may not hold one. A new demo's history
-    ends at the start of `today` (UTC; the current day by default), so the same seed on the same day
-    makes the same history."""
+    """The demo of `settings`' data dir; NotADemoDir when the dir may not hold one. A new demo's dir is
+    marked as a demo's at once, and its history ends at the start of `today` (UTC; the current day by
+    default), so the same seed on the same day makes the same history."""
     mark = marker.check(settings.data_dir, seed)
     seed = mark.seed if mark else (DEFAULT_SEED if seed is None else seed)
     plan = plan_for(seed)
@@ -71,8 +75,11 @@ def prepare(settings: Settings, seed: int | None = None, rate: float = DEFAULT_R
         control=replace(settings.control, key=settings.control.key or made_key),
     )
     end = (time.time() if today is None else today) // history.DAY * history.DAY
-    clock = Clock() if mark else Clock.virtual(end - days * history.DAY)
-    return Demo(settings, clock, plan, rate, made_key, mark, end, days)
+    if mark:
+        return Demo(settings, Clock(), None, plan, rate, made_key, mark, end, days)
+    start = end - days * history.DAY
+    marker.write(settings.data_dir, marker.Mark(seed))  # before the app writes anything there
+    return Demo(settings, Clock.reproducible(start), Entropy(seed), plan, rate, made_key, mark, end, days)
 
 
 def context(demo: Demo, base: str, say: Print = print) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -106,6 +113,10 @@ async def _run(app: web.Application, demo: Demo, base: str, say: Print) -> None:
         if demo.mark is None:
             say(f"demo: making {demo.days} days of history for {plan.company} (seed {plan.seed})...")
             users = await make(app, demo, op)
+            made = marker.read(settings.data_dir)
+            if made and made.history:
+                say(f"demo: history made in {made.history.seconds:g} s: {_counts(made.history.made)}")
+            app[ENTROPY].forget_seed()
             app[CLOCK].flow()
             await op.control("POST", "/clock", {"set": wire_time(time.time())})
         else:
@@ -113,7 +124,7 @@ async def _run(app: web.Application, demo: Demo, base: str, say: Print) -> None:
             await tenant.sign_in(op, plan, f"demo {secrets.token_hex(4)}")
         traffic = LiveTraffic(op, plan, users, app[SCHEDULER], demo.rate)
         traffic.start()
-        say(f"demo: live traffic, {demo.rate:g} calls a minute (seed {plan.seed})")
+        say(f"demo: live traffic, {demo.rate:g} calls a minute (seed {plan.seed}); open {base}/_telephony/dashboard")
         try:
             await asyncio.Event().wait()
         finally:
@@ -121,9 +132,8 @@ async def _run(app: web.Application, demo: Demo, base: str, say: Print) -> None:
 
 
 async def make(app: web.Application, demo: Demo, op: Operator) -> tuple[int, ...]:
-    """The tenant and its history, and the data dir marked first as a demo's, then as a finished one."""
+    """The tenant and its history; then the data dir is marked as a finished demo's."""
     data_dir: Path = demo.settings.data_dir
-    marker.write(data_dir, marker.Mark(demo.plan.seed))
     began = time.monotonic()
     built = await tenant.build(op, demo.plan)
     made = await history.generate(op, demo.plan, built.users, demo.history_end, demo.days)
@@ -142,6 +152,10 @@ async def _listening(session: aiohttp.ClientSession, base: str) -> None:
                 return
         except aiohttp.ClientConnectionError:
             await asyncio.sleep(0.01)
+
+
+def _counts(made: dict[str, int]) -> str:
+    return ", ".join(f"{count} {kind}" for kind, count in made.items())
 
 
 def _logins(demo: Demo, base: str, say: Print) -> None:
