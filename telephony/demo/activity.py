@@ -30,13 +30,13 @@ REPLIES = (
 
 @dataclass(frozen=True)
 class Action:
-    """One request: `via` the operator's endpoints or the API, its method, path and body."""
+    """One request: `via` the operator's endpoints or the API, its method, path and body, and what it
+    is (`kind`: `inbound`, `outbound`, `sms` or `fax`; the history counts them)."""
 
     via: Via
     path: str
     body: dict[str, Any]
     kind: str
-    """What it is: `inbound`, `outbound`, `sms` or `fax` (the history counts them)."""
     method: str = "POST"
 
 

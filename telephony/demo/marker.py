@@ -23,6 +23,8 @@ class NotADemoDir(DataDirUnusable):
 
 @dataclass(frozen=True)
 class History:
+    """Where the history ended in the log, what it made and how long that took."""
+
     position: int
     head: str
     """The hash (hex) of the history's last event."""
