@@ -90,6 +90,10 @@ async def test_the_binary_serves_logs_in_places_a_call_and_checks_its_log_with_n
             async with session.post(f"{url}{SERVICE}/calls", json=call, headers=headers) as response:
                 assert response.status == 201, await response.text()
                 assert (await response.json())["data"]["state"] == "RINGING"
+            async with session.get(f"{url}/_telephony/dashboard/static/dashboard.css") as response:
+                assert response.status == 200 and await response.text()  # the package's data files are in
+            async with session.get(f"{url}/_telephony/openapi.json") as response:
+                assert response.status == 200 and "paths" in await response.json()
     finally:
         stop(process)
     assert re.search(r"Generated control key", output.read_text())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import openapi, testing
+from .. import dashboard, openapi, testing
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
 from ..api import control
@@ -14,7 +14,6 @@ from ..messaging import faxes
 from ..messaging import handlers as messaging_handlers
 from ..registry import calltracking, files, importing, provisioning, statements
 from ..registry.resource_routes import registry_routes
-from ..webhooks import dashboard
 from ..webhooks import handlers as webhook_handlers
 
 
