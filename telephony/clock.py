@@ -65,6 +65,14 @@ class Clock:
     def is_virtual(self) -> bool:
         return self._virtual
 
+    def flow(self, wall: Callable[[], float] = time.time) -> None:
+        """A virtual clock starts flowing with real time (`wall`) from the moment it shows, as a demo's
+        does once its history is made; a flowing clock is left as it is."""
+        if self._virtual:
+            self._wall, self._virtual = wall, False
+            self._offset = self._stood - wall()
+            self._wake()
+
     def wall(self) -> float:
         """Real time, for transport metadata (a mail's `Date:`): wall-clock time, unless reproducible."""
         return self._wall()

@@ -59,6 +59,11 @@ class Entropy:
             drawn, self._left = self._left[:n], self._left[n:]
             return drawn
 
+    def forget_seed(self) -> None:
+        """Draw from the system from now on: a demo's history is seeded, what comes after is not."""
+        with self._drawing:
+            self._seed, self._left = None, b""
+
     def token(self) -> str:
         """A token or API key: 40 lowercase hexadecimal characters."""
         return self.bytes(20).hex()

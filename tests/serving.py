@@ -55,8 +55,9 @@ def free_port() -> int:
 class Server:
     """`telephony serve` on 127.0.0.1 as a child process, its output kept in a file."""
 
-    def __init__(self, data_dir: Path, workdir: Path, **env: str) -> None:
-        self.data_dir, self.workdir, self.env = data_dir, workdir, env
+    def __init__(self, data_dir: Path, workdir: Path, *options: str, **env: str) -> None:
+        """`options` go after `serve` (`--demo`); `env` adds to the environment."""
+        self.data_dir, self.workdir, self.options, self.env = data_dir, workdir, options, env
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.output = workdir / f"server-{self.port}.log"
@@ -66,7 +67,7 @@ class Server:
         command = [sys.executable, "-m", "telephony", "--data-dir", str(self.data_dir), "serve"]
         with self.output.open("wb") as out:
             self.process = subprocess.Popen(
-                [*command, "--host", "127.0.0.1", "--port", str(self.port)],
+                [*command, "--host", "127.0.0.1", "--port", str(self.port), *self.options],
                 cwd=self.workdir,
                 env=clean_env(TELEPHONY_CONTROL_KEY=CONTROL_KEY, **self.env),
                 stdout=out,

@@ -25,7 +25,7 @@ LAYERS = (  # bottom to top
     ("reactors",),
     ("api", "collections"),
     ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
-     "testing", "sip", "dashboard"),
+     "testing", "sip", "dashboard", "demo"),
     ("openapi",),
     ("app", "cli", "wiring", "embedded", "event_catalogue", "__main__", "__init__"),
 )  # fmt: skip

@@ -10,7 +10,7 @@ import socket
 import sys
 from collections.abc import Callable
 
-from .. import logs
+from .. import demo, logs
 from ..config import Settings
 from ..eventlog import LOG_FILE, readahead
 from .arguments import AddCommand, CliError, settings_of
@@ -25,6 +25,9 @@ def add(add_command: AddCommand) -> None:
     serve = add_command("serve", help="run the API server")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
+    serve.add_argument("--demo", action="store_true", help="a generated company with history and live traffic")
+    serve.add_argument("--seed", type=int, help=f"the demo's seed (default {demo.DEFAULT_SEED})")
+    serve.add_argument("--rate", type=float, help=f"the demo's calls a minute (default {demo.DEFAULT_RATE:g})")
     serve.set_defaults(func=cmd_serve)
 
 
@@ -32,18 +35,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     logs.configure(settings.log.format, settings.log.level)
     sockets = _listen(settings.server.host, settings.server.port)
+    shown = _demo_of(args, settings)
     sys.setswitchinterval(SWITCH_INTERVAL)
     with asyncio.Runner(loop_factory=event_loop_factory(settings.server.event_loop)) as runner:
-        runner.run(_serve(settings, sockets))
+        runner.run(_serve(shown.settings if shown else settings, sockets, shown))
     return 0
 
 
-async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
+def _demo_of(args: argparse.Namespace, settings: Settings) -> demo.Demo | None:
+    """The demo `--demo` asks for (its data dir checked), or None; `--seed` and `--rate` need `--demo`."""
+    if not args.demo:
+        if args.seed is not None or args.rate is not None:
+            raise CliError("--seed and --rate are options of --demo")
+        return None
+    if args.rate is not None and not 0 < args.rate <= demo.MAX_RATE:
+        raise CliError(f"--rate must be above 0 and at most {demo.MAX_RATE:g} calls a minute")
+    return demo.prepare(settings, args.seed, demo.DEFAULT_RATE if args.rate is None else args.rate)
+
+
+async def _serve(settings: Settings, sockets: list[socket.socket], shown: demo.Demo | None = None) -> None:
     from aiohttp import web
 
     from ..app import create_app
 
-    app = create_app(settings, progress=True)
+    if shown:
+        app = create_app(settings, clock=shown.clock, entropy=shown.entropy, progress=True)
+        app.cleanup_ctx.append(demo.context(shown, _base_url(sockets[0])))
+    else:
+        app = create_app(settings, progress=True)
     runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
     try:
         await runner.setup()
@@ -64,6 +83,14 @@ async def _serve(settings: Settings, sockets: list[socket.socket]) -> None:
     await stop.wait()
     print("telephony shutting down", flush=True)
     await runner.cleanup()
+
+
+def _base_url(sock: socket.socket) -> str:
+    """Where this process reaches the server on `sock` (its loopback address when it listens on all)."""
+    host, port = sock.getsockname()[:2]
+    if sock.family == socket.AF_INET6:
+        return f"http://[{'::1' if host == '::' else host}]:{port}"
+    return f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}"  # noqa: S104 - read, not bound
 
 
 def _settle_heap() -> None:
