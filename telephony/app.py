@@ -17,8 +17,7 @@ from .api.routing import mount, mount_control
 from .clock import Clock
 from .collections.cache import PageCache
 from .config import Settings
-from .documents.ranks import Ranks
-from .documents.reader import Reader
+from .documents.connections import Reader
 from .eventlog import EventLog
 from .keys import (
     ACCOUNTS,
@@ -29,7 +28,6 @@ from .keys import (
     MEMORY,
     OPENAPI,
     PAGE_CACHE,
-    RANKS,
     REACTORS,
     READER,
     REFERENCES,
@@ -105,7 +103,6 @@ def _event_log(progress: bool):
             if moved.epoch:
                 app[CLOCK].restore(moved.offset, moved.epoch)
             app[EVENT_LOG], app[MEMORY] = event_log, memory
-            app[RANKS] = Ranks.of(projections.all, projections.journal, settings.api.list_cache_half)
             yield
             await keeper.close()
             await event_log.close()
@@ -116,13 +113,9 @@ def _event_log(progress: bool):
 async def _reader(app: web.Application) -> AsyncIterator[None]:
     """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
     reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
-    unfollow = app[EVENT_LOG].follow_commits("reader snapshot", reader.follow, first=True)
-    unhook = app[EVENT_LOG].on_write(reader.writing)
     app[READER] = reader
     app[PAGE_CACHE] = app[MEMORY][PageCache]
     yield
-    unfollow()  # an append still under way (a request cancelled at shutdown) commits after the reader closed
-    unhook()
     await reader.close()
 
 

@@ -31,7 +31,7 @@ import aiosmtplib
 from .clock import Clock, wire_time
 from .config import Mail
 from .documents import blobs
-from .documents.reader import Reader
+from .documents.connections import Reader
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
 from .reactors.reactor import Reaction, Reactor

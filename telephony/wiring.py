@@ -88,7 +88,7 @@ def references() -> Table:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_half, fed_kinds()), ClockOffset(),
+    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
             LiveCalls(), QueueRecords(), webhooks.PendingDeliveries(), messaging.Pending()]  # fmt: skip
 
 

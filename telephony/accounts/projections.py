@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
+from ..documents.connections import Reader
 from ..documents.listing import Page, Query, page_of
 from ..documents.names import table_of
-from ..documents.reader import Reader
 from ..eventlog import RecordedEvent
 from ..mail import message_id
 from ..projections import Projection

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..clock import Clock, wire_time
 from ..config import Settings
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import acl
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer

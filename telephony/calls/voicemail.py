@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import calls as rules
 from ..domain.calls import Call
 from ..eventlog import RecordedEvent

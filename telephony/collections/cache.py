@@ -1,23 +1,31 @@
-"""Rendered list pages, kept until their collection changes: an in-memory projection without history.
+"""Rendered list pages and filtered totals, kept until their collection changes: an in-memory
+projection without history.
 
-A page is stored under (kind, customer, query string) with the generation of its kind at the time
-the query started; any committed event of that kind (or of a type that feeds the kind's table, as
-call events feed CDRs; or a customer's deletion) moves the generation on, so a page read before a
-change is never served after it. After a bulk load the cache starts empty again. Bounded in bytes,
-least recently used first out; only pages starting within a list's first `KEPT_ROWS` rows are kept.
-`[api] list_cache_bytes = 0` turns it off.
+A page is stored under (kind, customer, query string), and a filtered list's total under (kind,
+customer, its conditions), with the generation of its kind at the time the query started; any
+committed event of that kind (or of a type that feeds the kind's table, as call events feed CDRs; or
+a customer's deletion) moves the generation on, so nothing read before a change is served after
+it. After a bulk load the cache starts empty again. Pages are bounded in bytes, least recently used
+first out, and only those starting within a list's first `KEPT_ROWS` rows are kept; totals are
+bounded in number (`TOTALS`). `[api] list_cache_bytes = 0` turns both off.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
 
-from ..documents.kept import KEPT_ROWS
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 
-Key = tuple[str, int, str]
+Key = tuple[str, int, Hashable]
+"""(kind, customer, what else tells the entry apart)."""
+KEPT_ROWS = 10_000
+"""Pages starting within a list's first rows are kept: those are the pages clients read again; a walk
+through a whole collection reads each deeper page once, and keeping them would only push the first
+ones out."""
+TOTALS = 4096
 
 
 class PageCache(MemoryProjection):
@@ -35,6 +43,7 @@ class PageCache(MemoryProjection):
 
     def reset(self) -> None:
         self._pages: OrderedDict[Key, tuple[int, bytes]] = OrderedDict()
+        self._totals: OrderedDict[Key, tuple[int, int]] = OrderedDict()
         self._bytes = 0
         self._everything += 1
 
@@ -45,10 +54,17 @@ class PageCache(MemoryProjection):
         return self._generations[kind] + self._everything
 
     def get(self, key: Key) -> bytes | None:
-        entry = self._pages.get(key)
+        return self._current(self._pages, key)
+
+    def total(self, key: Key) -> int | None:
+        """The total of a filtered list, when it was counted since its kind last changed."""
+        return self._current(self._totals, key)
+
+    def _current(self, entries: OrderedDict[Key, tuple[int, Any]], key: Key) -> Any:
+        entry = entries.get(key)
         if entry is None or entry[0] != self.generation(key[0]):
             return None
-        self._pages.move_to_end(key)
+        entries.move_to_end(key)
         return entry[1]
 
     def put(self, key: Key, generation: int, body: bytes, first_row: int = 0) -> None:
@@ -65,6 +81,14 @@ class PageCache(MemoryProjection):
         while self._bytes > self.max_bytes:
             _, (_, evicted) = self._pages.popitem(last=False)
             self._bytes -= len(evicted)
+
+    def put_total(self, key: Key, generation: int, total: int) -> None:
+        """Keep a filtered list's total counted at `generation`."""
+        if self.max_bytes and generation == self.generation(key[0]):
+            self._totals[key] = (generation, total)
+            self._totals.move_to_end(key)
+            if len(self._totals) > TOTALS:
+                self._totals.popitem(last=False)
 
     def apply(self, event: RecordedEvent) -> None:
         """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""

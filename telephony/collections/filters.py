@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from ..documents import json_path, search, unicode_lower
+from ..documents import prop_sql, search, unicode_lower
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 from .fields import Kind
@@ -42,8 +42,6 @@ SQL_INTEGERS = range(-(2**63), 2**63)
 PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})?")
 """A date (from year 1000), or a time with a space or a `T`, in digits of exactly their width (hours
 to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
-Comparisons = tuple[tuple[str, str, Any], ...]
-"""Conditions that are each (property, one of = < <= > >=, value)."""
 
 
 class Condition(msgspec.Struct, forbid_unknown_fields=False):
@@ -161,14 +159,15 @@ def _time(value: Any) -> str:
 def to_sql(
     conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "", searched: Collection[str] = ()
 ) -> Where:
-    """The AND of every condition, with bound parameters only; `like` on a text property of `searched`
-    reads the search index of documents of `kind` when it can."""
+    """The AND of every condition, with bound parameters only. On documents of `kind` (when given) a
+    property kept as a column is read from it, and `like` on a text property of `searched` reads the
+    kind's search index when it can; otherwise every property is read from the rows' JSON `body`."""
     clauses: list[str] = []
     params: list[Any] = []
     match: tuple[search.Match, int, int] | None = None
     """The first condition the index answers, with where its clause and its parameter are."""
     for prop, operator, value in conditions:
-        column = json_path(prop)
+        column = prop_sql(prop, bool(kind))
         kind_ = props[prop]
         if operator == "in":
             clauses.append(_among(column, kind_, value, params))
@@ -249,20 +248,6 @@ def _day_bounds(operator: str, day: str) -> list[tuple[str, str]]:
     if operator == "=":
         return [(">=", day), ("<=", last)]
     return [(operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))]
-
-
-def comparisons(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Comparisons | None:
-    """The conditions as plain comparisons (=, <, <=, >, >=) of a property with a value, as `to_sql`
-    means them; None when one is something else (`in`, `like`, `!=`, a null)."""
-    out: list[tuple[str, str, Any]] = []
-    for prop, operator, value in conditions:
-        if operator not in ("=", "<", "<=", ">", ">=") or value is None:
-            return None
-        if props[prop] is Kind.TIME and len(value) == 10:
-            out.extend((prop, op, bound) for op, bound in _day_bounds(operator, value))
-        else:
-            out.append((prop, operator, _bind(value)))
-    return tuple(out)
 
 
 def _bind(value: Any) -> Any:

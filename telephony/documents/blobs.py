@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..eventlog import NO_STREAM, NewEvent, RecordedEvent
 from ..projections import Projection
-from .reader import Reader
+from .connections import Reader
 
 BLOB_STORED = "blob.stored"
 

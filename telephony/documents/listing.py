@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .names import counts_of, json_path, table_of
-from .reader import Reader
+from .connections import Reader
+from .names import counts_of, prop_sql, table_of
 from .search import Match
 
 Scope = tuple[str, tuple[Any, ...]]
@@ -51,85 +51,81 @@ class Query(Protocol):
     def offset(self) -> int: ...
 
 
-async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None) -> Page:
-    """A page of documents of `kind` within `scope`; an unfiltered total is the kept count of customer
-    `counted` when given (so `scope` must then be exactly that customer's rows)."""
+async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None,
+               total: int | None = None) -> Page:  # fmt: skip
+    """A page of documents of `kind` within `scope`. An unfiltered total is the kept count of customer
+    `counted` when given (so `scope` must then be exactly that customer's rows); a `total` known
+    already (`collections.cache`) is not counted again."""
     counts = (counts_of(kind), counted) if counted is not None else None
-    return await page_of(reader, table_of(kind), scope, q, counts=counts)
+    found = await _page(reader, table_of(kind), scope, q, counts, None, total)
+    assert found is not None
+    return found
+
+
+async def page_of(reader: Reader, table: str, scope: Scope, q: Query) -> Page:
+    """A page of the rows of a table or view that is not a kind's (no property columns) within `scope`."""
+    found = await _page(reader, table, scope, q, None, None, None, columns=False)
+    assert found is not None
+    return found
 
 
 async def page_under(reader: Reader, kind: str, scope: Scope, q: Query, parent: Scope) -> Page | None:
     """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
     read together with the parent: None when the parent is not there."""
-    return await _page(reader, table_of(kind), scope, q, None, parent)
+    return await _page(reader, table_of(kind), scope, q, None, parent, None)
 
 
 def owned_having(customer_id: int, **props: Any) -> Scope:
     """A customer's documents whose properties have these values."""
-    conditions = ["customer_id = ?", *(f"{json_path(prop)} = ?" for prop in props)]
+    conditions = ["customer_id = ?", *(f"{prop_sql(prop)} = ?" for prop in props)]
     return " AND ".join(conditions), (customer_id, *props.values())
 
 
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
     """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
     nested list's parent."""
-    column = "id" if key == "id" else json_path(key)
+    column = "id" if key == "id" else prop_sql(key)
     sql = f'EXISTS (SELECT 1 FROM "{table_of(kind)}" WHERE {column} = ? AND customer_id = ?)'
     return sql, (value, customer_id)
 
 
-async def page_of(
-    reader: Reader,
-    table: str,
-    scope: Scope,
-    q: Query,
-    *,
-    counts: tuple[str, int] | None = None,
-) -> Page:
-    """The page's JSON bodies and the total count of matches within `scope` (SQL, params).
-
-    One statement does both: the page is chosen on ids alone (a deferred join, so skipped rows
-    are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
-    list is unfiltered, and not run at all when the page is short (`_counted_unless_short`). A
-    second query runs only for a page past the end.
-    """
-    found = await _page(reader, table, scope, q, counts, None)
-    assert found is not None
-    return found
-
-
-async def _page(
-    reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None, parent: Scope | None
-) -> Page | None:
-    """`page_of`; under a `parent`, its condition is part of both queries, so each answer sees the parent
-    and the rows at one moment: rows mean it was there; with none, the second query says whether it was."""
+async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None,
+                parent: Scope | None, known: int | None, *, columns: bool = True) -> Page | None:  # fmt: skip
+    """The page's JSON bodies and the total count of matches within `scope` (SQL, params), in one
+    statement: the page is chosen on ids alone, from an index where one orders it (a deferred join,
+    so skipped rows are never read), and the total is a scalar subquery: `known`, or from `counts`
+    (table, customer) when the list is unfiltered, or counted only when the page is full (a shorter
+    page that holds a row, or starts the list, ends it: its total is its offset plus its rows).
+    A second query runs only for a page past the end. Under a `parent`, its condition is part of
+    both queries, so each answer sees the parent and the rows at one moment: rows mean it was
+    there; with none, the second query says whether it was."""
     if parent is not None:
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction = "DESC" if q.descending else "ASC"
     sort = None if q.sort == "id" else q.sort  # a row's `id` is its body's: the key's order is the same
-    order = f"{json_path(sort)} {direction}, id {direction}" if sort else f"id {direction}"
+    order = f"{prop_sql(sort, columns)} {direction}, %s {direction}" if sort else f"%s {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
-    total_params: tuple[Any, ...]
-    if q.group_by:
-        grouped = f"{base} GROUP BY {json_path(q.group_by)}"
-        total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
-        sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
-        bound = (*total_params, *params, q.limit, q.offset)
+    total_sql, total_params = f"SELECT count(*) {base}", params
+    by_id = order % "id"
+    chosen = f"SELECT id {base} ORDER BY {by_id} LIMIT ? OFFSET ?"
+    if q.group_by:  # a group is shown by its first document, and sorted by its values
+        grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
+        total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
+        chosen = f"SELECT min(id) {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
-        sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, f"id {direction}", q)
-    else:
-        chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
-        if counts is not None and q.where.sql == "1":
-            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
-            total_params = (counts[1],)
-            sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
-            bound = (*total_params, *params, q.limit, q.offset)
-        else:
-            total_sql, total_params = f"SELECT count(*) {base}", params
-            sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, order, q)
-    rows = await reader.execute_fetchall(sql, bound)
+    elif counts is not None and q.where.sql == "1":
+        total_sql, total_params = (
+            f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)',
+            (counts[1],),
+        )
+    if known is not None:
+        total_sql, total_params = "SELECT ?", (known,)
+    page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
+    sql = (f"WITH {page} SELECT CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, body "
+           f'FROM "{table}", shown WHERE id IN (SELECT * FROM page) ORDER BY {by_id}')  # fmt: skip
+    rows = await reader.execute_fetchall(sql, (*params, q.limit, q.offset, q.limit, q.offset, q.offset, *total_params))
     if rows:
         return [row[1] for row in rows], next(iter(rows))[0]
     if parent is None and q.offset == 0:
@@ -140,28 +136,6 @@ async def _page(
     found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
     total, present = next(iter(found))
     return ([], total) if present else None
-
-
-def _counted_unless_short(table: str, total_sql: str, total_params: tuple[Any, ...], chosen: str,
-                          params: tuple[Any, ...], order: str, q: Query) -> tuple[str, tuple[Any, ...]]:  # fmt: skip
-    """The page statement whose total is counted only when the page cannot tell it (`total_unless_short`;
-    a page past the end has no row to carry it, and is counted apart). The page's ids are chosen once
-    (`chosen` binds `params`, then LIMIT and OFFSET). Returns the statement and every parameter it binds."""
-    page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
-    sql = (f'WITH {page} SELECT {total_unless_short(total_sql)}, body FROM "{table}", shown '
-           f"WHERE id IN (SELECT id FROM page) ORDER BY {order}")  # fmt: skip
-    return sql, (*params, q.limit, q.offset, *short_page_params(q.limit, q.offset), *total_params)
-
-
-def total_unless_short(count_sql: str) -> str:
-    """A list's total from its page's row count `n`: a page shorter than the limit that holds a row, or
-    starts the list, ends it, so the total is its offset plus `n`; otherwise `count_sql` is run (SQLite
-    runs a subquery only in the CASE branch that reads it). Binds `short_page_params`, then the count's."""
-    return f"CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({count_sql}) END"
-
-
-def short_page_params(limit: int, offset: int) -> tuple[int, int, int]:
-    return limit, offset, offset
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str
@@ -189,15 +163,15 @@ def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str
     """A condition on documents of `kind`: their phone number `prop` ('+' aside) is the `number` of one
     of their customer's documents of kind `numbers` that has `having` set."""
     among = (
-        f"SELECT ltrim({json_path(number)}, '+') FROM {table_of(numbers)} d "
-        f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {json_path(having)} IS NOT NULL"
+        f"SELECT ltrim({prop_sql(number)}, '+') FROM {table_of(numbers)} d "
+        f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {prop_sql(having)} IS NOT NULL"
     )
-    return f"ltrim({json_path(prop)}, '+') IN ({among})"
+    return f"ltrim({prop_sql(prop)}, '+') IN ({among})"
 
 
 def number_held_by(props: Sequence[str], holder: str, numbers: Sequence[str]) -> tuple[str, int]:
     """A condition: one of the documents' phone numbers `props` ('+' aside) is one of the numbers the
     document of kind `holder` whose id is bound holds in `numbers`. Returns the SQL and how many times
     the holder's id is to be bound."""
-    held = " UNION ".join(f"SELECT ltrim({json_path(n)}, '+') FROM {table_of(holder)} WHERE id = ?" for n in numbers)
-    return " OR ".join(f"ltrim({json_path(p)}, '+') IN ({held})" for p in props), len(props) * len(numbers)
+    held = " UNION ".join(f"SELECT ltrim({prop_sql(n)}, '+') FROM {table_of(holder)} WHERE id = ?" for n in numbers)
+    return " OR ".join(f"ltrim({prop_sql(p)}, '+') IN ({held})" for p in props), len(props) * len(numbers)

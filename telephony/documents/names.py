@@ -1,11 +1,23 @@
-"""The names of a kind's document tables and of a document's properties in SQL: made in one place."""
+"""The names of a kind's document tables and of a document's properties in SQL: made in one place.
+
+Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and one column per
+property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when the body
+lacks it). These are the properties some kind indexes; SQL reads them from their columns, so
+filters, sorts and indexes on them never parse a body. Other properties are read from the body.
+"""
 
 from __future__ import annotations
 
+COLUMNS = ("calldate", "live_id", "user_id", "type", "e164", "campaign_id", "period", "created_at", "name",
+           "webhook_id", "call_id")  # fmt: skip
+"""The properties kept as columns of every document table (a kind may index only these)."""
 
-def json_path(prop: str) -> str:
-    """The SQL expression of a (whitelisted) top-level property of a document."""
-    return f"json_extract(body, '$.{prop}')"
+
+def prop_sql(prop: str, columns: bool = True) -> str:
+    """The SQL expression of a (whitelisted) top-level property of a document: its column, unquoted
+    (a table without it is an error, never a string), unless `columns` is false (rows of another
+    table or view with a JSON `body`)."""
+    return prop if columns and prop in COLUMNS else f"json_extract(body, '$.{prop}')"
 
 
 def table_of(kind: str) -> str:

@@ -12,8 +12,8 @@ from typing import Any
 
 import msgspec
 
-from .names import json_path, source, sources_of, table_of
-from .reader import Reader
+from .connections import Reader
+from .names import prop_sql, source, sources_of, table_of
 
 MAX_ID = 2**63 - 1
 
@@ -57,7 +57,7 @@ async def owned_by(reader: Reader, kind: str, id_: Any) -> tuple[int, str] | Non
 async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any], customer_id: int) -> dict[Any, str]:
     """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
     values = list(values)
-    column, marks = json_path(prop), ",".join("?" * len(values))
+    column, marks = prop_sql(prop), ",".join("?" * len(values))
     sql = f'SELECT {column}, body FROM "{table_of(kind)}" WHERE customer_id = ? AND {column} IN ({marks})'
     async with reader.execute(sql, (customer_id, *values)) as cursor:
         return {row[0]: row[1] for row in await cursor.fetchall()}
@@ -67,7 +67,7 @@ async def first_with_number(reader: Reader, kind: str, customer_id: int, props: 
                             ) -> str | None:  # fmt: skip
     """The JSON body of a customer's first document of `kind` with `number` ('+' aside) in one of `props`."""
     props = list(props)
-    among = " OR ".join(f"ltrim({json_path(prop)}, '+') = ?" for prop in props)
+    among = " OR ".join(f"ltrim({prop_sql(prop)}, '+') = ?" for prop in props)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND ({among}) ORDER BY id LIMIT 1'
     rows = await reader.execute_fetchall(sql, (customer_id, *[number.lstrip("+")] * len(props)))
     return rows[0][0] if rows else None
@@ -75,7 +75,7 @@ async def first_with_number(reader: Reader, kind: str, customer_id: int, props: 
 
 async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
     """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {prop_sql(prop)} = ? ORDER BY id'
     async with reader.execute(sql, (customer_id, value)) as cursor:
         async for (found,) in cursor:
             yield found
@@ -136,7 +136,7 @@ def holding(conn: sqlite3.Connection, kind: str, customer_id: int, among: Mappin
     conditions, params = [], [customer_id]
     for prop, values in among.items():
         values = list(values)
-        conditions.append(f"{json_path(prop)} IN ({','.join('?' * len(values))})")
+        conditions.append(f"{prop_sql(prop)} IN ({','.join('?' * len(values))})")
         params.extend(values)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {" AND ".join(conditions)}'
     return [msgspec.json.decode(row[0]) for row in conn.execute(sql, params)]
@@ -150,13 +150,13 @@ def every_document(conn: sqlite3.Connection, kind: str, customer_id: int) -> lis
 
 def having(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` equals `value`, by id."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {prop_sql(prop)} = ? ORDER BY id'
     return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, value))]
 
 
 def between(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, low: Any, high: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` is from `low` to before `high`, by id."""
-    path = json_path(prop)
+    path = prop_sql(prop)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {path} >= ? AND {path} < ? ORDER BY id'
     return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, low, high))]
 

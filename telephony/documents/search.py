@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from .names import json_path, search_of
+from .names import prop_sql, search_of
 
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
@@ -78,7 +78,7 @@ class SearchIndex:
         self._remove = tuple(
             f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
         )
-        self.extracted = "".join(f", {json_path(prop)}" for prop in self.props)
+        self.extracted = "".join(f", {prop_sql(prop)}" for prop in self.props)
         """The searched properties read from a document row, after what a statement reads first."""
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -118,7 +118,7 @@ class SearchIndex:
         read in one pass (each body parsed once) into a temporary table; then, per property, plain ASCII
         text is indexed by one statement and any other value through `searchable` (looked for only
         when the statement indexed fewer values than are set: it is rare, and the test costly)."""
-        values = ", ".join(f"{json_path(prop)} AS v{i}" for i, prop in enumerate(self.props))
+        values = ", ".join(f"{prop_sql(prop)} AS v{i}" for i, prop in enumerate(self.props))
         conn.execute(f'CREATE TEMP TABLE searched_values AS SELECT id, {values} FROM "{documents}"')
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:

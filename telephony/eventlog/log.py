@@ -59,7 +59,6 @@ class EventLog:
         self._head = store.head(conn)[0]
         self._moved = asyncio.Event()
         self._followers: list[tuple[str, CommitFollower]] = []
-        self._write_hooks: list[Callable[[], None]] = []
         self._recent: deque[RecordedEvent] = deque(maxlen=RECENT_EVENTS)
         """The last events committed, in order up to the head, as the writer recorded them (decoded from
         their stored JSON, like any read): shared with every reader, which must not change them."""
@@ -101,13 +100,11 @@ class EventLog:
 
     async def append(self, events: Sequence[NewEvent], meta: Metadata | None = None) -> list[RecordedEvent]:
         """Append `events` atomically; answered once they are durable and projected."""
-        self._writing()
         return await self._writer.submit(lambda _conn: events, meta or Metadata())
 
     async def transact(self, decide: Decide, meta: Metadata | None = None, *, keep: bool = True) -> list[RecordedEvent]:
         """Run `decide(conn)` inside the writer's transaction and append the events it returns
         (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
-        self._writing()
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
     async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
@@ -116,23 +113,12 @@ class EventLog:
 
     # --- following ---------------------------------------------------------------------------------
 
-    def follow_commits(self, name: str, follower: CommitFollower, *, first: bool = False) -> Callable[[], None]:
-        """Have `follower(events, head)` see every commit before its callers are answered; `first`
-        puts it before the followers there are (they may let the loop run while they follow). Returns
-        what stops it, for a follower that closes before the log (commits may follow until the log does)."""
+    def follow_commits(self, name: str, follower: CommitFollower) -> Callable[[], None]:
+        """Have `follower(events, head)` see every commit before its callers are answered. Returns what
+        stops it, for a follower that closes before the log (commits may follow until the log does)."""
         entry = (name, follower)
-        self._followers.insert(0 if first else len(self._followers), entry)
+        self._followers.append(entry)
         return lambda: self._followers.remove(entry)
-
-    def on_write(self, hook: Callable[[], None]) -> Callable[[], None]:
-        """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits;
-        returns what stops it."""
-        self._write_hooks.append(hook)
-        return lambda: self._write_hooks.remove(hook)
-
-    def _writing(self) -> None:
-        for hook in self._write_hooks:
-            hook()
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
         self._remember(events, head)

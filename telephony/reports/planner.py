@@ -18,8 +18,8 @@ import msgspec
 
 from ..clock import Clock, wire_time
 from ..documents import reads
+from ..documents.connections import Reader
 from ..documents.projection import CUSTOMER_DELETED
-from ..documents.reader import Reader
 from ..domain.reports import active, next_run
 from ..eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from ..mail import Mailer

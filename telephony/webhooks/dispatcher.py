@@ -20,7 +20,7 @@ import sqlite3
 import msgspec
 
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import calls as rules
 from ..domain import webhooks as hooks
 from ..domain.accounts import CUSTOMER_DELETED

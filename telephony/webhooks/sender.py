@@ -39,7 +39,7 @@ import msgspec
 from ..clock import Clock, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain.webhooks import RETRY_SECONDS, sign
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer

@@ -146,12 +146,12 @@ async def test_a_changed_declaration_rebuilds_the_projection_on_an_existing_data
     await log.close()
     conn = sqlite_store.connect(tmp_path / "events.db")
     assert not Projections([DocumentTable("note")]).stale(conn)
-    indexed = DocumentTable("note", indexed=("title",))
+    indexed = DocumentTable("note", indexed=("name",))
     assert Projections([indexed]).stale(conn) == [indexed]
     log = await EventLog.open(tmp_path, Projections([indexed]), Clock(), progress=False)
     await log.close()
     indexes = {row[1] for row in conn.execute("PRAGMA index_list(doc_note)")}
-    assert "doc_note_title" in indexes and not Projections([indexed]).stale(conn)
+    assert "doc_note_name" in indexes and not Projections([indexed]).stale(conn)
 
 
 async def documents_logged(tmp_path, events: list[tuple[str, dict]]) -> sqlite3.Connection:
@@ -175,7 +175,7 @@ async def notes_logged(tmp_path, count: int) -> sqlite3.Connection:
         ("UPDATE doc_note SET body = json_set(body, '$.text', 'forged') WHERE id = 2", "missing from"),
         ("UPDATE doc_note SET customer_id = 7 WHERE id = 3", "missing from"),
         ("DELETE FROM doc_note WHERE id = 1", "missing from"),
-        ("INSERT INTO doc_note VALUES (9, 1, '{}')", "unexpected in"),
+        ("INSERT INTO doc_note (id, customer_id, body) VALUES (9, 1, '{}')", "unexpected in"),
     ],
 )
 async def test_verify_compares_a_table_with_an_integer_key_row_by_row(tmp_path, tamper, found):

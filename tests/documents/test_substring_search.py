@@ -20,7 +20,7 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
-from telephony.documents.names import json_path
+from telephony.documents.names import prop_sql
 from telephony.eventlog import NewEvent
 from telephony.keys import READER, SETTINGS
 from telephony.projections import Projections
@@ -73,7 +73,7 @@ async def scanned(api: Api, customer_id: int, params: dict[str, Any]) -> tuple[l
     assert "_search" not in q.where.sql
     bodies, total = await listing.page(api.app[READER], "cdr", listing.owned_having(customer_id), q)
     direction = "DESC" if q.descending else "ASC"
-    order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort not in (None, "id") else f"id {direction}"
+    order = f"{prop_sql(q.sort)} {direction}, id {direction}" if q.sort not in (None, "id") else f"id {direction}"
     sql = f"SELECT id FROM doc_cdr WHERE customer_id = ? AND ({q.where.sql}) ORDER BY {order}"
     every = [row[0] for row in await api.app[READER].execute_fetchall(sql, (customer_id, *q.where.params))]
     paged = ([json.loads(b)["id"] for b in bodies], total)

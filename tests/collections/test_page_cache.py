@@ -1,4 +1,4 @@
-"""Cached list pages never outlive a change of their collection."""
+"""Cached list pages and filtered totals never outlive a change of their collection."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import pytest
 
 from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
-from telephony.documents import reader as reader_module
 from telephony.eventlog import Metadata, RecordedEvent
-from telephony.keys import EVENT_LOG, MEMORY, PAGE_CACHE, READER
+from telephony.keys import MEMORY, PAGE_CACHE
 from tests.conftest import CONTROL_KEY
 
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
@@ -85,14 +84,10 @@ def test_an_event_that_feeds_a_kind_retires_that_kinds_pages():
 
 async def test_a_list_read_while_a_bulk_load_is_followed_is_read_from_the_load(client, headers, monkeypatch):
     """The in-memory projections follow a bulk load by reading the log, and the loop answers other
-    requests meanwhile. The loop's read snapshot is let go before they follow, so a list read then (and
-    kept by the page cache) is the load's, even when a snapshot from before the load's commit was held
-    (no write counts as recent, and one is taken as the load is handed to the writer)."""
-    monkeypatch.setattr(reader_module, "WRITING_SECONDS", 0.0)
+    requests meanwhile: a list read then (and kept by the page cache) is the load's."""
     assert (await client.post(CONTACTS, json={"first_name": "Ann"}, headers=headers)).status == 201
-    app = client.server.app
-    app[EVENT_LOG].on_write(lambda: app[READER].at_snapshot(lambda snapshot: snapshot.position))
-    memory, seen = app[MEMORY], []
+    assert await names(client, headers) == ["Ann"]
+    memory, seen = client.server.app[MEMORY], []
     fold = memory.fold
 
     async def fold_after_a_list_read(*args, **kwargs):
@@ -105,3 +100,48 @@ async def test_a_list_read_while_a_bulk_load_is_followed_is_read_from_the_load(c
     assert imported.status == 200
     assert seen == [["Ann", "Bob"]]
     assert await names(client, headers) == ["Ann", "Bob"]
+
+
+def test_a_total_counted_before_a_change_is_not_served_after_it():
+    cache, key = PageCache(max_bytes=10_000), ("contact", 1, ("user_id = ?", (7,), None))
+    started = cache.generation("contact")
+    cache.put_total(key, started, 3)
+    assert cache.total(key) == 3
+    cache.apply(RecordedEvent(position=9, stream="contact-1", version=2, type="contact.updated", schema=1,
+                              data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
+    assert cache.total(key) is None
+    cache.put_total(key, started, 3)  # counted before the change, kept after it
+    assert cache.total(key) is None
+    assert PageCache(max_bytes=0).total(key) is None  # the cache off keeps no total either
+
+
+def test_totals_are_bounded_dropping_the_least_recently_used(monkeypatch):
+    monkeypatch.setattr(cache_module, "TOTALS", 3)
+    cache = PageCache(max_bytes=10_000)
+    for n in range(3):
+        cache.put_total(("contact", 1, n), cache.generation("contact"), n)
+    assert cache.total(("contact", 1, 0)) == 0  # used: the least recently used is now 1
+    cache.put_total(("contact", 1, 3), cache.generation("contact"), 3)
+    assert [cache.total(("contact", 1, n)) for n in range(4)] == [0, None, 2, 3]
+
+
+async def test_a_filtered_total_follows_every_change_of_its_collection(client, headers):
+    """A filtered list's total is kept between its pages and counted again after a change: created,
+    changed into and out of the filter, deleted."""
+
+    async def total_of(name: str) -> int:
+        flt = json.dumps([{"property": "first_name", "operator": "eq", "value": name}])
+        answer = await client.get(CONTACTS, params={"filter": flt, "limit": 1, "page": 1}, headers=headers)
+        return (await answer.json())["total"]
+
+    made = []
+    for _ in range(3):
+        created = await client.post(CONTACTS, json={"first_name": "Tess"}, headers=headers)
+        made.append((await created.json())["data"]["id"])
+        assert await total_of("Tess") == len(made)
+        assert await total_of("Tess") == len(made)  # kept
+    await client.patch(f"{CONTACTS}/{made[0]}", json={"first_name": "Tom"}, headers=headers)
+    assert (await total_of("Tess"), await total_of("Tom")) == (2, 1)
+    await client.patch(f"{CONTACTS}/{made[0]}", json={"first_name": "Tess"}, headers=headers)
+    await client.delete(f"{CONTACTS}/{made[1]}", headers=headers)
+    assert (await total_of("Tess"), await total_of("Tom")) == (2, 0)

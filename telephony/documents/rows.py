@@ -1,0 +1,135 @@
+"""The writes of one kind's document table: its rows, their counts per customer and their search index.
+
+Each method writes one of the kind's own events (`DocumentTable`): a document created, its fields
+changed, the document deleted, or every document of a customer cleared (only those whose properties
+have given values, with `where`). A row's columns (`names.COLUMNS`) are read from its body by
+the statement that writes it, so they always hold what `json_extract` reads there.
+
+During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so one
+created and then changed a few times is written once; the counts and the search index are then
+filled in one pass each by `settle`, not row by row.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import msgspec
+
+from ..projections.holding import HeldRows
+from .names import COLUMNS, counts_of, prop_sql, table_of
+from .search import SearchIndex
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+NAMES = ", ".join(COLUMNS)
+EXTRACTED = ", ".join(f"json_extract(?3, '$.{name}')" for name in COLUMNS)
+"""A row's columns from its body (the third parameter): SQLite parses it once for all of them."""
+
+
+def _held_row(id_: Any, held: list) -> tuple[Any, int, str]:
+    customer_id, body = held
+    return id_, customer_id, body if isinstance(body, str) else _encode(body).decode()
+
+
+class Rows:
+    def __init__(self, kind: str, search: SearchIndex | None) -> None:
+        self.table, self.counts, self.search = table_of(kind), counts_of(kind), search
+        self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body, {NAMES}) '
+                        f"VALUES (?1, ?2, ?3, {EXTRACTED})")  # fmt: skip
+        self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
+                       "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
+        self._updates: dict[tuple[str, ...], str] = {}
+        """The SQL of an update, by the fields it changes."""
+        self.held: HeldRows[Any, list] = HeldRows(self._insert, _held_row)
+        """During a rebuild: documents created lately, as [customer id, body]; a body as its event
+        wrote it (JSON text) until an update makes it a dict."""
+        self.rebuilding = False
+
+    def create(self, conn: sqlite3.Connection, text_ids: bool) -> None:
+        key = "id TEXT PRIMARY KEY" if text_ids else "id INTEGER PRIMARY KEY"
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT, '
+                     f"{NAMES})")  # fmt: skip
+        conn.execute(
+            f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
+        )
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        """After a rebuild: the held rows written, the counts and the search index filled."""
+        self.held.flush(conn)
+        conn.execute(f'DELETE FROM "{self.counts}"')
+        conn.execute(
+            f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
+        )
+        if self.search is not None:
+            self.search.fill(conn, self.table)
+
+    def created(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
+        body = d["body"]
+        if self.rebuilding:  # held as a dict, or as JSON text
+            held = body if isinstance(body, dict) else _encode(body).decode()
+            self.held.hold(conn, d["id"], [d["customer_id"], held])
+            return
+        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode()))
+        conn.execute(self._count, (d["customer_id"], 1))
+        if self.search is not None:
+            self.search.add(conn, d["id"], (body.get(prop) for prop in self.search.props))
+
+    def updated(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
+        changes, search = d["changes"], self.search
+        if not changes:
+            return
+        if (held := self.held.get(d["id"])) is not None:
+            body = held[1] if isinstance(held[1], dict) else _decode(held[1])
+            body.update(changes)
+            held[1] = body
+            return
+        if search is not None and not self.rebuilding and any(name in search.props for name in changes):
+            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d["id"],)).fetchone()
+            if row is not None:
+                search.remove_rows(conn, [row])
+                old = zip(search.props, row[1:], strict=True)
+                search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
+        names = tuple(changes)
+        if (sql := self._updates.get(names)) is None:  # the changed columns read from the new values
+            pairs = ", ".join(f"'$.{name}', json(?{n})" for n, name in enumerate(names, start=2))
+            moved = "".join(f", {name} = json_extract(?{n}, '$')" for n, name in enumerate(names, start=2)
+                            if name in COLUMNS)  # fmt: skip
+            sql = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?1'
+            self._updates[names] = sql
+        conn.execute(sql, (d["id"], *[_encode(value).decode() for value in changes.values()]))
+
+    def deleted(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
+        if self.held.pop(d["id"], None) is not None:
+            return
+        extracted = self.search.extracted if self.search is not None else ""
+        gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{extracted}', (d["id"],))
+        row = gone.fetchone()
+        if row is None or self.rebuilding:
+            return
+        if self.search is not None:
+            self.search.remove_rows(conn, [(d["id"], *row[1:])])
+        conn.execute(self._count, (row[0], -1))
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
+
+    def cleared(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
+        """Every document of a customer (`customer_id`, or a deleted customer's `id`), or those whose
+        properties have the values of `where`."""
+        self.held.flush(conn)
+        customer_id, where = d["customer_id"] if "customer_id" in d else d["id"], d.get("where") or {}
+        matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
+        chosen, params = f'FROM "{self.table}" WHERE customer_id = ?{matching}', (customer_id, *where.values())
+        if self.search is not None and not self.rebuilding:
+            others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (customer_id,))
+            if not where and others.fetchone() is None:
+                self.search.remove_all(conn)
+            else:
+                self.search.remove_rows(
+                    conn, conn.execute(f"SELECT id{self.search.extracted} {chosen}", params).fetchall()
+                )
+        conn.execute(f"DELETE {chosen}", params)
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
+        if where:
+            conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
+                         "WHERE customer_id = ? GROUP BY customer_id", (customer_id,))  # fmt: skip
