@@ -2,15 +2,15 @@
 
 Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and one column per
 property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when the body
-lacks it). These are the properties some kind indexes; SQL reads them from their columns, so
-filters, sorts and indexes on them never parse a body. Other properties are read from the body.
+lacks it). These are the properties some kind indexes or searches; SQL reads them from their columns,
+so filters, sorts and indexes on them never parse a body. Other properties are read from the body.
 """
 
 from __future__ import annotations
 
-COLUMNS = ("calldate", "live_id", "user_id", "type", "e164", "campaign_id", "period", "created_at", "name",
-           "webhook_id", "call_id")  # fmt: skip
-"""The properties kept as columns of every document table (a kind may index only these)."""
+COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "campaign_id", "period", "created_at",
+           "name", "webhook_id", "call_id")  # fmt: skip
+"""The properties kept as columns of every document table: a kind indexes and searches only these."""
 
 
 def prop_sql(prop: str, columns: bool = True) -> str:

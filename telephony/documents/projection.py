@@ -15,9 +15,9 @@ may also offer `from_json(data)`, the same changes from the event's stored JSON:
 it the JSON undecoded (`Projection.replays_json`), as it does a table's own `created` events.
 
 `indexed` names the properties (or tuples of them, for an index over several) a table keeps an index
-of, after the customer and before the id; each is one of the columns every table has
-(`names.COLUMNS`), so an index is built from them, never from the bodies. `searched` names the text
-properties kept in the kind's substring index (`documents.search`). The rows are written by `Rows`.
+of, after the customer and before the id; `searched` names the text properties kept in the kind's
+substring index (`documents.search`). Each is one of the columns every table has (`names.COLUMNS`),
+so indexes are built from them, never from the bodies. The rows are written by `Rows`.
 """
 
 from __future__ import annotations
@@ -93,8 +93,10 @@ class DocumentTable(Projection):
         self.name = f"documents:{kind}"
         self.text_ids = text_ids
         self.indexed = tuple(index_props(entry) for entry in indexed)
-        if unknown := {prop for props in self.indexed for prop in props} - set(COLUMNS):
-            raise ValueError(f"{kind}: an index may only name properties of documents.names.COLUMNS, not {unknown}")
+        if unknown := {prop for props in self.indexed for prop in props}.union(searched) - set(COLUMNS):
+            raise ValueError(
+                f"{kind}: only properties of documents.names.COLUMNS are indexed or searched, not {unknown}"
+            )
         self.search = SearchIndex(kind, searched) if searched else None
         self.rows = Rows(kind, self.search)
         self.table, self.counts = self.rows.table, self.rows.counts

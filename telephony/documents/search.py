@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from .names import prop_sql, search_of
+from .names import search_of
 
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
@@ -78,8 +78,8 @@ class SearchIndex:
         self._remove = tuple(
             f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
         )
-        self.extracted = "".join(f", {prop_sql(prop)}" for prop in self.props)
-        """The searched properties read from a document row, after what a statement reads first."""
+        self.extracted = "".join(f", {prop}" for prop in self.props)
+        """The searched properties' columns, after what a statement reads first."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:
@@ -114,25 +114,19 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild). The searched values are
-        read in one pass (each body parsed once) into a temporary table; then, per property, plain ASCII
-        text is indexed by one statement and any other value through `searchable` (looked for only
-        when the statement indexed fewer values than are set: it is rare, and the test costly)."""
-        values = ", ".join(f"{prop_sql(prop)} AS v{i}" for i, prop in enumerate(self.props))
-        conn.execute(f'CREATE TEMP TABLE searched_values AS SELECT id, {values} FROM "{documents}"')
+        """Index every row of the document table `documents` (after a rebuild), from its columns: plain
+        ASCII text by one statement per property, any other value through `searchable` (rare)."""
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:
-            for i, (table, insert) in enumerate(zip(self.tables, self._add, strict=True)):
-                chosen = f"SELECT id, v{i} FROM temp.searched_values"
-                plain = f"typeof(v{i}) = 'text' AND NOT v{i} GLOB ?"
-                indexed = conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} WHERE {plain}', (NOT_ASCII,))
-                if indexed.rowcount == conn.execute(f"SELECT count(v{i}) FROM temp.searched_values").fetchone()[0]:
-                    continue
-                rows = conn.execute(f"{chosen} WHERE v{i} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
-                found = [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
-                conn.executemany(insert, found)
+            for prop, table, insert in zip(self.props, self.tables, self._add, strict=True):
+                plain = f"typeof({prop}) = 'text' AND NOT {prop} GLOB ?"
+                chosen = f'SELECT id, {prop} FROM "{documents}" WHERE'
+                conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} {plain}', (NOT_ASCII,))
+                rows = conn.execute(f"{chosen} {prop} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
+                conn.executemany(
+                    insert, [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
+                )
         finally:
-            conn.execute("DROP TABLE temp.searched_values")
             self._hash_bytes(conn, DEFAULT_HASH_BYTES)
 
     def _hash_bytes(self, conn: sqlite3.Connection, size: int) -> None:
