@@ -1,13 +1,14 @@
-"""Rendered list pages and filtered totals, kept until their collection changes: an in-memory
-projection without history.
+"""What a list read leaves for the next, kept until its collection changes: an in-memory projection
+without history.
 
-A page is stored under (kind, customer, query string), and a filtered list's total under (kind,
-customer, its conditions), with the generation of its kind at the time the query started; any
-committed event of that kind (or of a type that feeds the kind's table, as call events feed CDRs; or
-a customer's deletion) moves the generation on, so nothing read before a change is served after
-it. After a bulk load the cache starts empty again. Pages are bounded in bytes, least recently used
-first out, and only those starting within a list's first `KEPT_ROWS` rows are kept; totals are
-bounded in number (`TOTALS`). `[api] list_cache_bytes = 0` turns both off.
+Rendered pages, under (kind, customer, query string), and what a list read learnt: its total, and in
+a list by id where each full page ends, so the next page starts there instead of skipping every row
+before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its kind
+when the query started; any committed event of that kind (or of a type that feeds the kind's table,
+as call events feed CDRs; or a customer's deletion) moves the generation on, so nothing read before
+a change is served after it. After a bulk load the cache starts empty again. Pages are bounded in
+bytes (`[api] list_cache_bytes`, 0 keeps none), least recently used first out, and only those
+starting within a list's first `KEPT_ROWS` rows are kept; what was learnt is bounded in number.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
+from .query import ListQuery
 
 Key = tuple[str, int, Hashable]
 """(kind, customer, what else tells the entry apart)."""
@@ -25,7 +29,14 @@ KEPT_ROWS = 10_000
 """Pages starting within a list's first rows are kept: those are the pages clients read again; a walk
 through a whole collection reads each deeper page once, and keeping them would only push the first
 ones out."""
-TOTALS = 4096
+LEARNT = 4096
+
+
+class _Identified(msgspec.Struct):
+    id: Any = None
+
+
+_id_of = msgspec.json.Decoder(_Identified).decode
 
 
 class PageCache(MemoryProjection):
@@ -42,8 +53,8 @@ class PageCache(MemoryProjection):
         self.reset()
 
     def reset(self) -> None:
-        self._pages: OrderedDict[Key, tuple[int, bytes]] = OrderedDict()
-        self._totals: OrderedDict[Key, tuple[int, int]] = OrderedDict()
+        self._pages: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
+        self._learnt: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
         self._bytes = 0
         self._everything += 1
 
@@ -55,17 +66,6 @@ class PageCache(MemoryProjection):
 
     def get(self, key: Key) -> bytes | None:
         return self._current(self._pages, key)
-
-    def total(self, key: Key) -> int | None:
-        """The total of a filtered list, when it was counted since its kind last changed."""
-        return self._current(self._totals, key)
-
-    def _current(self, entries: OrderedDict[Key, tuple[int, Any]], key: Key) -> Any:
-        entry = entries.get(key)
-        if entry is None or entry[0] != self.generation(key[0]):
-            return None
-        entries.move_to_end(key)
-        return entry[1]
 
     def put(self, key: Key, generation: int, body: bytes, first_row: int = 0) -> None:
         """Keep a page read at `generation` whose first row is the list's `first_row` (from 0)."""
@@ -82,13 +82,36 @@ class PageCache(MemoryProjection):
             _, (_, evicted) = self._pages.popitem(last=False)
             self._bytes -= len(evicted)
 
-    def put_total(self, key: Key, generation: int, total: int) -> None:
-        """Keep a filtered list's total counted at `generation`."""
-        if self.max_bytes and generation == self.generation(key[0]):
-            self._totals[key] = (generation, total)
-            self._totals.move_to_end(key)
-            if len(self._totals) > TOTALS:
-                self._totals.popitem(last=False)
+    def recall(self, kind: str, customer_id: int, q: ListQuery) -> tuple[int | None, Any]:
+        """What is known of a customer's list: its total and the id its page starts after (None: not known)."""
+        found = self._learnt
+        return self._current(found, _total(kind, customer_id, q)), self._current(
+            found, _start(kind, customer_id, q, q.offset)
+        )
+
+    def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, bodies: list[str], total: int) -> None:
+        """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
+        and where the next page starts when the page is full."""
+        if generation != self.generation(kind):
+            return
+        if q.where.sql != "1" or q.group_by is not None:
+            self._keep(_total(kind, customer_id, q), generation, total)
+        by_id = q.sort in (None, "id") and q.group_by is None and q.where.match is None
+        if by_id and len(bodies) == q.limit and (last := _id_of(bodies[-1]).id) is not None:
+            self._keep(_start(kind, customer_id, q, q.offset + q.limit), generation, last)
+
+    def _keep(self, key: Key, generation: int, value: Any) -> None:
+        self._learnt[key] = (generation, value)
+        self._learnt.move_to_end(key)
+        if len(self._learnt) > LEARNT:
+            self._learnt.popitem(last=False)
+
+    def _current(self, entries: OrderedDict[Key, tuple[int, Any]], key: Key) -> Any:
+        entry = entries.get(key)
+        if entry is None or entry[0] != self.generation(key[0]):
+            return None
+        entries.move_to_end(key)
+        return entry[1]
 
     def apply(self, event: RecordedEvent) -> None:
         """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""
@@ -99,3 +122,11 @@ class PageCache(MemoryProjection):
         self._generations[kind] += 1
         for fed in self._fed.get(event.type, ()):
             self._generations[fed] += 1
+
+
+def _total(kind: str, customer_id: int, q: ListQuery) -> Key:
+    return kind, customer_id, ("total", q.where.sql, q.where.params, q.group_by)
+
+
+def _start(kind: str, customer_id: int, q: ListQuery, offset: int) -> Key:
+    return kind, customer_id, ("start", q.where.sql, q.where.params, q.descending, offset)

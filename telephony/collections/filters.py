@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from ..documents import prop_sql, search, unicode_lower
+from ..documents.listing import Where
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 from .fields import Kind
@@ -48,15 +49,6 @@ class Condition(msgspec.Struct, forbid_unknown_fields=False):
     property: str
     operator: Any = None
     value: Any = None
-
-
-class Where(msgspec.Struct, frozen=True):
-    sql: str
-    params: tuple[Any, ...]
-    match: search.Match | None = None
-    """The first condition the search index answers, when there is one: a list can be driven by it."""
-    others: tuple[str, tuple[Any, ...]] = ("1", ())
-    """The AND of the conditions other than `match` (SQL, params)."""
 
 
 def _bad(field: str, message: str) -> Invalid:

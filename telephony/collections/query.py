@@ -11,24 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-import msgspec
-
+from ..documents import listing
 from ..domain.errors import Invalid
 from . import filters
 from .fields import Kind
 
-
-class ListQuery(msgspec.Struct, frozen=True):
-    page: int
-    limit: int
-    where: filters.Where
-    sort: str | None
-    descending: bool
-    group_by: str | None
-
-    @property
-    def offset(self) -> int:
-        return (self.page - 1) * self.limit
+ListQuery = listing.Query
 
 
 def _positive(query: Mapping[str, str], name: str, default: int) -> int:

@@ -9,7 +9,9 @@ built here too, so their SQL names the tables it reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
+
+import msgspec
 
 from .connections import Reader
 from .names import counts_of, prop_sql, table_of
@@ -21,50 +23,47 @@ Page = tuple[list[str], int]
 """The JSON bodies of a page's rows and the total count of matches."""
 
 
-class Where(Protocol):
-    """An SQL condition and its bound parameters (`collections.filters.Where`)."""
+class Where(msgspec.Struct, frozen=True):
+    """The AND of a list's conditions in SQL, with its bound parameters (`collections.filters`)."""
 
-    @property
-    def sql(self) -> str: ...
-    @property
-    def params(self) -> tuple[Any, ...]: ...
-    @property
-    def match(self) -> Match | None: ...
-    @property
-    def others(self) -> Scope: ...
+    sql: str
+    params: tuple[Any, ...]
+    match: Match | None = None
+    """The first condition the search index answers, when there is one: a list can be driven by it."""
+    others: Scope = ("1", ())
+    """The AND of the conditions other than `match` (SQL, params)."""
 
 
-class Query(Protocol):
-    """A checked list request (`collections.ListQuery`): filter, order, grouping and page."""
+class Query(msgspec.Struct, frozen=True):
+    """A checked list request (`collections.parse`): conditions, order, grouping and page."""
+
+    page: int
+    limit: int
+    where: Where
+    sort: str | None
+    descending: bool
+    group_by: str | None
 
     @property
-    def where(self) -> Where: ...
-    @property
-    def sort(self) -> str | None: ...
-    @property
-    def descending(self) -> bool: ...
-    @property
-    def group_by(self) -> str | None: ...
-    @property
-    def limit(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
 
 
 async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None,
-               total: int | None = None) -> Page:  # fmt: skip
+               total: int | None = None, after: Any = None) -> Page:  # fmt: skip
     """A page of documents of `kind` within `scope`. An unfiltered total is the kept count of customer
-    `counted` when given (so `scope` must then be exactly that customer's rows); a `total` known
-    already (`collections.cache`) is not counted again."""
+    `counted` when given (so `scope` must then be exactly that customer's rows). What is known already
+    (`collections.cache`) is not read again: the `total`, and in a list by id, the id of the row
+    just `after` which the page starts (it is then read from there, not reached by skipping)."""
     counts = (counts_of(kind), counted) if counted is not None else None
-    found = await _page(reader, table_of(kind), scope, q, counts, None, total)
+    found = await _page(reader, table_of(kind), scope, q, counts, None, (total, after))
     assert found is not None
     return found
 
 
 async def page_of(reader: Reader, table: str, scope: Scope, q: Query) -> Page:
     """A page of the rows of a table or view that is not a kind's (no property columns) within `scope`."""
-    found = await _page(reader, table, scope, q, None, None, None, columns=False)
+    found = await _page(reader, table, scope, q, None, None, (None, None), False)
     assert found is not None
     return found
 
@@ -72,7 +71,7 @@ async def page_of(reader: Reader, table: str, scope: Scope, q: Query) -> Page:
 async def page_under(reader: Reader, kind: str, scope: Scope, q: Query, parent: Scope) -> Page | None:
     """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
     read together with the parent: None when the parent is not there."""
-    return await _page(reader, table_of(kind), scope, q, None, parent, None)
+    return await _page(reader, table_of(kind), scope, q, None, parent, (None, None))
 
 
 def owned_having(customer_id: int, **props: Any) -> Scope:
@@ -90,7 +89,7 @@ def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
 
 
 async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None,
-                parent: Scope | None, known: int | None, *, columns: bool = True) -> Page | None:  # fmt: skip
+                parent: Scope | None, known: tuple[int | None, Any], columns: bool = True) -> Page | None:  # fmt: skip
     """The page's JSON bodies and the total count of matches within `scope` (SQL, params), in one
     statement: the page is chosen on ids alone, from an index where one orders it (a deferred join,
     so skipped rows are never read), and the total is a scalar subquery: `known`, or from `counts`
@@ -107,8 +106,11 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
     total_sql, total_params = f"SELECT count(*) {base}", params
-    by_id = order % "id"
+    by_id, (counted, after), skip = order % "id", known, q.offset
     chosen = f"SELECT id {base} ORDER BY {by_id} LIMIT ? OFFSET ?"
+    if after is not None and sort is None and not q.group_by and q.where.match is None:
+        chosen = f"SELECT id {base} AND id {'<' if q.descending else '>'} ? ORDER BY {by_id} LIMIT ? OFFSET ?"
+        params, skip = (*params, after), 0
     if q.group_by:  # a group is shown by its first document, and sorted by its values
         grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
@@ -120,12 +122,12 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
             f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)',
             (counts[1],),
         )
-    if known is not None:
-        total_sql, total_params = "SELECT ?", (known,)
+    if counted is not None:
+        total_sql, total_params = "SELECT ?", (counted,)
     page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
     sql = (f"WITH {page} SELECT CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, body "
            f'FROM "{table}", shown WHERE id IN (SELECT * FROM page) ORDER BY {by_id}')  # fmt: skip
-    rows = await reader.execute_fetchall(sql, (*params, q.limit, q.offset, q.limit, q.offset, q.offset, *total_params))
+    rows = await reader.execute_fetchall(sql, (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params))
     if rows:
         return [row[1] for row in rows], next(iter(rows))[0]
     if parent is None and q.offset == 0:

@@ -23,6 +23,17 @@ def storable(ids: list[Any]) -> list[Any]:
     return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
 
 
+def _among(kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, tuple[Any, ...]]:
+    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
+    ids = storable(ids)
+    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "0"
+    return f'SELECT {selected} FROM "{table_of(kind)}" WHERE {where}', (customer_id, *ids) if ids else ()
+
+
+def _decoded(rows: Iterable[tuple[str]]) -> list[dict]:
+    return [msgspec.json.decode(row[0]) for row in rows]
+
+
 async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
     """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
     if not storable([id_]):
@@ -35,12 +46,7 @@ async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | N
 
 async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
     """The JSON bodies of those of `ids` that are documents of `kind` of `customer_id`, by id."""
-    ids = storable(ids)
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
-    return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
+    return dict(await reader.execute_fetchall(*_among(kind, "id, body", ids, customer_id)))
 
 
 async def any_of(reader: Reader, kind: str) -> bool:
@@ -83,14 +89,7 @@ async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, valu
 
 def owned(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> set[Any]:
     """Those of `ids` that are documents of `kind` of `customer_id`."""
-    ids = storable(ids)
-    if not ids:
-        return set()
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f'SELECT id FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)
-    )
-    return {row[0] for row in rows}
+    return {row[0] for row in conn.execute(*_among(kind, "id", ids, customer_id))}
 
 
 def exists(conn: sqlite3.Connection, kind: str, id_: Any) -> bool:
@@ -118,12 +117,7 @@ def in_order_drawn(conn: sqlite3.Connection, derived: str, kinds: Sequence[str])
 
 def documents(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:
     """The documents of `kind` of `customer_id` among `ids`, decoded, by id (inside a transaction)."""
-    ids = storable(ids)
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
-    return {row[0]: msgspec.json.decode(row[1]) for row in conn.execute(sql, (customer_id, *ids))}
+    return {id_: msgspec.json.decode(body) for id_, body in conn.execute(*_among(kind, "id, body", ids, customer_id))}
 
 
 def ids_of(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[Any]:
@@ -139,26 +133,26 @@ def holding(conn: sqlite3.Connection, kind: str, customer_id: int, among: Mappin
         conditions.append(f"{prop_sql(prop)} IN ({','.join('?' * len(values))})")
         params.extend(values)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {" AND ".join(conditions)}'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, params)]
+    return _decoded(conn.execute(sql, params))
 
 
 def every_document(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[dict]:
     """Every document of `kind` of a customer, by id (small configuration tables)."""
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id,))]
+    return _decoded(conn.execute(sql, (customer_id,)))
 
 
 def having(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` equals `value`, by id."""
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {prop_sql(prop)} = ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, value))]
+    return _decoded(conn.execute(sql, (customer_id, value)))
 
 
 def between(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, low: Any, high: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` is from `low` to before `high`, by id."""
     path = prop_sql(prop)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {path} >= ? AND {path} < ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, low, high))]
+    return _decoded(conn.execute(sql, (customer_id, low, high)))
 
 
 def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, values: Iterable[Any],
@@ -170,4 +164,4 @@ def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str
     item = f"CASE WHEN type = 'object' THEN json_extract(value, '$.{member}') ELSE value END" if member else "value"
     sql = (f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND EXISTS '
            f"(SELECT 1 FROM json_each(body, '$.{prop}') WHERE {item} IN ({marks}))")  # fmt: skip
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, *values))]
+    return _decoded(conn.execute(sql, (customer_id, *values)))

@@ -42,11 +42,16 @@ def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[
     return f"customer_id = ? AND {sql}", (customer_id, *params)
 
 
-async def _page(request: web.Request, resource: Resource, q, customer_id: int, total: int | None) -> listing.Page:
-    """A page of the list; a nested view's parent is read with it (404 when it is not the caller's)."""
-    scope, reader = scoped(resource, request, customer_id), request.app[READER]
+async def _page(request: web.Request, resource: Resource, q, customer_id: int, generation: int) -> listing.Page:
+    """A page of the list, read with what the cache knows of it; a nested view's parent is read with it
+    (404 when it is not the caller's)."""
+    scope, reader, cache = scoped(resource, request, customer_id), request.app[READER], request.app[PAGE_CACHE]
     if resource.scope is None:
-        return await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total)
+        total, after = cache.recall(resource.kind, customer_id, q)
+        bodies, total = await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total,
+                                           after=after)  # fmt: skip
+        cache.learn(resource.kind, customer_id, q, generation, bodies, total)
+        return bodies, total
     parent = resource.parent
     if parent is None:
         return await listing.page(reader, resource.kind, scope, q)
@@ -70,11 +75,7 @@ def list_handler(resource: Resource):
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
                   kind=resource.kind, searched=resource.searched)  # fmt: skip
-        filtered = (resource.kind, who.customer_id, (q.where.sql, q.where.params, q.group_by))
-        counted = resource.scope is None and (q.where.sql != "1" or q.group_by is not None)
-        bodies, total = await _page(request, resource, q, who.customer_id, cache.total(filtered) if counted else None)
-        if counted:
-            cache.put_total(filtered, generation, total)
+        bodies, total = await _page(request, resource, q, who.customer_id, generation)
         if resource.includes:
             return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
         payload = envelope(bodies, total)

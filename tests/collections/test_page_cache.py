@@ -1,11 +1,16 @@
-"""Cached list pages and filtered totals never outlive a change of their collection."""
+"""Cached list pages, and what list reads learnt (totals, where pages start), never outlive a change of
+their collection."""
 
 from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
+from telephony.app import create_app
+from telephony.clock import Clock
+from telephony.collections import Kind, parse
 from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
 from telephony.eventlog import Metadata, RecordedEvent
@@ -102,46 +107,83 @@ async def test_a_list_read_while_a_bulk_load_is_followed_is_read_from_the_load(c
     assert await names(client, headers) == ["Ann", "Bob"]
 
 
-def test_a_total_counted_before_a_change_is_not_served_after_it():
-    cache, key = PageCache(max_bytes=10_000), ("contact", 1, ("user_id = ?", (7,), None))
-    started = cache.generation("contact")
-    cache.put_total(key, started, 3)
-    assert cache.total(key) == 3
+PROPS = {"id": Kind.INT, "first_name": Kind.TEXT}
+
+
+def query(**params: str):
+    return parse(params, PROPS, default_limit=50, max_limit=5000, kind="contact")
+
+
+def bodies(*ids: int) -> list[str]:
+    return [json.dumps({"id": id_}) for id_ in ids]
+
+
+def contact_changed(cache: PageCache) -> None:
     cache.apply(RecordedEvent(position=9, stream="contact-1", version=2, type="contact.updated", schema=1,
                               data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
-    assert cache.total(key) is None
-    cache.put_total(key, started, 3)  # counted before the change, kept after it
-    assert cache.total(key) is None
-    assert PageCache(max_bytes=0).total(key) is None  # the cache off keeps no total either
 
 
-def test_totals_are_bounded_dropping_the_least_recently_used(monkeypatch):
-    monkeypatch.setattr(cache_module, "TOTALS", 3)
-    cache = PageCache(max_bytes=10_000)
-    for n in range(3):
-        cache.put_total(("contact", 1, n), cache.generation("contact"), n)
-    assert cache.total(("contact", 1, 0)) == 0  # used: the least recently used is now 1
-    cache.put_total(("contact", 1, 3), cache.generation("contact"), 3)
-    assert [cache.total(("contact", 1, n)) for n in range(4)] == [0, None, 2, 3]
+def test_a_total_and_where_a_page_starts_are_recalled_until_a_change_of_their_kind():
+    cache, named = PageCache(), json.dumps([{"property": "first_name", "operator": "eq", "value": "Ann"}])
+    first, second = query(limit="2", filter=named), query(limit="2", page="2", filter=named)
+    started = cache.generation("contact")
+    cache.learn("contact", 1, first, started, bodies(3, 7), 5)
+    assert cache.recall("contact", 1, second) == (5, 7)  # the next page starts after the last id
+    assert cache.recall("contact", 1, query(limit="3", page="2", filter=named)) == (5, None)
+    assert cache.recall("contact", 2, second) == (None, None)  # another customer's
+    contact_changed(cache)
+    assert cache.recall("contact", 1, second) == (None, None)
+    cache.learn("contact", 1, first, started, bodies(3, 7), 5)  # read before the change, kept after it
+    assert cache.recall("contact", 1, second) == (None, None)
 
 
-async def test_a_filtered_total_follows_every_change_of_its_collection(client, headers):
-    """A filtered list's total is kept between its pages and counted again after a change: created,
-    changed into and out of the filter, deleted."""
+def test_only_what_a_page_tells_is_learnt():
+    cache, generation = PageCache(), PageCache().generation("contact")
+    cache.learn("contact", 1, query(limit="2"), generation, bodies(3), 1)  # short: no next page, no filter
+    cache.learn("contact", 1, query(limit="2", sort="first_name"), generation, bodies(3, 4), 9)  # not by id
+    assert cache.recall("contact", 1, query(limit="2", page="2")) == (None, None)
+    assert cache.recall("contact", 1, query(limit="2", page="2", sort="first_name")) == (None, None)
 
-    async def total_of(name: str) -> int:
+
+def test_what_is_learnt_is_bounded_dropping_the_least_recently_used(monkeypatch):
+    monkeypatch.setattr(cache_module, "LEARNT", 3)
+    cache = PageCache()
+    for page in range(1, 4):
+        cache.learn("contact", 1, query(limit="1", page=str(page)), cache.generation("contact"), bodies(page), 9)
+    assert cache.recall("contact", 1, query(limit="1", page="2")) == (None, 1)  # used: 3 is now the oldest
+    cache.learn("contact", 1, query(limit="1", page="4"), cache.generation("contact"), bodies(4), 9)
+    found = [cache.recall("contact", 1, query(limit="1", page=str(page)))[1] for page in range(2, 6)]
+    assert found == [1, None, 3, 4]
+
+
+@pytest.mark.parametrize("cache_bytes", [0, 1 << 20])
+async def test_a_walk_and_its_total_follow_every_change_of_the_collection(aiohttp_client, settings, cache_bytes):
+    """Pages of a filtered list by id, read in order and again, start where the page before ended and
+    show the total kept: both are read afresh after a change (created, changed into and out of the
+    filter, deleted), also with the list page cache off."""
+    api = msgspec.structs.replace(settings.api, list_cache_bytes=cache_bytes)
+    client = await aiohttp_client(create_app(msgspec.structs.replace(settings, api=api), clock=Clock.virtual()))
+    answer = await (await client.post("/v1.2/voipstudio/login", json=ADMIN)).json()
+    headers = {"X-Auth-Token": answer["user_token"]}
+
+    async def walk(name: str) -> tuple[list[int], set[int]]:
+        """The ids of every page of 2 of the list, and the totals they showed."""
         flt = json.dumps([{"property": "first_name", "operator": "eq", "value": name}])
-        answer = await client.get(CONTACTS, params={"filter": flt, "limit": 1, "page": 1}, headers=headers)
-        return (await answer.json())["total"]
+        ids, totals = [], set()
+        for page in range(1, 5):
+            answer = await client.get(CONTACTS, params={"filter": flt, "limit": 2, "page": page}, headers=headers)
+            listed = await answer.json()
+            ids += [row["id"] for row in listed["data"]]
+            totals.add(listed["total"])
+        return ids, totals
 
     made = []
-    for _ in range(3):
+    for _ in range(5):
         created = await client.post(CONTACTS, json={"first_name": "Tess"}, headers=headers)
         made.append((await created.json())["data"]["id"])
-        assert await total_of("Tess") == len(made)
-        assert await total_of("Tess") == len(made)  # kept
+        assert await walk("Tess") == await walk("Tess") == (made, {len(made)})
     await client.patch(f"{CONTACTS}/{made[0]}", json={"first_name": "Tom"}, headers=headers)
-    assert (await total_of("Tess"), await total_of("Tom")) == (2, 1)
+    assert (await walk("Tess"), await walk("Tom")) == ((made[1:], {4}), ([made[0]], {1}))
     await client.patch(f"{CONTACTS}/{made[0]}", json={"first_name": "Tess"}, headers=headers)
-    await client.delete(f"{CONTACTS}/{made[1]}", headers=headers)
-    assert (await total_of("Tess"), await total_of("Tom")) == (2, 0)
+    await client.delete(f"{CONTACTS}/{made[2]}", headers=headers)
+    assert (await walk("Tess"), await walk("Tom")) == (([made[0], made[1], *made[3:]], {4}), ([], {0}))
