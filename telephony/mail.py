@@ -30,10 +30,10 @@ import aiosmtplib
 
 from .clock import Clock, wire_time
 from .config import Mail
-from .documents import blobs
 from .documents.connections import Reader
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
+from .projections import blobs
 from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 

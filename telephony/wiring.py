@@ -29,7 +29,6 @@ from .calls.voicemail import VoicemailMail
 from .collections.cache import PageCache
 from .config import Settings
 from .documents import DerivedTable, DocumentTable
-from .documents.blobs import Blobs
 from .documents.projection import Feed
 from .documents.references import Table
 from .domain.calls import ENDED, PLACED, ROUTED
@@ -39,6 +38,7 @@ from .keys import ACCOUNTS, BILLING, CALLS, CLOCK, EVENT_LOG, MEMORY, READER, RE
 from .mail import SmtpDelivery
 from .messaging import handlers as messaging_handlers
 from .projections import Projection, Projections
+from .projections.blobs import Blobs
 from .projections.clock import ClockOffset
 from .projections.memory import MemoryProjection
 from .projections.sequences import Sequences

@@ -1,14 +1,13 @@
-"""What a list read leaves for the next, kept until its collection changes: an in-memory projection
-without history.
+"""What a list read leaves for the next, until its collection changes: an in-memory projection.
 
-Rendered pages, under (kind, customer, query string), and what a list read learnt: its total, and in
-a list by id where each full page ends, so the next page starts there instead of skipping every row
-before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its kind
-when the query started; any committed event of that kind (or of a type that feeds the kind's table,
+Rendered pages, under (kind, customer, query string), and what a read learnt: a filtered list's
+total, and in a list by id where a full page ends, so the next starts there instead of skipping
+every row before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its
+kind when the query started; any committed event of that kind (or of a type that feeds its table,
 as call events feed CDRs; or a customer's deletion) moves the generation on, so nothing read before
-a change is served after it. After a bulk load the cache starts empty again. Pages are bounded in
-bytes (`[api] list_cache_bytes`, 0 keeps none), least recently used first out, and only those
-starting within a list's first `KEPT_ROWS` rows are kept; what was learnt is bounded in number.
+a change is served after it; a bulk load empties the cache. Pages are bounded in bytes (`[api]
+list_cache_bytes`, 0 keeps none), least recently used out, and only those starting within a list's
+first `KEPT_ROWS` rows are kept; what was learnt is bounded in number (`LEARNT`).
 """
 
 from __future__ import annotations
@@ -17,8 +16,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-import msgspec
-
+from ..documents.listing import Page
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 from .query import ListQuery
@@ -26,17 +24,8 @@ from .query import ListQuery
 Key = tuple[str, int, Hashable]
 """(kind, customer, what else tells the entry apart)."""
 KEPT_ROWS = 10_000
-"""Pages starting within a list's first rows are kept: those are the pages clients read again; a walk
-through a whole collection reads each deeper page once, and keeping them would only push the first
-ones out."""
+"""The rows whose pages clients read again; a walk reads each deeper page once."""
 LEARNT = 4096
-
-
-class _Identified(msgspec.Struct):
-    id: Any = None
-
-
-_id_of = msgspec.json.Decoder(_Identified).decode
 
 
 class PageCache(MemoryProjection):
@@ -69,13 +58,10 @@ class PageCache(MemoryProjection):
 
     def put(self, key: Key, generation: int, body: bytes, first_row: int = 0) -> None:
         """Keep a page read at `generation` whose first row is the list's `first_row` (from 0)."""
-        if not self.max_bytes or len(body) > self.max_bytes // 8 or first_row >= KEPT_ROWS:
+        kept = self.max_bytes and len(body) <= self.max_bytes // 8 and first_row < KEPT_ROWS
+        if not kept or generation != self.generation(key[0]):
             return
-        if generation != self.generation(key[0]):
-            return
-        old = self._pages.pop(key, None)
-        if old is not None:
-            self._bytes -= len(old[1])
+        self._bytes -= len(self._pages.pop(key, (0, b""))[1])
         self._pages[key] = (generation, body)
         self._bytes += len(body)
         while self._bytes > self.max_bytes:
@@ -89,16 +75,15 @@ class PageCache(MemoryProjection):
             found, _start(kind, customer_id, q, q.offset)
         )
 
-    def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, bodies: list[str], total: int) -> None:
+    def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, page: Page) -> None:
         """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
         and where the next page starts when the page is full."""
         if generation != self.generation(kind):
             return
         if q.where.sql != "1" or q.group_by is not None:
-            self._keep(_total(kind, customer_id, q), generation, total)
-        by_id = q.sort in (None, "id") and q.group_by is None and q.where.match is None
-        if by_id and len(bodies) == q.limit and (last := _id_of(bodies[-1]).id) is not None:
-            self._keep(_start(kind, customer_id, q, q.offset + q.limit), generation, last)
+            self._keep(_total(kind, customer_id, q), generation, page.total)
+        if q.sort in (None, "id") and q.group_by is None and q.where.match is None and page.size == q.limit:
+            self._keep(_start(kind, customer_id, q, q.offset + q.limit), generation, page.last)
 
     def _keep(self, key: Key, generation: int, value: Any) -> None:
         self._learnt[key] = (generation, value)

@@ -1,11 +1,11 @@
 """`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made SQL.
 
-Every operator of version 1.2 and its aliases; conditions are ANDed, and each names its operator.
-Values are read as the property's type ("10" equals 10 on a number); time properties compare as
-times and take a bare date, whose meaning depends on the operator (real-platform.md; in `in`, a bare
-date is that whole day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring,
-case-insensitively in any alphabet; on a property the kind keeps a substring index of, `like` is
-answered from it when it can (`documents.search`). Property names are whitelisted, values always bound.
+Every operator of version 1.2 and its aliases, ANDed, each naming its operator. Values are read as
+the property's type ("10" equals 10 on a number); time properties compare as times and take a bare
+date, whose meaning depends on the operator (real-platform.md; in `in`, a bare date is that whole
+day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring, case-insensitively in any
+alphabet, from the kind's substring index when it can (`documents.search`). Property names are
+whitelisted, values always bound.
 """
 
 from __future__ import annotations
@@ -226,20 +226,12 @@ def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
     A stored bare date (`start_at`) is its own first second: as text it sorts before
     `<day> 00:00:00`, so the lower bounds are the bare day itself wherever that gives the same answer.
     """
-    if operator == "!=":
-        params.extend((day, f"{day} 23:59:59"))
-        return f"{column} NOT BETWEEN ? AND ?"
-    bounds = _day_bounds(operator, day)
-    params.extend(value for _, value in bounds)
-    return " AND ".join(f"{column} {op} ?" for op, _ in bounds)
-
-
-def _day_bounds(operator: str, day: str) -> list[tuple[str, str]]:
-    """A comparison with a bare date as comparisons with times (`_bare_date`); not for `!=`."""
     last = f"{day} 23:59:59"
-    if operator == "=":
-        return [(">=", day), ("<=", last)]
-    return [(operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))]
+    if operator in ("=", "!="):
+        params.extend((day, last))
+        return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
+    params.append({"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))
+    return f"{column} {operator} ?"
 
 
 def _bind(value: Any) -> Any:

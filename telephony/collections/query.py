@@ -26,22 +26,14 @@ def _positive(query: Mapping[str, str], name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise Invalid.field(name, f"'{name}' must be a positive integer") from None
+        value = 0
     if value < 1:
         raise Invalid.field(name, f"'{name}' must be a positive integer")
     return value
 
 
-def parse(
-    query: Mapping[str, str],
-    props: Mapping[str, Kind],
-    *,
-    default_limit: int,
-    max_limit: int,
-    extra: list[tuple[str, str, Any]] = (),  # type: ignore[assignment]
-    kind: str = "",
-    searched: Collection[str] = (),
-) -> ListQuery:
+def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int,
+          extra: list[tuple[str, str, Any]] = (), kind: str = "", searched: Collection[str] = ()) -> ListQuery:  # type: ignore[assignment]  # fmt: skip
     """Read a list request's parameters; anything unknown or malformed is a 400 naming it. The conditions
     are on documents of `kind` when given (`filters.to_sql`), else on rows with a JSON `body`."""
     page = _positive(query, "page", 1)
@@ -62,7 +54,7 @@ def parse(
     return ListQuery(page, limit, filters.to_sql(conditions, props, kind, searched), sort, descending, group_by)
 
 
-def envelope(bodies: list[str], total: int) -> bytes:
-    """`{data: [...], total}` built from stored JSON without decoding it (copied once: a chain of `+`
-    copies the page at every step)."""
-    return b"".join((b'{"data":[', ",".join(bodies).encode(), b'],"total":', str(total).encode(), b"}"))
+def envelope(joined: bytes, total: int) -> bytes:
+    """`{data: [...], total}` around JSON bodies joined by commas, without decoding them (copied once:
+    a chain of `+` copies the page at every step)."""
+    return b"".join((b'{"data":[', joined, b'],"total":', str(total).encode(), b"}"))

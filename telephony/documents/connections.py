@@ -1,13 +1,11 @@
 """The read side for GET handlers: short queries at once, long ones on aiosqlite's thread.
 
-Most reads are index lookups that take tens of microseconds, less than handing them to a thread
-and back. So a query first runs on the event loop's own read-only connection under a budget of
-SQLite steps; one that goes past it is interrupted there and run again on aiosqlite's thread, so a
-long scan never holds up other requests. Both connections read the latest commit, each statement
-in a read transaction of its own (none is held between statements).
-
-Both know `unicode_lower(text)`, the lower case of any alphabet (SQLite's own `lower` and `LIKE`
-fold ASCII letters only), for case-insensitive filters.
+Most reads are index lookups of tens of microseconds, less than a trip to a thread and back. So a
+query first runs on the event loop's own read-only connection under a budget of SQLite steps; one
+that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds
+up other requests. Each statement reads the latest commit (no read transaction is held between).
+Both connections know `unicode_lower(text)`, the lower case of any alphabet (SQLite's `lower` and
+`LIKE` fold ASCII letters only), for case-insensitive filters.
 """
 
 from __future__ import annotations

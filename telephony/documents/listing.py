@@ -1,15 +1,14 @@
 """One page of a list and its total, read in one parameterised statement.
 
-The list engine (`collections/`) parses and checks a request into a query; this runs it against the
-rows of a resource kind, or of a table (or view) its projection module owns. Such rows have an
-`id`, a `customer_id` and a JSON `body`. The conditions that narrow a list by other documents are
-built here too, so their SQL names the tables it reads.
+The list engine (`collections/`) checks a request into a `Query`; this runs it against the rows of
+a resource kind, or of a table (or view) its projection module owns, with an `id`, a `customer_id`
+and a JSON `body`. The conditions that narrow a list by other documents are made here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -19,8 +18,19 @@ from .search import Match
 
 Scope = tuple[str, tuple[Any, ...]]
 """The rows a list may show: an SQL condition and its parameters."""
-Page = tuple[list[str], int]
-"""The JSON bodies of a page's rows and the total count of matches."""
+
+
+class Page(NamedTuple):
+    """A page of a list: its rows' JSON bodies joined by commas, the total of matches, how many rows it
+    holds and the id of the last (in a list by id, where the next page starts)."""
+
+    joined: bytes
+    total: int
+    size: int
+    last: Any
+
+    def documents(self) -> list[Any]:
+        return msgspec.json.decode(b"[" + self.joined + b"]")
 
 
 class Where(msgspec.Struct, frozen=True):
@@ -51,10 +61,9 @@ class Query(msgspec.Struct, frozen=True):
 
 async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None,
                total: int | None = None, after: Any = None) -> Page:  # fmt: skip
-    """A page of documents of `kind` within `scope`. An unfiltered total is the kept count of customer
-    `counted` when given (so `scope` must then be exactly that customer's rows). What is known already
-    (`collections.cache`) is not read again: the `total`, and in a list by id, the id of the row
-    just `after` which the page starts (it is then read from there, not reached by skipping)."""
+    """A page of documents of `kind` within `scope`: an unfiltered total is the kept count of customer
+    `counted` when given (`scope` is then exactly that customer's rows). What is known already is not
+    read again: the `total`, and in a list by id, the id just `after` which the page starts."""
     counts = (counts_of(kind), counted) if counted is not None else None
     found = await _page(reader, table_of(kind), scope, q, counts, None, (total, after))
     assert found is not None
@@ -90,14 +99,12 @@ def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
 
 async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None,
                 parent: Scope | None, known: tuple[int | None, Any], columns: bool = True) -> Page | None:  # fmt: skip
-    """The page's JSON bodies and the total count of matches within `scope` (SQL, params), in one
-    statement: the page is chosen on ids alone, from an index where one orders it (a deferred join,
-    so skipped rows are never read), and the total is a scalar subquery: `known`, or from `counts`
-    (table, customer) when the list is unfiltered, or counted only when the page is full (a shorter
-    page that holds a row, or starts the list, ends it: its total is its offset plus its rows).
-    A second query runs only for a page past the end. Under a `parent`, its condition is part of
-    both queries, so each answer sees the parent and the rows at one moment: rows mean it was
-    there; with none, the second query says whether it was."""
+    """A page within `scope`, in one statement: its ids are chosen from an index where one orders the
+    list (skipped rows are never read), its bodies joined by SQLite in that order; the total is what
+    is `known` (total, start: `page`), or the kept count of an unfiltered list (`counts`: table,
+    customer), or counted only when the page is full (a shorter page that holds a row, or starts the
+    list, ends it: its total is its offset plus its rows). Under a `parent`, its condition narrows
+    the rows and says whether it is there, at the same moment (None: it is not)."""
     if parent is not None:
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction = "DESC" if q.descending else "ASC"
@@ -114,30 +121,21 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
     if q.group_by:  # a group is shown by its first document, and sorted by its values
         grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
-        chosen = f"SELECT min(id) {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
+        chosen = f"SELECT min(id) AS id {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
     elif counts is not None and q.where.sql == "1":
-        total_sql, total_params = (
-            f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)',
-            (counts[1],),
-        )
+        total_sql, total_params = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)', counts[1:]
     if counted is not None:
         total_sql, total_params = "SELECT ?", (counted,)
-    page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
-    sql = (f"WITH {page} SELECT CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, body "
-           f'FROM "{table}", shown WHERE id IN (SELECT * FROM page) ORDER BY {by_id}')  # fmt: skip
-    rows = await reader.execute_fetchall(sql, (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params))
-    if rows:
-        return [row[1] for row in rows], next(iter(rows))[0]
-    if parent is None and q.offset == 0:
-        return [], 0
-    if parent is None:
-        total = await reader.execute_fetchall(total_sql, total_params)
-        return [], next(iter(total))[0]
-    found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
-    total, present = next(iter(found))
-    return ([], total) if present else None
+    present = f"({parent[0]})" if parent is not None else "1"
+    joined = f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"{table}\" USING (id)"
+    sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n, min(id) AS low, max(id) AS high "
+           f"FROM page) SELECT CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), "
+           f"n, low, high, {present} FROM shown")  # fmt: skip
+    bound = (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params, *(parent[1] if parent else ()))
+    total, found, size, low, high, there = (await reader.execute_fetchall(sql, bound))[0]
+    return Page(found or b"", total, size, low if q.descending else high) if there else None
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str

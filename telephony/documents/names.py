@@ -1,9 +1,9 @@
 """The names of a kind's document tables and of a document's properties in SQL: made in one place.
 
-Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and one column per
-property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when the body
-lacks it). These are the properties some kind indexes or searches; SQL reads them from their columns,
-so filters, sorts and indexes on them never parse a body. Other properties are read from the body.
+Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and a column per
+property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when it lacks
+one): the properties some kind indexes or searches, so filters, sorts and indexes on them never parse
+a body. Other properties are read from the body.
 """
 
 from __future__ import annotations

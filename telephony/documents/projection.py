@@ -9,29 +9,28 @@ and `customer.deleted` {id} drops every document of that customer. Counts per cu
 so an unfiltered list answers `total` without scanning.
 
 A table may also be fed by any other event types through `feeds`: a function per type that turns
-an event into document changes (`put`, `patch`, `remove`, `clear`), as CDRs are made by call events.
-Such a feed sees the event's envelope (stream, recorded_at, meta) live and on replay alike. A feed
-may also offer `from_json(data)`, the same changes from the event's stored JSON: a rebuild then hands
-it the JSON undecoded (`Projection.replays_json`), as it does a table's own `created` events.
+an event (with its envelope, live and on replay alike) into document changes (`put`, `patch`,
+`remove`, `clear`), as CDRs are made by call events. A feed's `from_json(data)`, when it has one,
+makes the same changes from the event's stored JSON, which a rebuild then hands it undecoded
+(`Projection.replays_json`), as it does a table's own `created` events.
 
-`indexed` names the properties (or tuples of them, for an index over several) a table keeps an index
-of, after the customer and before the id; `searched` names the text properties kept in the kind's
-substring index (`documents.search`). Each is one of the columns every table has (`names.COLUMNS`),
-so indexes are built from them, never from the bodies. The rows are written by `Rows`.
+`indexed` names the properties (or tuples of them) of the indexes after the customer and before the
+id; `searched`, the text properties of the substring index (`documents.search`). All are columns
+(`names.COLUMNS`): indexes are built from them, never from the bodies. The SQL is `Rows`'.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import cached_property, partial
+from functools import partial
 from typing import Any, ClassVar
 
 import msgspec
 
 from ..eventlog import RecordedEvent
 from ..projections import Projection
-from .names import COLUMNS, prop_sql
+from .names import COLUMNS
 from .rows import Rows
 from .search import SearchIndex
 
@@ -41,12 +40,11 @@ DocumentChange = tuple[str, dict[str, Any]]
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
 SEARCHED_COST = 0.3
-"""A searched property's share of the work of rebuilding and comparing its table, relative to writing
-the documents (measured on a million CDRs, `src` and `dst`: 4.5 s against the conversations' 7.7 s)."""
+"""A searched property's share of the work of rebuilding and comparing its table (`audit.split`)."""
 
 
 class _Created(msgspec.Struct):
-    """A `<kind>.created` event's data with its body as written (see `DocumentTable.replays_json`)."""
+    """A `<kind>.created` event's data with its body as written."""
 
     id: int | str
     customer_id: int
@@ -80,65 +78,36 @@ def index_props(entry: Indexed) -> tuple[str, ...]:
     return (entry,) if isinstance(entry, str) else tuple(entry)
 
 
-class DocumentTable(Projection):
-    """The read model of one resource kind."""
+class DocumentTable(Rows, Projection):
+    """The read model of one resource kind (its SQL: `Rows`)."""
 
     version: ClassVar[int] = 2
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
-        self.kind = kind
-        self.feeds = dict(feeds or {})
+        props = tuple(index_props(entry) for entry in indexed)
+        if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
+            raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
+        search = SearchIndex(kind, searched) if searched else None
+        super().__init__(kind, text_ids, props, search)
+        self.kind, self.name, self.feeds = kind, f"documents:{kind}", dict(feeds or {})
         self.reads_envelope = bool(self.feeds)
-        self.name = f"documents:{kind}"
-        self.text_ids = text_ids
-        self.indexed = tuple(index_props(entry) for entry in indexed)
-        if unknown := {prop for props in self.indexed for prop in props}.union(searched) - set(COLUMNS):
-            raise ValueError(
-                f"{kind}: only properties of documents.names.COLUMNS are indexed or searched, not {unknown}"
-            )
-        self.search = SearchIndex(kind, searched) if searched else None
-        self.rows = Rows(kind, self.search)
-        self.table, self.counts = self.rows.table, self.rows.counts
-        self.tables = (self.table, self.counts, *(self.search.tables if self.search else ()))
+        self.tables = (self.table, self.counts, *(search.tables if search else ()))
         self.rebuild_cost = 1.0 + SEARCHED_COST * len(searched)
         own = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared"))
         self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
-        self.replays_json = {
-            f"{kind}.created": self._created_json,
-            **{type_: partial(self._fed_json, feed.from_json) for type_, feed in self.feeds.items()
-               if hasattr(feed, "from_json")},
-        }  # fmt: skip
-
-    @property
-    def rebuilding(self) -> bool:
-        return self.rows.rebuilding
-
-    @rebuilding.setter
-    def rebuilding(self, value: bool) -> None:
-        self.rows.rebuilding = value
+        self.replays_json = {f"{kind}.created": self._created_json} | {
+            type_: partial(self._fed_json, feed.from_json) for type_, feed in self.feeds.items()
+            if hasattr(feed, "from_json")}  # fmt: skip
+        self._actions: dict[str, Callable[[sqlite3.Connection, dict], None]] = {
+            f"{kind}.created": self.created, f"{kind}.updated": self.updated, f"{kind}.deleted": self.deleted,
+            f"{kind}.cleared": self.cleared, CUSTOMER_DELETED: self.cleared}  # fmt: skip
+        """Each of the table's own event types and the write it makes."""
 
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self.feeds.items()))
         searched = self.search.props if self.search else ()
         return (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, searched, feeds)
-
-    def create(self, conn: sqlite3.Connection) -> None:
-        self.rows.create(conn, self.text_ids)
-        if self.search is not None:
-            self.search.create(conn)
-
-    def settle(self, conn: sqlite3.Connection) -> None:
-        self.rows.settle(conn)
-
-    def index(self, conn: sqlite3.Connection) -> None:
-        if self.search is not None:
-            self.search.optimize(conn)
-        conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
-        for props in self.indexed:
-            columns = ", ".join(prop_sql(prop) for prop in props)
-            conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
-                         f"(customer_id, {columns}, id)")  # fmt: skip
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         action = self._actions.get(event.type)
@@ -149,9 +118,8 @@ class DocumentTable(Projection):
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
         """Apply a feed's document changes, each as the table's own event of that action."""
-        actions = self._actions
         for name, data in changes:
-            actions[f"{self.kind}.{name}"](conn, data)
+            self._actions[f"{self.kind}.{name}"](conn, data)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds: the very text
@@ -159,18 +127,11 @@ class DocumentTable(Projection):
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
-            self.rows.created(conn, msgspec.json.decode(data))
+            self.created(conn, msgspec.json.decode(data))
             return
-        self.rows.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
+        self.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 
     def _fed_json(self, changes_of: Callable[[bytes], Iterable[DocumentChange]], conn: sqlite3.Connection,
                   data: bytes) -> None:  # fmt: skip
         """A rebuild's event of a feed that reads its JSON itself (a feed's `from_json`)."""
         self._change(conn, changes_of(data))
-
-    @cached_property
-    def _actions(self) -> dict[str, Callable[[sqlite3.Connection, dict], None]]:
-        """Each of the table's own event types and the write it makes."""
-        rows, kind = self.rows, self.kind
-        return {f"{kind}.created": rows.created, f"{kind}.updated": rows.updated, f"{kind}.deleted": rows.deleted,
-                f"{kind}.cleared": rows.cleared, CUSTOMER_DELETED: rows.cleared}  # fmt: skip

@@ -31,17 +31,13 @@ def _among(kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[
 
 
 def _decoded(rows: Iterable[tuple[str]]) -> list[dict]:
-    return [msgspec.json.decode(row[0]) for row in rows]
+    return [msgspec.json.decode(body) for (body,) in rows]
 
 
 async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
     """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
-    if not storable([id_]):
-        return None
-    rows = await reader.execute_fetchall(
-        f'SELECT body FROM "{table_of(kind)}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
-    )
-    return next(iter(rows))[0] if rows else None
+    rows = await reader.execute_fetchall(*_among(kind, "body", [id_], customer_id))
+    return rows[0][0] if rows else None
 
 
 async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:

@@ -1,13 +1,12 @@
-"""The writes of one kind's document table: its rows, their counts per customer and their search index.
+"""The SQL of one kind's document table: its rows, their counts per customer, search and indexes.
 
-Each method writes one of the kind's own events (`DocumentTable`): a document created, its fields
-changed, the document deleted, or every document of a customer cleared (only those whose properties
-have given values, with `where`). A row's columns (`names.COLUMNS`) are read from its body by
-the statement that writes it, so they always hold what `json_extract` reads there.
-
+`DocumentTable` is a `Rows`: each method below writes one of the kind's own events (a document
+created, its fields changed, the document deleted, or every document of a customer cleared, or only
+those whose properties have the values of `where`). A row's columns (`names.COLUMNS`) are read from
+its body by the statement that writes it, so they always hold what `json_extract` reads there.
 During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so one
-created and then changed a few times is written once; the counts and the search index are then
-filled in one pass each by `settle`, not row by row.
+created and then changed a few times is written once; `settle` then fills the counts and the search
+index in one pass each, and `index` builds the indexes once, from the columns.
 """
 
 from __future__ import annotations
@@ -34,8 +33,12 @@ def _held_row(id_: Any, held: list) -> tuple[Any, int, str]:
 
 
 class Rows:
-    def __init__(self, kind: str, search: SearchIndex | None) -> None:
-        self.table, self.counts, self.search = table_of(kind), counts_of(kind), search
+    rebuilding: bool = False
+
+    def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], search: SearchIndex | None
+                 ) -> None:  # fmt: skip
+        self.table, self.counts, self.text_ids, self.indexed, self.search = (
+            table_of(kind), counts_of(kind), text_ids, indexed, search)  # fmt: skip
         self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body, {NAMES}) '
                         f"VALUES (?1, ?2, ?3, {EXTRACTED})")  # fmt: skip
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
@@ -45,18 +48,18 @@ class Rows:
         self.held: HeldRows[Any, list] = HeldRows(self._insert, _held_row)
         """During a rebuild: documents created lately, as [customer id, body]; a body as its event
         wrote it (JSON text) until an update makes it a dict."""
-        self.rebuilding = False
 
-    def create(self, conn: sqlite3.Connection, text_ids: bool) -> None:
-        key = "id TEXT PRIMARY KEY" if text_ids else "id INTEGER PRIMARY KEY"
+    def create(self, conn: sqlite3.Connection) -> None:
+        key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT, '
                      f"{NAMES})")  # fmt: skip
         conn.execute(
             f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
         )
+        if self.search is not None:
+            self.search.create(conn)
 
     def settle(self, conn: sqlite3.Connection) -> None:
-        """After a rebuild: the held rows written, the counts and the search index filled."""
         self.held.flush(conn)
         conn.execute(f'DELETE FROM "{self.counts}"')
         conn.execute(
@@ -64,6 +67,15 @@ class Rows:
         )
         if self.search is not None:
             self.search.fill(conn, self.table)
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        if self.search is not None:
+            self.search.optimize(conn)
+        conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
+        for props in self.indexed:
+            columns = ", ".join(prop_sql(prop) for prop in props)
+            conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
+                         f"(customer_id, {columns}, id)")  # fmt: skip
 
     def created(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
         body = d["body"]
@@ -81,9 +93,7 @@ class Rows:
         if not changes:
             return
         if (held := self.held.get(d["id"])) is not None:
-            body = held[1] if isinstance(held[1], dict) else _decode(held[1])
-            body.update(changes)
-            held[1] = body
+            held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | changes
             return
         if search is not None and not self.rebuilding and any(name in search.props for name in changes):
             row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d["id"],)).fetchone()
@@ -114,8 +124,7 @@ class Rows:
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
 
     def cleared(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
-        """Every document of a customer (`customer_id`, or a deleted customer's `id`), or those whose
-        properties have the values of `where`."""
+        """Of a customer (`customer_id`, or a deleted customer's `id`), every document or those `where` says."""
         self.held.flush(conn)
         customer_id, where = d["customer_id"] if "customer_id" in d else d["id"], d.get("where") or {}
         matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
@@ -125,9 +134,8 @@ class Rows:
             if not where and others.fetchone() is None:
                 self.search.remove_all(conn)
             else:
-                self.search.remove_rows(
-                    conn, conn.execute(f"SELECT id{self.search.extracted} {chosen}", params).fetchall()
-                )
+                found = conn.execute(f"SELECT id{self.search.extracted} {chosen}", params)
+                self.search.remove_rows(conn, found.fetchall())
         conn.execute(f"DELETE {chosen}", params)
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
         if where:

@@ -1,13 +1,12 @@
 """Substring search of text properties from an index: FTS5 `trigram` tables.
 
 A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
-each in a contentless FTS5 table of its own whose rowid is the document's id, in the same transaction
-as the documents (one table per property, so a trigram common in one, as a user's own number is in
-`src`, costs nothing to a search of another). `like` of three or more ASCII characters without
-wildcards is then a phrase of trigrams answered by the index (`match`), with the meaning of the
-SQL path exactly: the index folds ASCII case as LIKE does, and every other character is indexed as
-one that no such pattern holds. Any other `like` (wildcards, shorter, another alphabet) is read by
-SQL as before.
+each in a contentless FTS5 table of its own whose rowid is the document's id, in the documents'
+transaction (one table per property, so a trigram common in one costs nothing to a search of
+another). `like` of three or more ASCII characters without wildcards is then a phrase of trigrams
+answered by the index (`match`), meaning exactly what the SQL path means: the index folds ASCII case
+as LIKE does, and indexes every other character as one no such pattern holds. Any other `like`
+(wildcards, shorter, another alphabet) is read by SQL.
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from .names import search_of
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
 FILL_HASH_BYTES = 16 * 1024 * 1024
-"""How much a fill lets an index gather in memory before writing it out (FTS5's `hashsize`, 1 MB by
-default): fewer, larger segments, and a third less work merging them over a million documents."""
+"""What a fill gathers in memory before writing it out (FTS5's `hashsize`, 1 MB by default): fewer,
+larger segments, a third less work merging them over a million documents."""
 DEFAULT_HASH_BYTES = 1024 * 1024
 FOREIGN = "\xff"
 """What every non-ASCII character is indexed as: no ASCII pattern can hold it, so none matches it."""
@@ -36,11 +35,7 @@ def searchable(value: Any) -> str | None:
     are text)."""
     if isinstance(value, str):
         return value if value.isascii() else "".join(c if c.isascii() else FOREIGN for c in value)
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    return None
+    return str(int(value)) if isinstance(value, int) else None  # a bool as 1 or 0
 
 
 def phrase(pattern: str) -> str | None:
@@ -94,12 +89,9 @@ class SearchIndex:
             if (text := searchable(value)) is not None:
                 conn.execute(insert, (id_, text))
 
-    def remove(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
-        """Unindex a document: a contentless table needs the very values it was indexed with."""
-        self.remove_rows(conn, [(id_, *values)])
-
     def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
-        """Unindex documents given as (id, value, ...) rows."""
+        """Unindex documents given as (id, value, ...) rows: a contentless table needs the very values
+        it indexed."""
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 

@@ -20,12 +20,13 @@ from ..api.errors import NotFound
 from ..api.responses import collection, streamed
 from ..api.routing import Route
 from ..api.shapes import Shape
-from ..documents import blobs, reads
+from ..documents import reads
 from ..domain import calls
 from ..domain.nouns import not_found
 from ..keys import EVENT_LOG, PRINCIPAL, READER
 from ..media import dialogue, mp3, pcap, pdf, sip
 from ..media.sip import SipMessage
+from ..projections import blobs
 from .catalogue import BY_PATH
 from .resource import Resource
 

@@ -48,20 +48,19 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int, g
     scope, reader, cache = scoped(resource, request, customer_id), request.app[READER], request.app[PAGE_CACHE]
     if resource.scope is None:
         total, after = cache.recall(resource.kind, customer_id, q)
-        bodies, total = await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total,
-                                           after=after)  # fmt: skip
-        cache.learn(resource.kind, customer_id, q, generation, bodies, total)
-        return bodies, total
+        found = await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total, after=after)
+        cache.learn(resource.kind, customer_id, q, generation, found)
+        return found
     parent = resource.parent
     if parent is None:
         return await listing.page(reader, resource.kind, scope, q)
     value = request.match_info[parent.param]
-    found = await listing.page_under(
+    under = await listing.page_under(
         reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
     )
-    if found is None:
+    if under is None:
         raise NotFound(not_found(parent.kind, value))
-    return found
+    return under
 
 
 def list_handler(resource: Resource):
@@ -75,10 +74,10 @@ def list_handler(resource: Resource):
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
                   kind=resource.kind, searched=resource.searched)  # fmt: skip
-        bodies, total = await _page(request, resource, q, who.customer_id, generation)
+        found = await _page(request, resource, q, who.customer_id, generation)
         if resource.includes:
-            return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
-        payload = envelope(bodies, total)
+            return collection(await render_many(request, resource, found.documents()), found.total)
+        payload = envelope(found.joined, found.total)
         if plain:
             cache.put(key, generation, payload, q.offset)
         return raw_collection(payload)

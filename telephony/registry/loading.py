@@ -15,9 +15,9 @@ import msgspec
 from .. import accounts
 from ..api.errors import BadRequest, FieldError
 from ..documents import reads
-from ..documents.blobs import store_once
 from ..domain.errors import DomainError
 from ..eventlog import NewEvent, store
+from ..projections.blobs import store_once
 from ..projections.sequences import SEQUENCE_RESERVED, next_id
 from ..security import Resealer
 from .catalogue import BY_PATH

@@ -186,8 +186,7 @@ async def _latest(request: web.Request, kind: str, customer_id: int, limit: int,
                   descending: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     query = {"limit": str(limit), "sort": sort, "dir": "DESC" if descending else "ASC"}
     q = parse(query, properties(Shaped), default_limit=limit, max_limit=request.app[SETTINGS].api.max_page_size)
-    bodies, _ = await listing.page(request.app[READER], kind, listing.owned_having(customer_id), q)
-    return [msgspec.json.decode(body) for body in bodies]
+    return (await listing.page(request.app[READER], kind, listing.owned_having(customer_id), q)).documents()
 
 
 class Shaped(msgspec.Struct):

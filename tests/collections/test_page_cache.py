@@ -13,6 +13,7 @@ from telephony.clock import Clock
 from telephony.collections import Kind, parse
 from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
+from telephony.documents.listing import Page
 from telephony.eventlog import Metadata, RecordedEvent
 from telephony.keys import MEMORY, PAGE_CACHE
 from tests.conftest import CONTROL_KEY
@@ -114,8 +115,9 @@ def query(**params: str):
     return parse(params, PROPS, default_limit=50, max_limit=5000, kind="contact")
 
 
-def bodies(*ids: int) -> list[str]:
-    return [json.dumps({"id": id_}) for id_ in ids]
+def page(*ids: int, total: int) -> Page:
+    """A page read in id order, of the documents with these ids."""
+    return Page(b",".join(json.dumps({"id": id_}).encode() for id_ in ids), total, len(ids), ids[-1] if ids else None)
 
 
 def contact_changed(cache: PageCache) -> None:
@@ -127,20 +129,20 @@ def test_a_total_and_where_a_page_starts_are_recalled_until_a_change_of_their_ki
     cache, named = PageCache(), json.dumps([{"property": "first_name", "operator": "eq", "value": "Ann"}])
     first, second = query(limit="2", filter=named), query(limit="2", page="2", filter=named)
     started = cache.generation("contact")
-    cache.learn("contact", 1, first, started, bodies(3, 7), 5)
+    cache.learn("contact", 1, first, started, page(3, 7, total=5))
     assert cache.recall("contact", 1, second) == (5, 7)  # the next page starts after the last id
     assert cache.recall("contact", 1, query(limit="3", page="2", filter=named)) == (5, None)
     assert cache.recall("contact", 2, second) == (None, None)  # another customer's
     contact_changed(cache)
     assert cache.recall("contact", 1, second) == (None, None)
-    cache.learn("contact", 1, first, started, bodies(3, 7), 5)  # read before the change, kept after it
+    cache.learn("contact", 1, first, started, page(3, 7, total=5))  # read before the change, kept after it
     assert cache.recall("contact", 1, second) == (None, None)
 
 
 def test_only_what_a_page_tells_is_learnt():
     cache, generation = PageCache(), PageCache().generation("contact")
-    cache.learn("contact", 1, query(limit="2"), generation, bodies(3), 1)  # short: no next page, no filter
-    cache.learn("contact", 1, query(limit="2", sort="first_name"), generation, bodies(3, 4), 9)  # not by id
+    cache.learn("contact", 1, query(limit="2"), generation, page(3, total=1))  # short: no next page, no filter
+    cache.learn("contact", 1, query(limit="2", sort="first_name"), generation, page(3, 4, total=9))  # not by id
     assert cache.recall("contact", 1, query(limit="2", page="2")) == (None, None)
     assert cache.recall("contact", 1, query(limit="2", page="2", sort="first_name")) == (None, None)
 
@@ -148,11 +150,11 @@ def test_only_what_a_page_tells_is_learnt():
 def test_what_is_learnt_is_bounded_dropping_the_least_recently_used(monkeypatch):
     monkeypatch.setattr(cache_module, "LEARNT", 3)
     cache = PageCache()
-    for page in range(1, 4):
-        cache.learn("contact", 1, query(limit="1", page=str(page)), cache.generation("contact"), bodies(page), 9)
+    for n in range(1, 4):
+        cache.learn("contact", 1, query(limit="1", page=str(n)), cache.generation("contact"), page(n, total=9))
     assert cache.recall("contact", 1, query(limit="1", page="2")) == (None, 1)  # used: 3 is now the oldest
-    cache.learn("contact", 1, query(limit="1", page="4"), cache.generation("contact"), bodies(4), 9)
-    found = [cache.recall("contact", 1, query(limit="1", page=str(page)))[1] for page in range(2, 6)]
+    cache.learn("contact", 1, query(limit="1", page="4"), cache.generation("contact"), page(4, total=9))
+    found = [cache.recall("contact", 1, query(limit="1", page=str(n)))[1] for n in range(2, 6)]
     assert found == [1, None, 3, 4]
 
 

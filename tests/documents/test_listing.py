@@ -98,14 +98,14 @@ async def check(api: Api, caller: Caller, path: str, records: dict[int, dict], q
     resource = BY_PATH[path.strip("/")]
     q = parse({k: str(v) for k, v in params.items()}, resource.props, default_limit=50, max_limit=5000,
               kind=resource.kind)  # fmt: skip
-    plain, total = await listing.page(api.app[READER], resource.kind, listing.owned_having(caller.customer_id), q)
-    assert ([json.loads(b)["id"] for b in plain], total) == want
+    found = await listing.page(api.app[READER], resource.kind, listing.owned_having(caller.customer_id), q)
+    assert ([document["id"] for document in found.documents()], found.total) == want
 
 
 @pytest.mark.parametrize("seed", range(6))
 async def test_cdr_lists_equal_the_reference_while_records_come_and_go(api: Api, seed: int):
     rng = random.Random(seed)
-    caller = await api.new_customer(f"ranked-cdrs-{seed}")
+    caller = await api.new_customer(f"listed-cdrs-{seed}")
     records = {d["id"]: d for d in await seed_many(api, CDRS, caller.customer_id, [a_cdr(rng) for _ in range(60)])}
     values = {"type": TYPES, "user_id": [1, 2, 3], "live_id": [10, 11, 12, 13],
               "calldate": [f"{d} {t}" for d in DAYS for t in TIMES] + DAYS}  # fmt: skip
@@ -136,10 +136,10 @@ async def test_cdr_lists_equal_the_reference_while_records_come_and_go(api: Api,
 @pytest.mark.parametrize("seed", range(3))
 async def test_contact_lists_follow_creates_patches_and_deletes(api: Api, seed: int):
     rng = random.Random(100 + seed)
-    caller = await api.new_customer(f"ranked-contacts-{seed}")
+    caller = await api.new_customer(f"listed-contacts-{seed}")
     users = [caller.user_id]
     for n in range(2):
-        users.append((await api.new_user(caller.customer_id, f"u{n}@ranked-contacts-{seed}.example.com"))["id"])
+        users.append((await api.new_user(caller.customer_id, f"u{n}@listed-contacts-{seed}.example.com"))["id"])
     records: dict[int, dict] = {}
     for _ in range(120):
         step = rng.random()

@@ -10,10 +10,13 @@ import base64
 import hashlib
 import sqlite3
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..eventlog import NO_STREAM, NewEvent, RecordedEvent
-from ..projections import Projection
-from .connections import Reader
+from .base import Projection
+
+if TYPE_CHECKING:
+    from ..documents.connections import Reader
 
 BLOB_STORED = "blob.stored"
 
