@@ -1,8 +1,8 @@
 """What a list read leaves for the next, until its collection changes: an in-memory projection.
 
 Rendered pages, under (kind, customer, query string), and what a read learnt: a filtered list's
-total, and in a list by id where a full page ends, so the next starts there instead of skipping
-every row before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its
+total, and where a full page ends (`listing.Page.last`), so the next starts there instead of
+skipping every row before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its
 kind when the query started; any committed event of that kind (or of a type that feeds its table,
 as call events feed CDRs; or a customer's deletion) moves the generation on, so nothing read before
 a change is served after it; a bulk load empties the cache. Pages are bounded in bytes (`[api]
@@ -69,7 +69,7 @@ class PageCache(MemoryProjection):
             self._bytes -= len(evicted)
 
     def recall(self, kind: str, customer_id: int, q: ListQuery) -> tuple[int | None, Any]:
-        """What is known of a customer's list: its total and the id its page starts after (None: not known)."""
+        """What is known of a customer's list: its total, and the key of the row its page starts after."""
         found = self._learnt
         return self._current(found, _total(kind, customer_id, q)), self._current(
             found, _start(kind, customer_id, q, q.offset)
@@ -82,7 +82,7 @@ class PageCache(MemoryProjection):
             return
         if q.where.sql != "1" or q.group_by is not None:
             self._keep(_total(kind, customer_id, q), generation, page.total)
-        if q.sort in (None, "id") and q.group_by is None and q.where.match is None and page.size == q.limit:
+        if page.last is not None and page.size == q.limit:
             self._keep(_start(kind, customer_id, q, q.offset + q.limit), generation, page.last)
 
     def _keep(self, key: Key, generation: int, value: Any) -> None:
@@ -114,4 +114,4 @@ def _total(kind: str, customer_id: int, q: ListQuery) -> Key:
 
 
 def _start(kind: str, customer_id: int, q: ListQuery, offset: int) -> Key:
-    return kind, customer_id, ("start", q.where.sql, q.where.params, q.descending, offset)
+    return kind, customer_id, ("start", q.where.sql, q.where.params, q.sort, q.descending, offset)

@@ -22,7 +22,8 @@ Scope = tuple[str, tuple[Any, ...]]
 
 class Page(NamedTuple):
     """A page of a list: its rows' JSON bodies joined by commas, the total of matches, how many rows it
-    holds and the id of the last (in a list by id, where the next page starts)."""
+    holds, and the key of its last row where the next page can start from it (id, or sort value and
+    id: `page`'s `after`)."""
 
     joined: bytes
     total: int
@@ -63,7 +64,7 @@ async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: in
                total: int | None = None, after: Any = None) -> Page:  # fmt: skip
     """A page of documents of `kind` within `scope`: an unfiltered total is the kept count of customer
     `counted` when given (`scope` is then exactly that customer's rows). What is known already is not
-    read again: the `total`, and in a list by id, the id just `after` which the page starts."""
+    read again: the `total`, and the key of the row just `after` which the page starts (`Page.last`)."""
     counts = (counts_of(kind), counted) if counted is not None else None
     found = await _page(reader, table_of(kind), scope, q, counts, None, (total, after))
     assert found is not None
@@ -115,9 +116,13 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
     total_sql, total_params = f"SELECT count(*) {base}", params
     by_id, (counted, after), skip = order % "id", known, q.offset
     chosen = f"SELECT id {base} ORDER BY {by_id} LIMIT ? OFFSET ?"
-    if after is not None and sort is None and not q.group_by and q.where.match is None:
-        chosen = f"SELECT id {base} AND id {'<' if q.descending else '>'} ? ORDER BY {by_id} LIMIT ? OFFSET ?"
-        params, skip = (*params, after), 0
+    key: tuple[str, ...] = ()  # a row's place, in a list whose next page starts where a page ends
+    if not q.group_by and q.where.match is None and not (sort and q.descending):
+        key = ("id",) if sort is None else (prop_sql(sort, columns), "id")
+    if key and after is not None:  # placed first: the index range starts there
+        chosen = (f'SELECT id FROM "{table}" WHERE {scope[0]} AND ({", ".join(key)}) {"<" if q.descending else ">"} '
+                  f"({', '.join('?' * len(after))}) AND ({q.where.sql}) ORDER BY {by_id} LIMIT ? OFFSET ?")  # fmt: skip
+        params, skip = (*scope[1], *after, *q.where.params), 0
     if q.group_by:  # a group is shown by its first document, and sorted by its values
         grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
@@ -130,12 +135,14 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
         total_sql, total_params = "SELECT ?", (counted,)
     present = f"({parent[0]})" if parent is not None else "1"
     joined = f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"{table}\" USING (id)"
-    sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n, min(id) AS low, max(id) AS high "
-           f"FROM page) SELECT CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), "
-           f"n, low, high, {present} FROM shown")  # fmt: skip
+    ended = "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))"  # its last row
+    keyed = ", ".join(f'(SELECT {column} FROM "{table}" WHERE id = {ended})' for column in key) or "NULL"
+    sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT CASE WHEN n < ? "
+           f"AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), n, {present}, {keyed} "
+           "FROM shown")  # fmt: skip
     bound = (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params, *(parent[1] if parent else ()))
-    total, found, size, low, high, there = (await reader.execute_fetchall(sql, bound))[0]
-    return Page(found or b"", total, size, low if q.descending else high) if there else None
+    total, found, size, there, *last = (await reader.execute_fetchall(sql, bound))[0]
+    return Page(found or b"", total, size, tuple(last) if key and None not in last else None) if there else None
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str

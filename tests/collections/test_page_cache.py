@@ -115,9 +115,11 @@ def query(**params: str):
     return parse(params, PROPS, default_limit=50, max_limit=5000, kind="contact")
 
 
-def page(*ids: int, total: int) -> Page:
-    """A page read in id order, of the documents with these ids."""
-    return Page(b",".join(json.dumps({"id": id_}).encode() for id_ in ids), total, len(ids), ids[-1] if ids else None)
+def page(*ids: int, total: int, continued: bool = True) -> Page:
+    """A page read in id order, of the documents with these ids (whose last one's key tells where the
+    next starts, when `continued`)."""
+    last = (ids[-1],) if ids and continued else None
+    return Page(b",".join(json.dumps({"id": id_}).encode() for id_ in ids), total, len(ids), last)
 
 
 def contact_changed(cache: PageCache) -> None:
@@ -130,7 +132,7 @@ def test_a_total_and_where_a_page_starts_are_recalled_until_a_change_of_their_ki
     first, second = query(limit="2", filter=named), query(limit="2", page="2", filter=named)
     started = cache.generation("contact")
     cache.learn("contact", 1, first, started, page(3, 7, total=5))
-    assert cache.recall("contact", 1, second) == (5, 7)  # the next page starts after the last id
+    assert cache.recall("contact", 1, second) == (5, (7,))  # the next page starts after the last row
     assert cache.recall("contact", 1, query(limit="3", page="2", filter=named)) == (5, None)
     assert cache.recall("contact", 2, second) == (None, None)  # another customer's
     contact_changed(cache)
@@ -142,9 +144,10 @@ def test_a_total_and_where_a_page_starts_are_recalled_until_a_change_of_their_ki
 def test_only_what_a_page_tells_is_learnt():
     cache, generation = PageCache(), PageCache().generation("contact")
     cache.learn("contact", 1, query(limit="2"), generation, page(3, total=1))  # short: no next page, no filter
-    cache.learn("contact", 1, query(limit="2", sort="first_name"), generation, page(3, 4, total=9))  # not by id
+    cache.learn("contact", 1, query(limit="2", dir="DESC", sort="first_name"), generation,
+                page(4, 3, total=9, continued=False))  # fmt: skip
     assert cache.recall("contact", 1, query(limit="2", page="2")) == (None, None)
-    assert cache.recall("contact", 1, query(limit="2", page="2", sort="first_name")) == (None, None)
+    assert cache.recall("contact", 1, query(limit="2", page="2", dir="DESC", sort="first_name")) == (None, None)
 
 
 def test_what_is_learnt_is_bounded_dropping_the_least_recently_used(monkeypatch):
@@ -152,10 +155,10 @@ def test_what_is_learnt_is_bounded_dropping_the_least_recently_used(monkeypatch)
     cache = PageCache()
     for n in range(1, 4):
         cache.learn("contact", 1, query(limit="1", page=str(n)), cache.generation("contact"), page(n, total=9))
-    assert cache.recall("contact", 1, query(limit="1", page="2")) == (None, 1)  # used: 3 is now the oldest
+    assert cache.recall("contact", 1, query(limit="1", page="2")) == (None, (1,))  # used: 3 is now the oldest
     cache.learn("contact", 1, query(limit="1", page="4"), cache.generation("contact"), page(4, total=9))
     found = [cache.recall("contact", 1, query(limit="1", page=str(n)))[1] for n in range(2, 6)]
-    assert found == [1, None, 3, 4]
+    assert found == [(1,), None, (3,), (4,)]
 
 
 @pytest.mark.parametrize("cache_bytes", [0, 1 << 20])
