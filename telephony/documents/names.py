@@ -2,15 +2,15 @@
 
 Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and a column per
 property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when it lacks
-one): the properties some kind indexes or searches, so filters, sorts and indexes on them never parse
-a body. Other properties are read from the body.
+one): the properties the large kinds (CDRs, conversations, deliveries, recordings) index or search,
+so filters, sorts and indexes on them never parse a body. Other properties are read from the body,
+and an index on one (of a small kind: numbers, webhooks) is an index on its expression.
 """
 
 from __future__ import annotations
 
-COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "campaign_id", "period", "created_at",
-           "name", "webhook_id", "call_id")  # fmt: skip
-"""The properties kept as columns of every document table: a kind indexes and searches only these."""
+COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "created_at", "webhook_id", "call_id")
+"""The properties kept as columns of every document table; a searched property must be one."""
 
 
 def prop_sql(prop: str, columns: bool = True) -> str:

@@ -2,8 +2,8 @@
 
 `DocumentTable` is a `Rows`: each method below writes one of the kind's own events (a document
 created, its fields changed, the document deleted, or every document of a customer cleared, or only
-those whose properties have the values of `where`). A row's columns (`names.COLUMNS`) are read from
-its body by the statement that writes it, so they always hold what `json_extract` reads there.
+those whose properties have the values of `where`). A row's columns (`names.COLUMNS`) are written
+with its body, read from it (`columns`) as `json_extract` reads a text, a number or a boolean.
 During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so one
 created and then changed a few times is written once; `settle` then fills the counts and the search
 index in one pass each, and `index` builds the indexes once, from the columns.
@@ -12,7 +12,7 @@ index in one pass each, and `index` builds the indexes once, from the columns.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -23,13 +23,39 @@ from .search import SearchIndex
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 NAMES = ", ".join(COLUMNS)
-EXTRACTED = ", ".join(f"json_extract(?3, '$.{name}')" for name in COLUMNS)
-"""A row's columns from its body (the third parameter): SQLite parses it once for all of them."""
+Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
+_Columns = msgspec.defstruct("Columns", [(name, Plain, None) for name in COLUMNS])
+_plain_of_text = msgspec.json.Decoder(_Columns).decode
 
 
-def _held_row(id_: Any, held: list) -> tuple[Any, int, str]:
+def column(value: Any) -> Any:
+    """A property's value in its column: as `json_extract` reads it (a boolean as 1 or 0, an integer
+    past 64 bits as a real), an array or an object as JSON."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value if value is None or isinstance(value, str | int | float) else _encode(value).decode()
+
+
+def columns(body: Any) -> tuple[Any, ...]:
+    """The column values of a document's body, decoded or as JSON text (all NULL when it is no object).
+    Plain values are read in one step by msgspec; others take the slow way."""
+    try:
+        if isinstance(body, str):
+            return msgspec.structs.astuple(_plain_of_text(body))
+        if isinstance(body, dict):
+            return msgspec.structs.astuple(msgspec.convert(body, _Columns))
+    except msgspec.ValidationError:
+        found = _decode(body) if isinstance(body, str) else body
+        if isinstance(found, dict):
+            return tuple(column(found.get(name)) for name in COLUMNS)
+    return (None,) * len(COLUMNS)
+
+
+def _held_row(id_: Any, held: list) -> tuple[Any, ...]:
     customer_id, body = held
-    return id_, customer_id, body if isinstance(body, str) else _encode(body).decode()
+    return id_, customer_id, body if isinstance(body, str) else _encode(body).decode(), *columns(body)
 
 
 class Rows:
@@ -39,8 +65,8 @@ class Rows:
                  ) -> None:  # fmt: skip
         self.table, self.counts, self.text_ids, self.indexed, self.search = (
             table_of(kind), counts_of(kind), text_ids, indexed, search)  # fmt: skip
-        self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body, {NAMES}) '
-                        f"VALUES (?1, ?2, ?3, {EXTRACTED})")  # fmt: skip
+        marks = ", ".join("?" * (3 + len(COLUMNS)))
+        self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body, {NAMES}) VALUES ({marks})'
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
                        "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
         self._updates: dict[tuple[str, ...], str] = {}
@@ -83,7 +109,7 @@ class Rows:
             held = body if isinstance(body, dict) else _encode(body).decode()
             self.held.hold(conn, d["id"], [d["customer_id"], held])
             return
-        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode()))
+        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode(), *columns(body)))
         conn.execute(self._count, (d["customer_id"], 1))
         if self.search is not None:
             self.search.add(conn, d["id"], (body.get(prop) for prop in self.search.props))
@@ -102,13 +128,12 @@ class Rows:
                 old = zip(search.props, row[1:], strict=True)
                 search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
         names = tuple(changes)
-        if (sql := self._updates.get(names)) is None:  # the changed columns read from the new values
-            pairs = ", ".join(f"'$.{name}', json(?{n})" for n, name in enumerate(names, start=2))
-            moved = "".join(f", {name} = json_extract(?{n}, '$')" for n, name in enumerate(names, start=2)
-                            if name in COLUMNS)  # fmt: skip
-            sql = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?1'
-            self._updates[names] = sql
-        conn.execute(sql, (d["id"], *[_encode(value).decode() for value in changes.values()]))
+        if (sql := self._updates.get(names)) is None:
+            pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
+            moved = "".join(f", {name} = ?" for name in names if name in COLUMNS)
+            sql = self._updates[names] = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
+        moved_values = [column(value) for name, value in changes.items() if name in COLUMNS]
+        conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d["id"]))
 
     def deleted(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
         if self.held.pop(d["id"], None) is not None:

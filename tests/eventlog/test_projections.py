@@ -212,7 +212,7 @@ async def test_verify_splits_the_rebuild_into_two_groups_of_like_weight(tmp_path
             await log.append([NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)])
     await log.close()
     conn = sqlite_store.connect(tmp_path / "events.db")
-    task, note, memo = DocumentTable("task"), DocumentTable("note"), DocumentTable("memo", searched=("name",))
+    task, note, memo = DocumentTable("task"), DocumentTable("note"), DocumentTable("memo", searched=("src",))
     unused = DocumentTable("fax")
     every = Projections([task, note, unused, memo])  # weights: 1, 6, 0 and 3 x 1.35
     for beside, first, second in (
