@@ -70,10 +70,8 @@ class PageCache(MemoryProjection):
 
     def recall(self, kind: str, customer_id: int, q: ListQuery) -> tuple[int | None, Any]:
         """What is known of a customer's list: its total, and the key of the row its page starts after."""
-        found = self._learnt
-        return self._current(found, _total(kind, customer_id, q)), self._current(
-            found, _start(kind, customer_id, q, q.offset)
-        )
+        return self._current(self._learnt, _key(kind, customer_id, q)), self._current(
+            self._learnt, _key(kind, customer_id, q, q.offset))  # fmt: skip
 
     def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, page: Page) -> None:
         """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
@@ -81,9 +79,9 @@ class PageCache(MemoryProjection):
         if generation != self.generation(kind):
             return
         if q.where.sql != "1" or q.group_by is not None:
-            self._keep(_total(kind, customer_id, q), generation, page.total)
+            self._keep(_key(kind, customer_id, q), generation, page.total)
         if page.last is not None and page.size == q.limit:
-            self._keep(_start(kind, customer_id, q, q.offset + q.limit), generation, page.last)
+            self._keep(_key(kind, customer_id, q, q.offset + q.limit), generation, page.last)
 
     def _keep(self, key: Key, generation: int, value: Any) -> None:
         self._learnt[key] = (generation, value)
@@ -109,9 +107,7 @@ class PageCache(MemoryProjection):
             self._generations[fed] += 1
 
 
-def _total(kind: str, customer_id: int, q: ListQuery) -> Key:
-    return kind, customer_id, ("total", q.where.sql, q.where.params, q.group_by)
-
-
-def _start(kind: str, customer_id: int, q: ListQuery, offset: int) -> Key:
-    return kind, customer_id, ("start", q.where.sql, q.where.params, q.sort, q.descending, offset)
+def _key(kind: str, customer_id: int, q: ListQuery, start: int | None = None) -> Key:
+    """Where a list's total is kept, or (`start`: an offset) the key of the row before that offset."""
+    order = (q.sort, q.descending, start) if start is not None else (q.group_by,)
+    return kind, customer_id, (q.where.sql, q.where.params, *order)

@@ -148,9 +148,8 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def to_sql(
-    conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "", searched: Collection[str] = ()
-) -> Where:
+def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "",
+           searched: Collection[str] = ()) -> Where:  # fmt: skip
     """The AND of every condition, with bound parameters only. On documents of `kind` (when given) a
     property kept as a column is read from it, and `like` on a text property of `searched` reads the
     kind's search index when it can; otherwise every property is read from the rows' JSON `body`."""
@@ -163,12 +162,8 @@ def to_sql(
         kind_ = props[prop]
         if operator == "in":
             clauses.append(_among(column, kind_, value, params))
-        elif (
-            operator == "like"
-            and prop in searched
-            and kind_ is Kind.TEXT
-            and (found := search.match(kind, prop, value))
-        ):
+        elif operator == "like" and prop in searched and kind_ is Kind.TEXT and (
+                found := search.match(kind, prop, value)):  # fmt: skip
             if match is None:
                 match = found, len(clauses), len(params)
             clauses.append(found.condition)
@@ -221,11 +216,9 @@ def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
 
 
 def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
-    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day.
-
-    A stored bare date (`start_at`) is its own first second: as text it sorts before
-    `<day> 00:00:00`, so the lower bounds are the bare day itself wherever that gives the same answer.
-    """
+    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day. A
+    stored bare date (`start_at`) is its own first second: as text it sorts before `<day> 00:00:00`,
+    so the lower bounds are the bare day itself wherever that gives the same answer."""
     last = f"{day} 23:59:59"
     if operator in ("=", "!="):
         params.extend((day, last))

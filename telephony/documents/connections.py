@@ -34,11 +34,8 @@ def _lower(value: Any) -> Any:
 
 class Reader:
     def __init__(self, inline: sqlite3.Connection, threaded: aiosqlite.Connection, budget_steps: int) -> None:
-        self._inline = inline
-        self._threaded = threaded
-        self._inline_first = budget_steps > 0
-        self._budget = max(1, budget_steps // STEPS_PER_CHECK)
-        self._checks = 0
+        self._inline, self._threaded, self._inline_first = inline, threaded, budget_steps > 0
+        self._budget, self._checks = max(1, budget_steps // STEPS_PER_CHECK), 0
         inline.set_progress_handler(self._tick, STEPS_PER_CHECK)
 
     @classmethod

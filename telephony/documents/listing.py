@@ -148,10 +148,9 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str
               ) -> tuple[str, tuple[Any, ...], str, tuple[Any, ...]]:  # fmt: skip
     """(total SQL, its params, page-of-ids SQL, its params before LIMIT and OFFSET) of a list by id driven by
-    a search table: its matches are read in id order (as the table keeps them) and each looked up,
-    until the page is full. When the customer owns every document of the table (its kept count is the
-    count of all) and nothing else narrows the list, the total is the count of matches alone, read
-    from the index without looking any document up."""
+    a search table: its matches read in id order and each looked up until the page is full. When the
+    customer owns every document of the table and nothing else narrows the list, the total is the
+    count of matches alone, read from the index without looking any document up."""
     fts = f'"{match.table}"'
     joined = (f'FROM {fts} CROSS JOIN "{table}" ON "{table}".id = {fts}.rowid '
               f"WHERE {fts} MATCH ? AND {scope[0]} AND ({others[0]})")  # fmt: skip

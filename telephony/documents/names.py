@@ -1,16 +1,17 @@
 """The names of a kind's document tables and of a document's properties in SQL: made in one place.
 
 Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and a column per
-property of `COLUMNS` holding what `json_extract(body, '$.<property>')` gives (NULL when it lacks
-one): the properties the large kinds (CDRs, conversations, deliveries, recordings) index or search,
-so filters, sorts and indexes on them never parse a body. Other properties are read from the body,
-and an index on one (of a small kind: numbers, webhooks) is an index on its expression.
+property of `COLUMNS`, which some kind indexes or searches, holding what `json_extract(body,
+'$.<property>')` gives (NULL when it lacks one): stored in the tables of the kinds that index or
+search it, so filters, sorts and indexes on it never parse a body there, and virtual elsewhere (read
+from the body when asked). Other properties are read from the body.
 """
 
 from __future__ import annotations
 
-COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "created_at", "webhook_id", "call_id")
-"""The properties kept as columns of every document table; a searched property must be one."""
+COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "campaign_id", "period", "created_at",
+           "name", "webhook_id", "call_id")  # fmt: skip
+"""The properties a kind may index or search: a column of every document table."""
 
 
 def prop_sql(prop: str, columns: bool = True) -> str:

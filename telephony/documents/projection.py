@@ -15,8 +15,8 @@ makes the same changes from the event's stored JSON, which a rebuild then hands 
 (`Projection.replays_json`), as it does a table's own `created` events.
 
 `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
-id; `searched`, the text properties of the substring index (`documents.search`), which are columns
-(`names.COLUMNS`), as the indexed properties of the large kinds are. The SQL is `Rows`'.
+id; `searched`, the text properties of the substring index (`documents.search`). All are columns
+stored in the table (`names.COLUMNS`): indexes are built from them, never from bodies. The SQL is `Rows`'.
 """
 
 from __future__ import annotations
@@ -86,8 +86,8 @@ class DocumentTable(Rows, Projection):
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
         props = tuple(index_props(entry) for entry in indexed)
-        if unknown := set(searched) - set(COLUMNS):
-            raise ValueError(f"{kind}: only properties of names.COLUMNS are searched, not {unknown}")
+        if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
+            raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
         search = SearchIndex(kind, searched) if searched else None
         super().__init__(kind, text_ids, props, search)
         self.kind, self.name, self.feeds = kind, f"documents:{kind}", dict(feeds or {})
@@ -122,8 +122,8 @@ class DocumentTable(Rows, Projection):
             self._actions[f"{self.kind}.{name}"](conn, data)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
-        """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds: the very text
-        `created` stores (both are its one encoding), without decoding and encoding it again."""
+        """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
+        stores: its one encoding)."""
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means

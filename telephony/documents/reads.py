@@ -1,8 +1,6 @@
 """Reads of document tables, named by resource kind: the only place other packages get documents from.
-
-The async reads serve GET handlers on the read-only `Reader`; the sync ones take the writer's
-connection, so a decision sees the state inside its own transaction.
-"""
+The async reads serve GET handlers on the `Reader`; the sync ones take the writer's connection, so a
+decision sees the state inside its own transaction."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 `DocumentTable` is a `Rows`: each method below writes one of the kind's own events (a document
 created, its fields changed, the document deleted, or every document of a customer cleared, or only
-those whose properties have the values of `where`). A row's columns (`names.COLUMNS`) are written
-with its body, read from it (`columns`) as `json_extract` reads a text, a number or a boolean.
+those whose properties have the values of `where`). Of the columns every table has (`names.COLUMNS`),
+those the kind indexes or searches are stored, written with the body as `json_extract` reads it
+from the body (`columns`); the others are virtual, read from the body when asked.
 During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so one
 created and then changed a few times is written once; `settle` then fills the counts and the search
 index in one pass each, and `index` builds the indexes once, from the columns.
@@ -22,40 +23,14 @@ from .search import SearchIndex
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
-NAMES = ", ".join(COLUMNS)
 Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
-_Columns = msgspec.defstruct("Columns", [(name, Plain, None) for name in COLUMNS])
-_plain_of_text = msgspec.json.Decoder(_Columns).decode
 
 
 def column(value: Any) -> Any:
-    """A property's value in its column: as `json_extract` reads it (a boolean as 1 or 0, an integer
-    past 64 bits as a real), an array or an object as JSON."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        return float(value)
+    """A value as `json_extract` reads it: a boolean as 1 or 0, an integer past 64 bits as a real, etc."""
+    if isinstance(value, bool) or (isinstance(value, int) and not -(2**63) <= value < 2**63):
+        return int(value) if isinstance(value, bool) else float(value)
     return value if value is None or isinstance(value, str | int | float) else _encode(value).decode()
-
-
-def columns(body: Any) -> tuple[Any, ...]:
-    """The column values of a document's body, decoded or as JSON text (all NULL when it is no object).
-    Plain values are read in one step by msgspec; others take the slow way."""
-    try:
-        if isinstance(body, str):
-            return msgspec.structs.astuple(_plain_of_text(body))
-        if isinstance(body, dict):
-            return msgspec.structs.astuple(msgspec.convert(body, _Columns))
-    except msgspec.ValidationError:
-        found = _decode(body) if isinstance(body, str) else body
-        if isinstance(found, dict):
-            return tuple(column(found.get(name)) for name in COLUMNS)
-    return (None,) * len(COLUMNS)
-
-
-def _held_row(id_: Any, held: list) -> tuple[Any, ...]:
-    customer_id, body = held
-    return id_, customer_id, body if isinstance(body, str) else _encode(body).decode(), *columns(body)
 
 
 class Rows:
@@ -65,23 +40,42 @@ class Rows:
                  ) -> None:  # fmt: skip
         self.table, self.counts, self.text_ids, self.indexed, self.search = (
             table_of(kind), counts_of(kind), text_ids, indexed, search)  # fmt: skip
-        marks = ", ".join("?" * (3 + len(COLUMNS)))
-        self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body, {NAMES}) VALUES ({marks})'
+        own = {prop for props in indexed for prop in props} | set(search.props if search else ())
+        self.stored = tuple(name for name in COLUMNS if name in own)  # the others are virtual
+        self._plain = msgspec.json.Decoder(msgspec.defstruct("Stored", [(name, Plain, None) for name in self.stored]))
+        marks = ", ".join("?" * (3 + len(self.stored)))
+        self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body'
+                        f"{''.join(f', {name}' for name in self.stored)}) VALUES ({marks})")  # fmt: skip
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
                        "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
-        self._updates: dict[tuple[str, ...], str] = {}
-        """The SQL of an update, by the fields it changes."""
-        self.held: HeldRows[Any, list] = HeldRows(self._insert, _held_row)
-        """During a rebuild: documents created lately, as [customer id, body]; a body as its event
-        wrote it (JSON text) until an update makes it a dict."""
+        self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
+        self.held: HeldRows[Any, list] = HeldRows(self._insert, self._held_row)
+        """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
+
+    def columns(self, body: Any) -> tuple[Any, ...]:
+        """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
+        try:
+            if isinstance(body, str):
+                return msgspec.structs.astuple(self._plain.decode(body))
+            if isinstance(body, dict):
+                return msgspec.structs.astuple(msgspec.convert(body, self._plain.type))
+        except msgspec.ValidationError:
+            found = _decode(body) if isinstance(body, str) else body
+            if isinstance(found, dict):
+                return tuple(column(found.get(name)) for name in self.stored)
+        return (None,) * len(self.stored)
+
+    def _held_row(self, id_: Any, held: list) -> tuple[Any, ...]:
+        customer_id, body = held
+        return id_, customer_id, body if isinstance(body, str) else _encode(body).decode(), *self.columns(body)
 
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
-        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT, '
-                     f"{NAMES})")  # fmt: skip
-        conn.execute(
-            f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)'
-        )
+        columns = ", ".join(name if name in self.stored else f"{name} AS (json_extract(body, '$.{name}')) VIRTUAL"
+                            for name in COLUMNS)  # fmt: skip
+        table, counts = f'"{self.table}"', f'"{self.counts}"'
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({key}, customer_id INTEGER NOT NULL, body TEXT, {columns})")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
         if self.search is not None:
             self.search.create(conn)
 
@@ -109,7 +103,7 @@ class Rows:
             held = body if isinstance(body, dict) else _encode(body).decode()
             self.held.hold(conn, d["id"], [d["customer_id"], held])
             return
-        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode(), *columns(body)))
+        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode(), *self.columns(body)))
         conn.execute(self._count, (d["customer_id"], 1))
         if self.search is not None:
             self.search.add(conn, d["id"], (body.get(prop) for prop in self.search.props))
@@ -130,9 +124,9 @@ class Rows:
         names = tuple(changes)
         if (sql := self._updates.get(names)) is None:
             pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
-            moved = "".join(f", {name} = ?" for name in names if name in COLUMNS)
+            moved = "".join(f", {name} = ?" for name in names if name in self.stored)
             sql = self._updates[names] = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
-        moved_values = [column(value) for name, value in changes.items() if name in COLUMNS]
+        moved_values = [column(value) for name, value in changes.items() if name in self.stored]
         conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d["id"]))
 
     def deleted(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:

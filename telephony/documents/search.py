@@ -2,11 +2,10 @@
 
 A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
 each in a contentless FTS5 table of its own whose rowid is the document's id, in the documents'
-transaction (one table per property, so a trigram common in one costs nothing to a search of
-another). `like` of three or more ASCII characters without wildcards is then a phrase of trigrams
-answered by the index (`match`), meaning exactly what the SQL path means: the index folds ASCII case
-as LIKE does, and indexes every other character as one no such pattern holds. Any other `like`
-(wildcards, shorter, another alphabet) is read by SQL.
+transaction (one per property: a trigram common in one costs nothing to a search of another). `like`
+of three or more ASCII characters without wildcards is a phrase of trigrams the index answers
+(`match`), meaning what the SQL path means: it folds ASCII case as LIKE does, and indexes every other
+character as one no such pattern holds. Any other `like` is read by SQL.
 """
 
 from __future__ import annotations
@@ -90,8 +89,7 @@ class SearchIndex:
                 conn.execute(insert, (id_, text))
 
     def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
-        """Unindex documents given as (id, value, ...) rows: a contentless table needs the very values
-        it indexed."""
+        """Unindex documents given as (id, value, ...) rows (a contentless table needs what it indexed)."""
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 
