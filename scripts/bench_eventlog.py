@@ -28,9 +28,18 @@ from pathlib import Path
 import msgspec
 
 from telephony import wiring
-from telephony.accounts import events as ev
 from telephony.accounts.models import User
 from telephony.clock import Clock
+from telephony.domain.events import EVENTS, Event
+from telephony.domain.events.accounts import (
+    CustomerCreated,
+    TokenIssued,
+    TokenRevoked,
+    TokenTouched,
+    UserCreated,
+    UserDeleted,
+    UserUpdated,
+)
 from telephony.eventlog import LOG_FILE, EventLog, Metadata, NewEvent, store
 from telephony.eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 
@@ -55,50 +64,46 @@ def _random_hex(seed: str, length: int) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[:length]
 
 
-def _token(user_id: int, n: int) -> dict:
-    return {"token_id": _random_hex(f"id{user_id}.{n}", 16), "digest": _random_hex(f"digest{user_id}.{n}", 64),
-            "sealed": "gAAAAAB" + "x" * 120, "user_id": user_id, "customer_id": CUSTOMER_ID, "kind": "apitoken",
-            "name": f"key {n}", "expiry": 0, "inactivity": 0, "api_version": "v1.2", "host": "127.0.0.1",
-            "user_agent": "bench/1.0", "created_at": "2026-01-01 00:00:00", "issued_epoch": 1767225600.0}  # fmt: skip
+def _token(user_id: int, n: int) -> TokenIssued:
+    return TokenIssued(token_id=_random_hex(f"id{user_id}.{n}", 16), digest=_random_hex(f"digest{user_id}.{n}", 64),
+                       sealed="gAAAAAB" + "x" * 120, user_id=user_id, customer_id=CUSTOMER_ID, kind="apitoken",
+                       name=f"key {n}", expiry=0, inactivity=0, api_version="v1.2", host="127.0.0.1",
+                       user_agent="bench/1.0", created_at="2026-01-01 00:00:00",
+                       issued_epoch=1767225600.0)  # fmt: skip
 
 
-def _user_life(user_id: int) -> list[tuple[str, str, dict]]:
+def _user_life(user_id: int) -> list[tuple[str, Event]]:
     """Ten events about one user: created, edited, tokens issued and used, sometimes deleted."""
     user, token = f"user-{user_id}", _token(user_id, 1)
-    stream = f"token-{token['token_id']}"
-    touched = {"token_id": token["token_id"], "at": "2026-01-01 00:05:00", "epoch": 1767225900.0}
-    last = (
-        (user, ev.USER_DELETED, {"id": user_id})
-        if user_id % 10 == 0
-        else (user, ev.USER_UPDATED, {"id": user_id, "changes": {"dnd": True}})
-    )
+    stream = f"token-{token.token_id}"
+    touched = TokenTouched(token_id=token.token_id, at="2026-01-01 00:05:00", epoch=1767225900.0)
+    last: Event = UserDeleted(id=user_id) if user_id % 10 == 0 else UserUpdated(id=user_id, changes={"dnd": True})
     return [
-        (user, ev.USER_CREATED, {"id": user_id, "customer_id": CUSTOMER_ID, "body": _user_body(user_id),
-                                 "password_hash": "scrypt$16384$8$1$" + "ab" * 48,
-                                 "sip_password_sealed": "gAAAAAB" + "y" * 80}),
-        (user, ev.USER_UPDATED, {"id": user_id, "changes": {"first_name": "Anna", "ext": f"{user_id % 9000}"}}),
-        (stream, ev.TOKEN_ISSUED, token),
-        (stream, ev.TOKEN_TOUCHED, touched),
-        (user, ev.USER_UPDATED, {"id": user_id, "changes": {"two_factor_auth": "E"}}),
-        (stream, ev.TOKEN_TOUCHED, touched),
-        (user, ev.USER_UPDATED, {"id": user_id, "changes": {"mobile": "+44700900123", "cw": False}}),
-        (stream, ev.TOKEN_REVOKED, {"token_id": token["token_id"], "reason": "deleted"}),
-        (user, ev.USER_UPDATED, {"id": user_id, "changes": {"last_name": "Lee-Smith"}}),
-        last,
+        (user, UserCreated(id=user_id, customer_id=CUSTOMER_ID, body=_user_body(user_id),
+                           password_hash="scrypt$16384$8$1$" + "ab" * 48, sip_password_sealed="gAAAAAB" + "y" * 80)),
+        (user, UserUpdated(id=user_id, changes={"first_name": "Anna", "ext": f"{user_id % 9000}"})),
+        (stream, token),
+        (stream, touched),
+        (user, UserUpdated(id=user_id, changes={"two_factor_auth": "E"})),
+        (stream, touched),
+        (user, UserUpdated(id=user_id, changes={"mobile": "+44700900123", "cw": False})),
+        (stream, TokenRevoked(token_id=token.token_id, reason="deleted")),
+        (user, UserUpdated(id=user_id, changes={"last_name": "Lee-Smith"})),
+        (user, last),
     ]  # fmt: skip
 
 
-def _versioned(life: list[tuple[str, str, dict]]) -> Iterator[tuple[str, int, str, dict]]:
+def _versioned(life: list[tuple[str, Event]]) -> Iterator[tuple[str, int, Event]]:
     versions: dict[str, int] = {}
-    for stream, type_, data in life:
+    for stream, event in life:
         versions[stream] = versions.get(stream, 0) + 1
-        yield stream, versions[stream], type_, data
+        yield stream, versions[stream], event
 
 
-def account_events(count: int) -> Iterator[tuple[str, int, str, dict]]:
-    """`count` events (stream, version, type, data): one customer, then the lives of many users."""
-    customer = {"id": CUSTOMER_ID, "name": "Bench", "created_at": "2026-01-01 00:00:00"}
-    yield f"customer-{CUSTOMER_ID}", 1, ev.CUSTOMER_CREATED, customer
+def account_events(count: int) -> Iterator[tuple[str, int, Event]]:
+    """`count` events (stream, version, event): one customer, then the lives of many users."""
+    customer = CustomerCreated(id=CUSTOMER_ID, name="Bench", created_at="2026-01-01 00:00:00")
+    yield f"customer-{CUSTOMER_ID}", 1, customer
     lives = itertools.chain.from_iterable(_versioned(_user_life(u)) for u in itertools.count(FIRST_USER))
     yield from itertools.islice(lives, count - 1)
 
@@ -116,8 +121,8 @@ async def _append_for(data_dir: Path, writers: int, seconds: float, max_batch: i
     async def writer() -> None:
         nonlocal done
         while time.perf_counter() < deadline:
-            stream, _, type_, data = next(events)
-            await log.append([NewEvent(stream=stream, type=type_, data=data)], meta)
+            stream, _, event = next(events)
+            await log.append([NewEvent(stream=stream, event=event)], meta)
             done += 1
 
     started = time.perf_counter()
@@ -142,15 +147,14 @@ def write_log(path: Path, count: int, chunk: int = 20_000) -> None:
     conn = store.connect(path)
     conn.execute("PRAGMA synchronous=OFF")
     previous, recorded_at, meta = GENESIS, "2026-01-01T00:00:00.000000Z", msgspec.json.encode(Metadata())
-    encode = msgspec.json.encode
     conn.execute("BEGIN")
     rows: list[tuple] = []
-    for position, (stream, version, type_, data) in enumerate(account_events(count), start=1):
-        data_bytes = encode(data)
+    for position, (stream, version, event) in enumerate(account_events(count), start=1):
+        type_, schema, data_bytes = EVENTS.written(event)
         previous = chain_hash(
-            previous, canonical_bytes(position, stream, version, type_, 1, recorded_at, data_bytes, meta)
+            previous, canonical_bytes(position, stream, version, type_, schema, recorded_at, data_bytes, meta)
         )
-        rows.append((position, stream, version, type_, 1, data_bytes, meta, recorded_at, previous))
+        rows.append((position, stream, version, type_, schema, data_bytes, meta, recorded_at, previous))
         if len(rows) == chunk:
             conn.executemany(INSERT, rows)
             rows.clear()

@@ -26,6 +26,7 @@ from pathlib import Path
 from bench_eventlog import write_log
 
 from telephony.clock import Clock
+from telephony.domain.events import EVENTS, Event
 from telephony.eventlog import LOG_FILE, EventLog, NewEvent, RecordedEvent
 from telephony.projections import Projections
 from telephony.reactors.reactor import Reaction, Reactor, ReactorRunner, Reactors
@@ -74,6 +75,14 @@ async def timers(count: int) -> dict[str, float]:
 # --- (b) catch-up --------------------------------------------------------------------------------
 
 
+class Echoed(Event, frozen=True, kw_only=True, tag="bench.echoed"):
+    of: int
+
+
+class Written(Event, frozen=True, kw_only=True, tag="bench.written"):
+    n: int
+
+
 class Tally(Reactor):
     """Reacts to every event; one in a hundred reactions appends an event of its own."""
 
@@ -85,9 +94,9 @@ class Tally(Reactor):
 
     async def react(self, event: RecordedEvent) -> Reaction:
         self.seen += 1
-        if event.type == "bench.echoed" or event.position % 100:
+        if isinstance(event.event, Echoed) or event.position % 100:
             return None
-        return [NewEvent(stream="echoes", type="bench.echoed", data={"of": event.position})]
+        return [NewEvent(stream="echoes", event=Echoed(of=event.position))]
 
 
 def rss_mb() -> float:
@@ -100,7 +109,9 @@ def rss_mb() -> float:
 async def catch_up(root: Path, count: int) -> dict[str, float]:
     write_log(root / LOG_FILE, count)
     clock = Clock()
-    log = await EventLog.open(root, Projections([]), clock, progress=False)
+    log = await EventLog.open(
+        root, Projections([], catalogue=EVENTS.with_types(Echoed, Written)), clock, progress=False
+    )
     gc.collect()
     baseline, peak = rss_mb(), rss_mb()
     tally = Tally()
@@ -113,7 +124,7 @@ async def catch_up(root: Path, count: int) -> dict[str, float]:
         n = 0
         while runner.position < head:
             started = time.perf_counter()
-            await log.append([NewEvent(stream="writer", type="bench.written", data={"n": n})])
+            await log.append([NewEvent(stream="writer", event=Written(n=n))])
             waits.append(time.perf_counter() - started)
             n += 1
             await asyncio.sleep(0.01)

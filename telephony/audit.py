@@ -140,7 +140,7 @@ def split(conn: sqlite3.Connection, projections: Projections, beside: float) -> 
     counts = dict(conn.execute("SELECT type, count(*) FROM events GROUP BY type").fetchall())
 
     def weight(projection: Projection) -> float:
-        return projection.rebuild_cost * sum(counts.get(type_, 0) for type_ in projection.handles)
+        return projection.rebuild_cost * sum(counts.get(type_, 0) for type_ in projection.tags)
 
     groups: tuple[list[Projection], list[Projection]] = ([], [])
     loads = [0.0, beside]
@@ -150,7 +150,7 @@ def split(conn: sqlite3.Connection, projections: Projections, beside: float) -> 
         loads[lighter] += weight(projection)
     order = {id(projection): n for n, projection in enumerate(projections.all)}
     first, second = (sorted(group, key=lambda p: order[id(p)]) for group in groups)
-    return Projections(first, projections.upcasters), Projections(second, projections.upcasters)
+    return Projections(first, projections.catalogue), Projections(second, projections.catalogue)
 
 
 def _difference(conn: sqlite3.Connection, table: str) -> Problem | None:

@@ -153,3 +153,8 @@ def parse_wire_time(text: str) -> datetime:
     """Parse `YYYY-MM-DD HH:MM:SS` or a bare `YYYY-MM-DD` as UTC."""
     fmt = WIRE_FORMAT if len(text) > 10 else "%Y-%m-%d"
     return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+
+
+def wire_epoch(text: str | None) -> float | None:
+    """The epoch seconds of a wire time (or a bare date); None for none."""
+    return parse_wire_time(text).timestamp() if text else None

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from .fault_rule import FaultRule
+
 ENV_PREFIX = "TELEPHONY_"
 MAX_REGISTRATIONS = 100
 """The most SIP clients a user may have at once (`domain.sip_clients` holds the rule; a test ties the two)."""
@@ -218,6 +220,25 @@ class Webhooks(Section, frozen=True):
                     raise ValueError(f"{key}: {network!r} is not a network such as 10.0.0.0/8 or fd00::/8") from None
 
 
+class Faults(Section, frozen=True):
+    """Fault rules made at start (`fault_rule.FaultRule`), each checked as the API checks it."""
+
+    rules: list[FaultRule] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for n, rule in enumerate(self.rules):
+            for field, message in rule.problems():
+                raise ValueError(f"rules[{n}]{'.' + field if field else ''}: {message}")
+
+
+class Stream(Section, frozen=True):
+    heartbeat_seconds: float = 15.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.heartbeat_seconds <= 3600:
+            raise ValueError("heartbeat_seconds must be above 0 and at most 3600")
+
+
 def _within(section: Section, bounds: dict[str, float]) -> None:
     """Each named value of `section` (when set) is 0 to its bound, so a call's record stays within a day."""
     for name, most in bounds.items():
@@ -242,6 +263,8 @@ class Settings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     simulator: Simulator = msgspec.field(default_factory=Simulator)
     billing: Billing = msgspec.field(default_factory=Billing)
     webhooks: Webhooks = msgspec.field(default_factory=Webhooks)
+    faults: Faults = msgspec.field(default_factory=Faults)
+    stream: Stream = msgspec.field(default_factory=Stream)
 
     @property
     def data_dir(self) -> Path:

@@ -13,7 +13,7 @@ from aiohttp import web
 if TYPE_CHECKING:
     from .accounts.service import Accounts
     from .api.context import Principal
-    from .api.routing import Authenticate
+    from .api.route_table import Authenticate
     from .billing import Billing
     from .calls.engine import Calls
     from .clock import Clock
@@ -22,12 +22,14 @@ if TYPE_CHECKING:
     from .documents.connections import Reader
     from .documents.references import Table
     from .eventlog import EventLog
+    from .messaging import Steps
     from .openapi import Document
     from .projections.memory import MemoryProjections
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
     from .security import Sealer
+    from .testing import Faults, Streams
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
@@ -46,15 +48,21 @@ OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
+"""The call engine: live calls, the simulator, and what the calls handlers use."""
 BILLING: web.AppKey[Billing] = web.AppKey("billing")
+"""Tariffs, charges, credits and the monthly close of invoices."""
 WEBHOOKS: web.AppKey[Webhooks] = web.AppKey("webhooks")
+"""Webhook configuration, the sender of deliveries, the call flow view."""
 REPORTS: web.AppKey[ReportRuns] = web.AppKey("reports")
 """The timers of report schedules."""
-"""Webhook configuration, the sender of deliveries, the call flow view."""
-"""Tariffs, charges, credits and the monthly close of invoices."""
-"""The call engine: live calls, the simulator, and what the calls handlers use."""
+MESSAGING: web.AppKey[Steps] = web.AppKey("messaging")
+"""The timers of pending SMS and chats."""
 REFERENCES: web.AppKey[Table] = web.AppKey("references")
 """Every kind's reference fields: a removal unlinks what they name (`documents/references.py`)."""
+FAULTS: web.AppKey[Faults] = web.AppKey("faults")
+"""The fault rules: added and removed as events, matched against API requests and webhook deliveries."""
+STREAMS: web.AppKey[Streams] = web.AppKey("streams")
+"""The open event streams (`GET /_telephony/events/stream`), ended at shutdown."""
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -69,7 +77,9 @@ __all__ = [
     "CLOCK",
     "CONTROL_KEY_DIGEST",
     "EVENT_LOG",
+    "FAULTS",
     "MEMORY",
+    "MESSAGING",
     "OPENAPI",
     "REACTORS",
     "REFERENCES",
@@ -81,5 +91,6 @@ __all__ = [
     "SCHEDULER",
     "SEALER",
     "SETTINGS",
+    "STREAMS",
     "WEBHOOKS",
 ]

@@ -31,6 +31,7 @@ import aiosmtplib
 from .clock import Clock, wire_time
 from .config import Mail
 from .documents.connections import Reader
+from .domain.events.mail import Attachment, MailFailed, MailQueued, MailSent
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
 from .projections import blobs
@@ -38,9 +39,6 @@ from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 
 log = logging.getLogger(__name__)
-MAIL_QUEUED = "mail.queued"
-MAIL_SENT = "mail.sent"
-MAIL_FAILED = "mail.failed"
 STREAM = "mail"
 
 
@@ -55,26 +53,26 @@ class Mailer:
         """Put a message in the outbox, or queue it for the SMTP server."""
         await self._log.append([self.message(to, subject, body)], meta)
 
-    def message(self, to: str, subject: str, body: str, attachments: list[dict] | None = None) -> NewEvent:
+    def message(self, to: str, subject: str, body: str, attachments: list[Attachment] | None = None) -> NewEvent:
         """The event that puts a message in the outbox or queues it (for a reactor to record itself)."""
-        smtp = bool(self._settings.host)
-        sealed, created = self._sealer.seal(body), wire_time(self._clock.now())
-        data: dict[str, object] = {"to": to, "subject": subject, "body_sealed": sealed,
-                                   "transport": "smtp" if smtp else "outbox", "created_at": created,
-                                   "date": _date_now()}  # fmt: skip
-        if attachments:
-            data["attachments"] = attachments
-        return NewEvent(stream=STREAM, type=MAIL_QUEUED if smtp else MAIL_SENT, data=data)
+        sealed, created, date = self._sealer.seal(body), wire_time(self._clock.now()), _date_now()
+        if self._settings.host:
+            queued = MailQueued(to=to, subject=subject, body_sealed=sealed, transport="smtp", created_at=created,
+                                date=date, attachments=attachments or [])  # fmt: skip
+            return NewEvent(stream=STREAM, event=queued)
+        sent = MailSent(to=to, subject=subject, body_sealed=sealed, transport="outbox", created_at=created, date=date,
+                        attachments=attachments or [])  # fmt: skip
+        return NewEvent(stream=STREAM, event=sent)
 
 
-def recording(filename: str, seconds: float) -> dict:
+def recording(filename: str, seconds: float) -> Attachment:
     """The description of an MP3 recording attached to a message."""
-    return {"filename": filename, "media_type": "audio/mpeg", "size": mp3.size_for(seconds), "mp3_seconds": seconds}
+    return Attachment(filename=filename, media_type="audio/mpeg", size=mp3.size_for(seconds), mp3_seconds=seconds)
 
 
-def fax_document(fax: dict) -> dict:
+def fax_document(fax: dict) -> Attachment:
     """The description of a fax's PDF attached to a message (the fax record it is drawn from)."""
-    return {"filename": fax["filename"], "media_type": "application/pdf", "size": len(pdf.fax(fax)), "fax": fax}
+    return Attachment(filename=fax["filename"], media_type="application/pdf", size=len(pdf.fax(fax)), fax=fax)
 
 
 def _date_now() -> str:
@@ -87,20 +85,20 @@ def message_id(queued: RecordedEvent) -> str:
     return f"<mail-{queued.position}-{queued.hash[:16]}@telephony>"
 
 
-async def rendered(attached: dict, reader: Reader | None) -> bytes | None:
+async def rendered(attached: Attachment, reader: Reader | None) -> bytes | None:
     """An attachment's bytes, drawn from its description (a stored file by its `blob` digest); None when
     its stored file is gone."""
-    if "blob" in attached and reader is not None:
-        stored = await blobs.load(reader, attached["blob"])
+    if attached.blob is not None and reader is not None:
+        stored = await blobs.load(reader, attached.blob)
         return stored[1] if stored else None
-    return pdf.fax(attached["fax"]) if "fax" in attached else mp3.silence(attached["mp3_seconds"])
+    return pdf.fax(attached.fax) if attached.fax is not None else mp3.silence(attached.mp3_seconds or 0.0)
 
 
 class SmtpDelivery(Reactor):
     """Hands each queued message to the SMTP server and records how that went."""
 
     name = "smtp-delivery"
-    handles = frozenset({MAIL_QUEUED})
+    handles = frozenset({MailQueued})
 
     def __init__(self, settings: Mail, sealer: Sealer, clock: Clock, reader: Reader | None = None) -> None:
         self._settings = settings
@@ -109,17 +107,20 @@ class SmtpDelivery(Reactor):
         self._reader = reader
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        d = event.data
-        headers = {"Message-ID": message_id(event), "Date": d.get("date") or _date_now()}
-        failure = await self._deliver(d["to"], d["subject"], self._sealer.unseal(d["body_sealed"]), headers,
-                                      d.get("attachments", []))  # fmt: skip
-        data = {"queued": event.position, "transport": "smtp", "at": wire_time(self._clock.now())}
-        if failure is not None:
-            data["reason"] = failure
-        return [NewEvent(stream=STREAM, type=MAIL_SENT if failure is None else MAIL_FAILED, data=data)]
+        queued = event.event
+        assert isinstance(queued, MailQueued)
+        headers = {"Message-ID": message_id(event), "Date": queued.date or _date_now()}
+        failure = await self._deliver(queued.to, queued.subject, self._sealer.unseal(queued.body_sealed), headers,
+                                      queued.attachments)  # fmt: skip
+        at = wire_time(self._clock.now())
+        if failure is None:
+            return [NewEvent(stream=STREAM, event=MailSent(queued=event.position, transport="smtp", at=at))]
+        return [
+            NewEvent(stream=STREAM, event=MailFailed(queued=event.position, transport="smtp", at=at, reason=failure))
+        ]
 
-    async def _deliver(self, to: str, subject: str, body: str, headers: dict[str, str], attachments: list[dict]
-                       ) -> str | None:  # fmt: skip
+    async def _deliver(self, to: str, subject: str, body: str, headers: dict[str, str],
+                       attachments: list[Attachment]) -> str | None:  # fmt: skip
         """Hands the message to the SMTP server; on failure, the error's class name (never its text,
         which may echo credentials or addresses)."""
         message = EmailMessage()
@@ -128,9 +129,9 @@ class SmtpDelivery(Reactor):
             message[name] = value
         message.set_content(body)
         for attached in attachments:
-            maintype, _, subtype = attached["media_type"].partition("/")
+            maintype, _, subtype = attached.media_type.partition("/")
             data = await rendered(attached, self._reader) or b""
-            message.add_attachment(data, maintype=maintype, subtype=subtype, filename=attached["filename"])
+            message.add_attachment(data, maintype=maintype, subtype=subtype, filename=attached.filename)
         try:
             await aiosmtplib.send(
                 message, hostname=self._settings.host, port=self._settings.port,

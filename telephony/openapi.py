@@ -23,7 +23,7 @@ from msgspec import inspect as mi
 
 from .api.control import control_route, control_shape
 from .api.errors import ErrorBody
-from .api.routing import Route, template, version_prefix
+from .api.route_table import Route, template, version_prefix
 from .api.shapes import JSON, Shape
 from .collections import Kind
 from .collections.filters import MAX_CONDITIONS, MAX_FILTER_BYTES, MAX_IN_VALUES, OPERATORS
@@ -225,6 +225,8 @@ def _operation(route: Route, version: str, schemas: Schemas) -> dict[str, Any]:
     if route.origin != "spec":
         op["description"] = ORIGINS.get(route.origin, f"Origin: {route.origin}")
     shape = shape or Shape(envelope="bare", answer=None)
+    if shape.security:
+        op["security"] = [{scheme: []} for scheme in shape.security]
     params = path_parameters(route.path)
     if shape.listing is not None:
         params += list_parameters(shape.listing, shape.includes)

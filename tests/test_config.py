@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import msgspec
@@ -18,6 +19,19 @@ def test_the_shipped_config_file_loads_with_the_documented_defaults():
     assert settings.api.service == "voipstudio"
     assert settings.storage.data_dir == "./data"
     assert (settings.webhooks.allow_networks, settings.webhooks.deny_networks) == ([], [])
+    assert (settings.faults.rules, settings.stream.heartbeat_seconds) == ([], 15.0)
+
+
+def test_fault_rules_in_the_configuration_are_read_as_the_api_takes_them(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(
+        "[[faults.rules]]\nmethod = 'POST'\npath = '/calls'\nstatus = 503\nretry_after = 5\ncount = 2\n\n"
+        "[[faults.rules]]\nwebhook = 'crm'\nduplicate = true\nprobability = 0.1\n"
+    )
+    api, webhook = load_settings(path, environ={}).faults.rules
+    assert (api.method, api.path, api.status, api.retry_after, api.count, api.effects) == ("POST", "/calls", 503, 5,
+                                                                                          2, ["status"])  # fmt: skip
+    assert (webhook.webhook, webhook.effects, webhook.probability) == ("crm", ["duplicate"], 0.1)
 
 
 def test_environment_variables_override_the_file():
@@ -61,12 +75,21 @@ def test_a_boolean_from_the_environment_is_one_of_the_usual_words(word, value):
         ("", {"TELEPHONY_SERVER": "1"}, "TELEPHONY_SERVER"),
         ("[webhooks]\nallow_networks = ['10.0.0.0/33']\n", {}, "allow_networks"),
         ("", {"TELEPHONY_WEBHOOKS_DENY_NETWORKS": "10.0.0.0/8, intranet"}, "deny_networks"),
+        ("[[faults.rules]]\npath = '/calls'\nstatus = 404\n", {}, "faults.rules[0].status"),
+        (
+            "[[faults.rules]]\npath = '/calls'\nstatus = 503\n[[faults.rules]]\npath = '/calls'\n",
+            {},
+            "rules[1]: Give exactly one effect",
+        ),
+        ("[[faults.rules]]\nwebhook = 'crm'\nlatency_ms = 5\n", {}, "rules[0].latency_ms: This field is for API"),
+        ("[[faults.rules]]\npath = '/calls'\nslow_body = 100\ncolour = 'red'\n", {}, "faults.rules[0].colour"),
+        ("[stream]\nheartbeat_seconds = 0\n", {}, "heartbeat_seconds"),
     ],
 )
 def test_a_wrong_key_or_type_stops_the_start_naming_the_key(tmp_path, toml, env, named):
     path = tmp_path / "config.toml"
     path.write_text(toml)
-    with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=re.escape(named)):
         load_settings(path, environ=env)
 
 

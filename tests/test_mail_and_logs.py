@@ -22,7 +22,8 @@ from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Log, Mail
 from telephony.keys import EVENT_LOG, REACTORS
-from telephony.mail import MAIL_FAILED, MAIL_QUEUED, MAIL_SENT
+
+MAIL_QUEUED, MAIL_SENT, MAIL_FAILED = "mail.queued", "mail.sent", "mail.failed"
 
 
 class Inbox(Message):
@@ -108,8 +109,8 @@ async def test_mail_the_smtp_server_refuses_is_recorded_as_failed(aiohttp_client
     assert answer.status == 200
     (queued,) = await client.server.app[EVENT_LOG].read(types=[MAIL_QUEUED])
     (failed,) = await client.server.app[EVENT_LOG].read(types=[MAIL_FAILED])
-    assert queued.data["to"] == "admin@example.com" and queued.data["transport"] == "smtp"
-    assert failed.data["queued"] == queued.position and failed.data["reason"] == "SMTPRecipientsRefused"
+    assert queued.event.to == "admin@example.com" and queued.event.transport == "smtp"
+    assert failed.event.queued == queued.position and failed.event.reason == "SMTPRecipientsRefused"
     assert failed.meta.source == "reactor:smtp-delivery"
     assert await client.server.app[EVENT_LOG].read(types=[MAIL_SENT]) == []
     outbox = (await (await client.get("/_telephony/outbox", headers=control_headers)).json())["data"]

@@ -8,7 +8,7 @@ import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from telephony import openapi, wiring
-from telephony.api.routing import template, version_prefix
+from telephony.api.route_table import template, version_prefix
 
 SERVICE = "voipstudio"
 METHODS = {"get", "post", "patch", "delete", "put"}

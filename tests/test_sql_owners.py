@@ -1,7 +1,8 @@
 """SQL and the names of projection tables appear only in the modules that own the tables.
 
 Those are the projection modules: the event log, `projections/`, `documents/`, reactor tracking,
-`audit` and `cli` (which open a data dir offline), and each capability's `projections.py`. Every
+`audit` and `cli` (which open a data dir offline), and each capability's `projections.py` (or
+`projections/` package). Every
 other module reads through the read functions they export, by resource kind. Checked over every
 module's syntax tree: no string (an f-string's text included, documentation aside) may hold an SQL
 statement, written in capitals as everywhere here, or be the name of a projection table.
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from .test_layers import TELEPHONY, tree
 
-OWNERS = ("eventlog/", "projections/", "documents/", "reactors/tracking.py", "audit.py", "cli.py")
+OWNERS = ("eventlog/", "projections/", "documents/", "reactors/tracking.py", "audit.py", "cli/")
 """The projection modules, by path under telephony/; and every `projections.py`."""
 TABLES = frozenset({"credentials", "tokens", "api_tokens", "customers", "outbox", "blobs", "challenges", "resets"})
 DOCUMENT_TABLE = re.compile(r"\bdoc_\w")
@@ -33,7 +34,9 @@ SAME_WORDS = {
 
 
 def owns_tables(file: str) -> bool:
-    return file.removeprefix("telephony/").startswith(OWNERS) or Path(file).name == "projections.py"
+    """A projection module: under one of `OWNERS`, or a capability's `projections.py` or `projections/`."""
+    in_owner = file.removeprefix("telephony/").startswith(OWNERS)
+    return in_owner or Path(file).name == "projections.py" or "/projections/" in file
 
 
 def strings(path: Path) -> Iterator[tuple[int, str]]:

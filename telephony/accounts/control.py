@@ -141,7 +141,7 @@ async def outbox_attachment(request: web.Request) -> web.Response:
     data = await rendered(attached, request.app[ACCOUNTS].reader)
     if data is None:
         raise NotFound(f"The file of attachment {n} of mail {mail_id} is gone")
-    return web.Response(body=data, content_type=attached["media_type"])
+    return web.Response(body=data, content_type=attached.media_type)
 
 
 class Customer(msgspec.Struct, kw_only=True):

@@ -8,7 +8,7 @@ from aiohttp import web
 from ..api.context import authorize, meta_of, principal, require_root
 from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties

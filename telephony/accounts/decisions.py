@@ -3,7 +3,7 @@
 Each function builds a `decide(conn)` that the writer runs inside its transaction. It loads the
 aggregates it changes (customers and users folded from their streams, a token from its projection
 row and its stream's version), reads the facts across streams it needs through the projections'
-read functions, calls the pure rules of `domain/accounts.py` and returns their facts as events
+read functions, calls the pure rules of `domain/accounts/` and returns the events they decide,
 guarded by those versions. Slow work (password hashing, sealing), random ids
 and times come in from the caller. A user's SIP clients follow the rules of `domain/sip_clients.py`:
 a new user registers its plan's `sip_clients` in the transaction that creates it.
@@ -23,7 +23,7 @@ from ..domain import accounts as rules
 from ..domain import sip_clients as sip
 from ..domain.bodies import changed
 from ..domain.errors import Invalid, Problems
-from ..eventlog import ANY_VERSION, Decision, NewEvent, store
+from ..eventlog import Decision, NewEvent, store
 from ..projections.sequences import next_id
 from . import projections as read
 from .models import USER_REFERENCES, User
@@ -34,7 +34,7 @@ USERS = "user"
 Decide = Callable[[sqlite3.Connection], list[NewEvent]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UserPlan:
     """A user to create, its secrets already hashed or sealed, its document built but for ids."""
 
@@ -56,21 +56,16 @@ class UserPlan:
         return msgspec.to_builtins(user)
 
 
-def events(facts: Iterable[rules.Fact]) -> list[NewEvent]:
-    return [NewEvent(stream=f.stream, type=f.type, data=f.data,
-                     expected_version=ANY_VERSION if f.expected is None else f.expected) for f in facts]  # fmt: skip
-
-
 # --- state, folded from streams ----------------------------------------------------------------------
 
 
 def customer_of(conn: sqlite3.Connection, customer_id: int) -> rules.Customer:
     return rules.fold(rules.evolve_customer, rules.Customer(customer_id),
-                      store.stream_content(conn, rules.customer_stream(customer_id)))  # fmt: skip
+                      store.stream_events(conn, rules.customer_stream(customer_id)))  # fmt: skip
 
 
 def user_of(conn: sqlite3.Connection, user_id: int) -> rules.User:
-    return rules.fold(rules.evolve_user, rules.User(user_id), store.stream_content(conn, rules.user_stream(user_id)))
+    return rules.fold(rules.evolve_user, rules.User(user_id), store.stream_events(conn, rules.user_stream(user_id)))
 
 
 def token_of(conn: sqlite3.Connection, token_id: str) -> rules.Token:
@@ -92,7 +87,7 @@ def clients_of(conn: sqlite3.Connection, user_id: int) -> sip.SipClients:
     """A user's SIP registrations, live while the user and its customer are."""
     user = user_of(conn, user_id)
     live = user.exists and customer_exists(conn, user.customer_id)
-    return sip.folded(user_id, user.customer_id, live, store.stream_content(conn, sip.sip_stream(user_id)))
+    return sip.folded(user_id, user.customer_id, live, store.stream_events(conn, sip.sip_stream(user_id)))
 
 
 # --- customers and users -----------------------------------------------------------------------------
@@ -101,29 +96,29 @@ def clients_of(conn: sqlite3.Connection, user_id: int) -> sip.SipClients:
 def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False,
                  user_id: int | None = None) -> list[NewEvent]:  # fmt: skip
     """The events of a new user (an id is allocated unless given), for a decision or an import."""
-    return events(_new_user(conn, customer_of(conn, customer_id), user_id, plan, initial=initial))
+    return _new_user(conn, customer_of(conn, customer_id), user_id, plan, initial=initial)
 
 
 def _new_user(conn: sqlite3.Connection, customer: rules.Customer, user_id: int | None, plan: UserPlan, *,
-              initial: bool) -> list[rules.Fact]:  # fmt: skip
+              initial: bool) -> list[NewEvent]:  # fmt: skip
     """A user of `customer` and the registrations of its SIP clients."""
     user_id = user_id or next_id(conn, "user", FIRST_USER_ID)
-    facts = rules.register_user(
+    made = rules.register_user(
         customer, user_of(conn, user_id), plan.body(user_id, customer.id, initial=initial), plan.password_hash,
         plan.sip_password_sealed, email_in_use=read.email_in_use(conn, plan.email),
     )  # fmt: skip
-    clients = sip.folded(user_id, customer.id, True, store.stream_content(conn, sip.sip_stream(user_id)))
-    return facts + sip.register_defaults(clients, plan.sip_clients, plan.created_at)
+    clients = sip.folded(user_id, customer.id, True, store.stream_events(conn, sip.sip_stream(user_id)))
+    return made + sip.register_defaults(clients, plan.sip_clients, plan.created_at)
 
 
 def customer_opened(conn: sqlite3.Connection, customer_id: int, name: str, created_at: str) -> list[NewEvent]:
     """The events of a customer of a given id (an import's), which must never have been used."""
-    return events(rules.open_customer(customer_of(conn, customer_id), name, created_at))
+    return rules.open_customer(customer_of(conn, customer_id), name, created_at)
 
 
 def devices_remembered(conn: sqlite3.Connection, user_id: int, device_digests: Iterable[str]) -> list[NewEvent]:
     """The events that make a user's login remember devices, for an import."""
-    return events(rules.remember_devices(user_of(conn, user_id), device_digests))
+    return rules.remember_devices(user_of(conn, user_id), device_digests)
 
 
 def open_customer(name: str, admin: UserPlan) -> Decide:
@@ -133,7 +128,7 @@ def open_customer(name: str, admin: UserPlan) -> Decide:
         customer_id = next_id(conn, "customer", FIRST_CUSTOMER_ID)
         opened = rules.open_customer(customer_of(conn, customer_id), name, admin.created_at)
         customer = rules.Customer(customer_id, version=1, name=name)
-        return events(opened + _new_user(conn, customer, None, admin, initial=True))
+        return opened + _new_user(conn, customer, None, admin, initial=True)
 
     return decide
 
@@ -165,8 +160,8 @@ def _extension_taken(conn: sqlite3.Connection, customer_id: int, user_id: int | 
 
 
 def close_customer(customer_id: int) -> Decide:
-    return lambda conn: events(
-        rules.close_customer(customer_of(conn, customer_id), read.live_tokens(conn, customer_id=customer_id))
+    return lambda conn: rules.close_customer(
+        customer_of(conn, customer_id), read.live_tokens(conn, customer_id=customer_id)
     )
 
 
@@ -177,9 +172,9 @@ def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]],
     as it is, or nothing changes. The decision keeps the changed user documents, in the order of `changes`."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
-        facts: list[rules.Fact] = []
+        changing: list[NewEvent] = []
         for user_id, fields in changes.items():
-            facts.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
+            changing.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
         current = reads.documents(conn, USERS, list(changes), customer_id)
         documents, problems = [], []
         for user_id, fields in changes.items():
@@ -189,7 +184,7 @@ def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]],
             problems += _extension_taken(conn, customer_id, user_id, fields)
         if problems:
             raise Invalid.of(problems)
-        return events(facts), documents
+        return changing, documents
 
     return Decision(decide)
 
@@ -199,7 +194,7 @@ def remove_user(customer_id: int, actor_id: int, user_id: int, table: references
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
         live = read.live_tokens(conn, user_id=user_id)
-        removed = events(rules.remove_user(user_of(conn, user_id), customer_id, actor_id, live))
+        removed = rules.remove_user(user_of(conn, user_id), customer_id, actor_id, live)
         return removed + references.unlink(conn, table, customer_id, USERS, [user_id])
 
     return decide
@@ -216,13 +211,13 @@ def register_client(user_id: int, user_agent: str | None, contact: str | None, a
         clients = clients_of(conn, user_id)
         rid = clients.next_id
         agent, contact_ = user_agent or sip.DEFAULT_USER_AGENT, contact or sip.default_contact(user_id, rid)
-        return events(sip.register(clients, rid, agent, contact_, at))
+        return sip.register(clients, rid, agent, contact_, at)
 
     return decide
 
 
 def unregister_client(user_id: int, registration_id: int) -> Decide:
-    return lambda conn: events(sip.unregister(clients_of(conn, user_id), registration_id))
+    return lambda conn: sip.unregister(clients_of(conn, user_id), registration_id)
 
 
 # --- the login family --------------------------------------------------------------------------------
@@ -230,35 +225,24 @@ def unregister_client(user_id: int, registration_id: int) -> Decide:
 
 def issue_challenge(user_id: int, nonce_digest: str, code_hash: str, expires_at: float,
                     device_digest: str | None) -> Decide:  # fmt: skip
-    return lambda conn: events(
-        rules.issue_challenge(user_of(conn, user_id), nonce_digest, code_hash, expires_at, device_digest)
+    return lambda conn: rules.issue_challenge(
+        user_of(conn, user_id), nonce_digest, code_hash, expires_at, device_digest
     )
 
 
 def pass_challenge(user_id: int, nonce_digest: str, *, code_matches: bool, now: float, device_digest: str | None,
                    add_device: bool) -> Decide:  # fmt: skip
-    return lambda conn: events(
-        rules.pass_challenge(
-            user_of(conn, user_id),
-            nonce_digest,
-            code_matches=code_matches,
-            now=now,
-            device_digest=device_digest,
-            add_device=add_device,
-        )  # fmt: skip
-    )
+    return lambda conn: rules.pass_challenge(user_of(conn, user_id), nonce_digest, code_matches=code_matches, now=now,
+                                             device_digest=device_digest, add_device=add_device)  # fmt: skip
 
 
 def request_reset(user_id: int, reset_digest: str, expires_at: float) -> Decide:
-    return lambda conn: events(rules.request_reset(user_of(conn, user_id), reset_digest, expires_at))
+    return lambda conn: rules.request_reset(user_of(conn, user_id), reset_digest, expires_at)
 
 
 def complete_reset(user_id: int, reset_digest: str, password_hash: str, now: float) -> Decide:
-    return lambda conn: events(
-        rules.complete_reset(
-            user_of(conn, user_id), reset_digest, password_hash, now, read.live_tokens(conn, user_id=user_id)
-        )  # fmt: skip
-    )
+    return lambda conn: rules.complete_reset(user_of(conn, user_id), reset_digest, password_hash, now,
+                                             read.live_tokens(conn, user_id=user_id))  # fmt: skip
 
 
 # --- tokens ------------------------------------------------------------------------------------------
@@ -270,15 +254,15 @@ def issue_token(token_id: str, user_id: int, grant: Mapping[str, Any]) -> Decide
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
         name = grant.get("name")
         in_use = name is not None and read.token_name_in_use(conn, user_id, grant["kind"], name)
-        return events(rules.issue_token(token_of(conn, token_id), user_of(conn, user_id), grant, name_in_use=in_use))
+        return rules.issue_token(token_of(conn, token_id), user_of(conn, user_id), grant, name_in_use=in_use)
 
     return decide
 
 
 def touch_token(token_id: str, at: str, epoch: float) -> Decide:
-    return lambda conn: events(rules.touch_token(token_of(conn, token_id), at, epoch))
+    return lambda conn: rules.touch_token(token_of(conn, token_id), at, epoch)
 
 
 def revoke_tokens(token_ids: Iterable[str], reason: str) -> Decide:
     wanted = list(token_ids)
-    return lambda conn: events(f for t in wanted for f in rules.revoke_token(token_of(conn, t), reason))
+    return lambda conn: [new for t in wanted for new in rules.revoke_token(token_of(conn, t), reason)]

@@ -21,7 +21,6 @@ class TokenExpiry:
         self._activity = activity
         self._scheduler = scheduler
         self._revoke = revoke
-        scheduler.derive(self._timers)
 
     def watch(self, token_id: str) -> None:
         """Set the timer of a token (just issued, or found alive by its timer)."""
@@ -29,7 +28,8 @@ class TokenExpiry:
         if session is not None and (due := self._due(session)) is not None:
             self._scheduler.at(due, _key(token_id), self._job(token_id))
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The expiry timer of every live token, derived from the session index at every start."""
         for session in self._index.by_id.values():
             if (due := self._due(session)) is not None:
                 yield due, _key(session.token_id), self._job(session.token_id)

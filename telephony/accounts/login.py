@@ -11,7 +11,7 @@ from aiohttp import web
 from ..api.context import meta_of, principal
 from ..api.errors import BadRequest
 from ..api.responses import message
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Message, Shape
 from ..api.wire import read_json
 from ..domain.accounts import BAD_CODE, BAD_RESET

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..documents.projection import DocumentChange, Feed, patch
+from ..domain.events import Event
+from ..domain.events.accounts import CustomerDeleted, SipRegistered, SipUnregistered, UserDeleted
 from ..domain.sip_clients import Registration
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
-from . import events as ev
 
 
 @dataclass
@@ -26,7 +27,7 @@ class _Clients:
 
 class Registrations(MemoryProjection):
     name = "registrations"
-    handles = frozenset({ev.SIP_REGISTERED, ev.SIP_UNREGISTERED, ev.USER_DELETED, ev.CUSTOMER_DELETED})
+    handles = frozenset({SipRegistered, SipUnregistered, UserDeleted, CustomerDeleted})
     kept_as = list[tuple[int, int, list[Registration]]]
 
     def __init__(self) -> None:
@@ -55,27 +56,31 @@ class Registrations(MemoryProjection):
             self._users[user_id] = _Clients(customer_id, {r.registration_id: r for r in registrations})
 
     def apply(self, event: RecordedEvent) -> None:
-        d, t = event.data, event.type
-        if t == ev.SIP_REGISTERED:
-            clients = self._users.setdefault(d["user_id"], _Clients(d["customer_id"]))
-            rid = d["registration_id"]
-            clients.by_id[rid] = Registration(rid, d["user_agent"], d["contact"], d["registered_at"])
-        elif t == ev.SIP_UNREGISTERED:
-            if (left := self._users.get(d["user_id"])) is not None:
-                left.by_id.pop(d["registration_id"], None)
-                if not left.by_id:
-                    del self._users[d["user_id"]]
-        elif t == ev.USER_DELETED:
-            self._users.pop(d["id"], None)
-        elif t == ev.CUSTOMER_DELETED:
-            for user_id in [u for u, c in self._users.items() if c.customer_id == d["id"]]:
-                del self._users[user_id]
+        match event.event:
+            case SipRegistered(user_id=user_id, registration_id=rid) as added:
+                clients = self._users.setdefault(user_id, _Clients(added.customer_id))
+                clients.by_id[rid] = Registration(rid, added.user_agent, added.contact, added.registered_at)
+            case SipUnregistered(user_id=user_id, registration_id=rid):
+                if (left := self._users.get(user_id)) is not None:
+                    left.by_id.pop(rid, None)
+                    if not left.by_id:
+                        del self._users[user_id]
+            case UserDeleted(id=user_id) if isinstance(user_id, int):
+                self._users.pop(user_id, None)
+            case CustomerDeleted(id=customer_id):
+                for user_id in [u for u, c in self._users.items() if c.customer_id == customer_id]:
+                    del self._users[user_id]
 
 
 def _locations(event: RecordedEvent) -> list[DocumentChange]:
     """A user document's `nb_sip_locations` follows the count each registration change leaves."""
-    return [patch(event.data["user_id"], {"nb_sip_locations": event.data["locations"]})]
+    match event.event:
+        case (
+            SipRegistered(user_id=user_id, locations=locations) | SipUnregistered(user_id=user_id, locations=locations)
+        ):
+            return [patch(user_id, {"nb_sip_locations": locations})]
+    return []
 
 
-USER_FEEDS: dict[str, Feed] = {ev.SIP_REGISTERED: _locations, ev.SIP_UNREGISTERED: _locations}
+USER_FEEDS: dict[type[Event], Feed] = {SipRegistered: _locations, SipUnregistered: _locations}
 """What feeds the `user` document table beyond the users' own events."""

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..clock import Clock, wire_time
 from ..config import Settings
 from ..documents.connections import Reader
 from ..domain import acl
+from ..domain.events.accounts import CustomerCreated, UserCreated
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
 from ..reactors.scheduler import Scheduler
@@ -68,7 +71,8 @@ class Accounts:
     async def create_customer(self, name: str, email: str, password: str, meta: Metadata) -> tuple[dict, dict]:
         admin = await self.plan_user(email, password, is_root=True, roles=("ROLE_ROOT_ADMIN",))
         customer, user, *_registered = await self.log.transact(decisions.open_customer(name, admin), meta)
-        return customer.data, _with_clients(user.data["body"], admin)
+        assert isinstance(customer.event, CustomerCreated) and isinstance(user.event, UserCreated)
+        return msgspec.structs.asdict(customer.event), _with_clients(user.event.body, admin)
 
     async def create_user(self, customer_id: int, email: str, password: str, attributes: dict[str, Any],
                           meta: Metadata) -> dict:  # fmt: skip
@@ -77,7 +81,8 @@ class Accounts:
         roles, is_root = tuple(given.pop("roles", ())) or (acl.DEFAULT_ROLE,), bool(given.pop("is_root", False))
         plan = await self.plan_user(email, password, is_root=is_root, roles=roles, attributes=given)
         created, *_registered = await self.log.transact(decisions.create_user(customer_id, plan), meta)
-        return _with_clients(created.data["body"], plan)
+        assert isinstance(created.event, UserCreated)
+        return _with_clients(created.event.body, plan)
 
     async def bootstrap(self) -> None:
         """Create the first customer and its root user when the log is empty."""
@@ -95,10 +100,10 @@ class Accounts:
 
     async def register_client(self, user_id: int, user_agent: str | None, contact: str | None,
                               meta: Metadata) -> dict:  # fmt: skip
-        """A SIP client of the user registers now; the `sip.registered` event's data."""
+        """A SIP client of the user registers now; the `sip.registered` event's fields."""
         decide = decisions.register_client(user_id, user_agent, contact, wire_time(self.clock.now()))
         (registered,) = await self.log.transact(decide, meta)
-        return registered.data
+        return msgspec.structs.asdict(registered.event)
 
     async def unregister_client(self, user_id: int, registration_id: int, meta: Metadata) -> None:
         await self.log.transact(decisions.unregister_client(user_id, registration_id), meta)

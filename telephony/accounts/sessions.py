@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import msgspec
-
+from ..domain.events.accounts import (
+    CustomerDeleted,
+    TokenIssued,
+    TokenRevoked,
+    TokenTouched,
+    UserCreated,
+    UserDeleted,
+    UserUpdated,
+)
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
-from . import events as ev
 
 TOUCH_EVERY = 60.0
 
@@ -56,8 +62,8 @@ class Account:
 
 class SessionIndex(MemoryProjection):
     name = "sessions"
-    handles = frozenset({ev.TOKEN_ISSUED, ev.TOKEN_TOUCHED, ev.TOKEN_REVOKED, ev.USER_CREATED, ev.USER_UPDATED,
-                         ev.USER_DELETED, ev.CUSTOMER_DELETED})  # fmt: skip
+    handles = frozenset({TokenIssued, TokenTouched, TokenRevoked, UserCreated, UserUpdated, UserDeleted,
+                         CustomerDeleted})  # fmt: skip
     kept_as = tuple[list[Session], list[tuple[int, Account]]]
 
     def __init__(self) -> None:
@@ -81,34 +87,31 @@ class SessionIndex(MemoryProjection):
         self.accounts = dict(accounts)
 
     def apply(self, event: RecordedEvent) -> None:
-        d, t = event.data, event.type
-        if t == ev.TOKEN_ISSUED:
-            issued = d["issued_epoch"]
-            session = Session(d["token_id"], d["digest"], d["user_id"], d["customer_id"], d["kind"], d["expiry"],
-                              d["inactivity"], issued, issued)  # fmt: skip
-            self.by_digest[session.digest] = session
-            self.by_id[session.token_id] = session
-        elif t == ev.TOKEN_TOUCHED:
-            if (touched := self.by_id.get(d["token_id"])) is not None:
-                touched.touched = d["epoch"]
-        elif t == ev.TOKEN_REVOKED:
-            if (revoked := self.by_id.pop(d["token_id"], None)) is not None:
-                self.by_digest.pop(revoked.digest, None)
-        elif t == ev.USER_CREATED:
-            body = msgspec.to_builtins(d["body"])
-            self.accounts[body["id"]] = Account(body["customer_id_id"], bool(body.get("is_root")),
-                                                tuple(body.get("roles") or ()), body.get("active", True))  # fmt: skip
-        elif t == ev.USER_UPDATED:
-            if (account := self.accounts.get(d["id"])) is not None:
-                changes = d["changes"]
-                account.is_root = bool(changes.get("is_root", account.is_root))
-                account.roles = tuple(changes.get("roles", account.roles) or ())
-                account.active = changes.get("active", account.active)
-        elif t == ev.USER_DELETED:
-            self.accounts.pop(d["id"], None)
-        elif t == ev.CUSTOMER_DELETED:
-            for user_id in [u for u, a in self.accounts.items() if a.customer_id == d["id"]]:
-                del self.accounts[user_id]
+        match event.event:
+            case TokenIssued() as t:
+                session = Session(t.token_id, t.digest, t.user_id, t.customer_id, t.kind, t.expiry, t.inactivity,
+                                  t.issued_epoch, t.issued_epoch)  # fmt: skip
+                self.by_digest[session.digest] = session
+                self.by_id[session.token_id] = session
+            case TokenTouched(token_id=token_id, epoch=epoch):
+                if (touched := self.by_id.get(token_id)) is not None:
+                    touched.touched = epoch
+            case TokenRevoked(token_id=token_id):
+                if (revoked := self.by_id.pop(token_id, None)) is not None:
+                    self.by_digest.pop(revoked.digest, None)
+            case UserCreated(body=b):
+                roles, active = tuple(b.get("roles") or ()), b.get("active", True)
+                self.accounts[b["id"]] = Account(b["customer_id_id"], bool(b.get("is_root")), roles, active)
+            case UserUpdated(id=user_id, changes=changes) if isinstance(user_id, int):
+                if (account := self.accounts.get(user_id)) is not None:
+                    account.is_root = bool(changes.get("is_root", account.is_root))
+                    account.roles = tuple(changes.get("roles", account.roles) or ())
+                    account.active = changes.get("active", account.active)
+            case UserDeleted(id=user_id) if isinstance(user_id, int):
+                self.accounts.pop(user_id, None)
+            case CustomerDeleted(id=customer_id):
+                for user_id in [u for u, a in self.accounts.items() if a.customer_id == customer_id]:
+                    del self.accounts[user_id]
 
 
 class Activity:

@@ -8,7 +8,7 @@ from aiohttp import web
 from ..api.context import meta_of, principal
 from ..api.errors import NotFound
 from ..api.responses import raw_collection, single
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..clock import wire_time

@@ -14,7 +14,7 @@ from ..projections.clock import clock_moved
 from .context import meta_of
 from .errors import BadRequest, Unauthorized
 from .responses import json_response
-from .routing import Route
+from .route_table import Route
 from .shapes import Envelope, Shape
 from .wire import read_json
 

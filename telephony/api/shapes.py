@@ -39,6 +39,8 @@ class Shape:
     """The media type of `body` when it is not JSON (a string of that type: JSON lines to import)."""
     query: Mapping[str, str] = field(default_factory=dict)
     """Optional query parameters beyond a list's (name: description), all strings."""
+    security: tuple[str, ...] = ()
+    """The security schemes of a route that checks its callers itself (one taking several): any will do."""
 
 
 class Message(msgspec.Struct, kw_only=True):  # the answer of `responses.message`

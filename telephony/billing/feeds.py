@@ -10,58 +10,65 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
 from ..clock import wire_time
-from ..documents.projection import DocumentChange, patch, put
+from ..documents.projection import DocumentChange, Feed, patch, put
 from ..domain.billing import shown
+from ..domain.events import Event
+from ..domain.events.billing import Charged, Credited, InvoiceClosed, InvoiceOpened, TariffsSet
 from ..eventlog import RecordedEvent
-from .ledger import CHARGED, CREDITED, INVOICE_CLOSED, INVOICE_OPENED, TARIFFS_SET
 
 
-def credited(data: dict[str, Any]) -> dict[str, Any]:
+def credited(credit: Credited) -> dict[str, Any]:
     """The transaction of a top-up or an adjustment: completed at once."""
-    at = wire_time(data["at"])
-    return {"id": data["transaction_id"], "created_at": at, "amount": shown(data["amount"]),
-            "currency_iso": data["currency"], "type": data["kind"], "result": "completed", "period": None,
-            "description": data.get("note"), "closed_at": at, "lines": None}  # fmt: skip
+    at = wire_time(credit.at)
+    return {"id": credit.transaction_id, "created_at": at, "amount": shown(credit.amount),
+            "currency_iso": credit.currency, "type": credit.kind, "result": "completed", "period": None,
+            "description": credit.note, "closed_at": at, "lines": None}  # fmt: skip
 
 
 def transactions(event: RecordedEvent) -> Iterable[DocumentChange]:
-    d = event.data
-    if event.type == CREDITED:
-        yield put(d["transaction_id"], d["customer_id"], credited(d))
-    elif event.type == INVOICE_OPENED:
-        yield put(d["transaction_id"], d["customer_id"], {
-            "id": d["transaction_id"], "created_at": wire_time(d["at"]), "amount": 0.0, "currency_iso": d["currency"],
-            "type": "invoice", "result": "pending", "period": d["period"],
-            "description": f"Calls and SMS of {d['period']}", "closed_at": None, "lines": None})  # fmt: skip
-    elif event.type == CHARGED:
-        yield patch(d["transaction_id"], {"amount": shown(d["invoice_amount_after"])})
-    elif event.type == INVOICE_CLOSED:
-        lines = [{**line, "amount": shown(line["amount"])} for line in d["lines"]]
-        yield patch(d["transaction_id"], {"result": "completed", "closed_at": wire_time(d["at"]), "lines": lines})
+    match event.event:
+        case Credited() as credit:
+            yield put(credit.transaction_id, credit.customer_id, credited(credit))
+        case InvoiceOpened(transaction_id=id_, customer_id=customer_id, period=period) as opened:
+            yield put(id_, customer_id, {
+                "id": id_, "created_at": wire_time(opened.at), "amount": 0.0, "currency_iso": opened.currency,
+                "type": "invoice", "result": "pending", "period": period, "description": f"Calls and SMS of {period}",
+                "closed_at": None, "lines": None})  # fmt: skip
+        case Charged(transaction_id=id_, invoice_amount_after=after):
+            yield patch(id_, {"amount": shown(after)})
+        case InvoiceClosed(transaction_id=id_, at=at, lines=lines):
+            shown_lines = [{**msgspec.structs.asdict(line), "amount": shown(line.amount)} for line in lines]
+            yield patch(id_, {"result": "completed", "closed_at": wire_time(at), "lines": shown_lines})
 
 
 def balances(event: RecordedEvent) -> Iterable[DocumentChange]:
-    d = event.data
-    if d.get("opening"):
-        yield put(d["customer_id"], d["customer_id"], {"id": d["customer_id"], "balance": d["balance_after"],
-                                                      "currency_iso": d["currency"]})  # fmt: skip
-    else:
-        yield patch(d["customer_id"], {"balance": d["balance_after"], "currency_iso": d["currency"]})
+    match event.event:
+        case (
+            Credited(customer_id=customer_id, balance_after=after, currency=currency, opening=opening)
+            | Charged(customer_id=customer_id, balance_after=after, currency=currency, opening=opening)
+        ):
+            if opening:
+                yield put(customer_id, customer_id, {"id": customer_id, "balance": after, "currency_iso": currency})
+            else:
+                yield patch(customer_id, {"balance": after, "currency_iso": currency})
 
 
 def tariff_cards(event: RecordedEvent) -> Iterable[DocumentChange]:
-    d = event.data
-    if d.get("opening"):
-        yield put(d["customer_id"], d["customer_id"], {"id": d["customer_id"], "tariffs": d["tariffs"]})
-    else:
-        yield patch(d["customer_id"], {"tariffs": d["tariffs"]})
+    match event.event:
+        case TariffsSet(customer_id=customer_id, tariffs=tariffs, opening=opening):
+            if opening:
+                yield put(customer_id, customer_id, {"id": customer_id, "tariffs": tariffs})
+            else:
+                yield patch(customer_id, {"tariffs": tariffs})
 
 
-FEEDS = {
-    "transaction": {CREDITED: transactions, INVOICE_OPENED: transactions, CHARGED: transactions,
-                    INVOICE_CLOSED: transactions},
-    "balance": {CREDITED: balances, CHARGED: balances},
-    "tariffcard": {TARIFFS_SET: tariff_cards},
+FEEDS: dict[str, dict[type[Event], Feed]] = {
+    "transaction": {Credited: transactions, InvoiceOpened: transactions, Charged: transactions,
+                    InvoiceClosed: transactions},
+    "balance": {Credited: balances, Charged: balances},
+    "tariffcard": {TariffsSet: tariff_cards},
 }  # fmt: skip
 """The ledger's document kinds and the billing events each is made from."""

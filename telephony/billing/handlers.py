@@ -19,7 +19,7 @@ from ..api.context import authorize, meta_of
 from ..api.control import control_route, control_shape
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..config import Tariff
@@ -86,8 +86,8 @@ async def credit(request: web.Request) -> web.Response:
     body = await read_json(request, Credit, _signed)
     amount = money(body.amount)
     customer_id = int(request.match_info["id"])
-    data = await request.app[BILLING].credit(customer_id, amount, body.note, body.type, meta_of(request))
-    found = await reads.body(request.app[READER], "transaction", data["transaction_id"], customer_id)
+    credited = await request.app[BILLING].credit(customer_id, amount, body.note, body.type, meta_of(request))
+    found = await reads.body(request.app[READER], "transaction", credited.transaction_id, customer_id)
     return json_response({"data": msgspec.json.decode(found or b"{}")}, status=201)
 
 

@@ -26,6 +26,8 @@ from ..config import Tariff as TariffSetting
 from ..documents import reads
 from ..domain.billing import ZERO, Leg, Tariff, money, next_period_start, tariff_for
 from ..domain.errors import Unpaid
+from ..domain.events.billing import Credited
+from ..domain.events.calls import LegPrice, Price
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..reactors.scheduler import Job, Scheduler
 from . import ledger
@@ -54,7 +56,6 @@ class Billing:
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
-        scheduler.derive(self._closing)
 
     # --- tariffs ---------------------------------------------------------------------------------
 
@@ -78,20 +79,20 @@ class Billing:
     # --- calls -----------------------------------------------------------------------------------
 
     def price(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg], at: float
-              ) -> tuple[dict[str, Any], list[NewEvent]]:  # fmt: skip
-        """A call's price at its end: {rate, charge, legs: {leg: {rate, seconds, charge, destination}}}
-        (amounts as texts), and the events that charge the customer for it."""
-        priced: dict[str, Any] = {}
+              ) -> tuple[Price, list[NewEvent]]:  # fmt: skip
+        """A call's price at its end (each leg's, the rate of the one its CDR shows, the whole charge),
+        and the events that charge the customer for it."""
+        priced: dict[str, LegPrice] = {}
         lines = []
         for leg in legs:
             found = self.tariff_of(conn, customer_id, leg)
             amount = found.call(leg.seconds)
-            priced[leg.name] = {"rate": str(found.per_minute), "seconds": leg.seconds, "charge": str(amount),
-                                "destination": found.name}  # fmt: skip
+            priced[leg.name] = LegPrice(rate=str(found.per_minute), seconds=leg.seconds, charge=str(amount),
+                                        destination=found.name)  # fmt: skip
             lines.append(ledger.Line("call", found.name, found.billed_seconds(leg.seconds), amount))
-        total = sum((money(p["charge"]) for p in priced.values()), ZERO)
-        main = priced.get("dst") or next(iter(priced.values()), {"rate": str(ZERO)})
-        price = {"rate": main["rate"], "charge": str(total), "legs": priced}
+        total = sum((money(p.charge) for p in priced.values()), ZERO)
+        main = priced.get("dst") or next(iter(priced.values()), None)
+        price = Price(rate=main.rate if main is not None else str(ZERO), charge=str(total), legs=priced)
         return price, ledger.charged(conn, customer_id, self.currency, at, lines)
 
     def message(self, conn: sqlite3.Connection, customer_id: int, number: str, parts: int, at: float
@@ -130,7 +131,7 @@ class Billing:
     # --- money in --------------------------------------------------------------------------------
 
     async def credit(self, customer_id: int, amount: Decimal, note: str | None, kind: str, meta: Metadata
-                     ) -> dict[str, Any]:  # fmt: skip
+                     ) -> Credited:  # fmt: skip
         decision = ledger.credit(customer_id, amount, self.currency, note, kind, self._clock.time)
         await self._log.transact(decision, meta)
         return decision.result
@@ -140,7 +141,7 @@ class Billing:
 
     # --- the monthly close -------------------------------------------------------------------------
 
-    def _closing(self) -> Iterator[tuple[float, str, Job]]:
+    def closing(self) -> Iterator[tuple[float, str, Job]]:
         """A close at every start (months that ended while the server was down), then one at the start
         of every month."""
         yield self._clock.time(), CLOSING, self._close

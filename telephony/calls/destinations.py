@@ -1,7 +1,8 @@
 """What every destination of the routing shares: where a call goes next, and how a party is rung.
 
-A destination either rings a party (a `routed` event's data: the party, its plan, its context and
-where the call goes when it is not answered) or sends the call on to another target. Routing reads
+A destination either rings a party (`Reached`: what a `call.routed` records of it, the party, its
+plan, its context and where the call goes when it is not answered) or sends the call on to another
+target. Routing reads
 the PBX configuration inside the writer's transaction and the floor (who is on a call, who waits
 in which queue) from the in-memory projections.
 """
@@ -18,16 +19,15 @@ import msgspec
 
 from ..accounts import clients_of
 from ..domain import phone
-from ..domain.calls import Call, Party, Plan, Target
+from ..domain.calls.call import Call, Party, Plan, Reached, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from .parties import records, user_party
 
 Planner = Callable[[int, str | None, str | None], Plan]
 """(call id, destination number, forced outcome) -> the simulator's plan for the call."""
-Route = tuple[dict[str, Any] | None, Target | None]
-"""A destination to ring (the `routed` data), or where to go instead when there is none; both when
-the destination turns the caller away (`routed` then says how) to go on to the target. A routed
-destination's `through` is one the caller is routed to first (a queue answering it)."""
+Route = tuple[Reached | None, Target | None]
+"""A destination to ring, or where to go instead when there is none; both when the destination turns
+the caller away (the destination then says how) to go on to the target."""
 CHOICES = {"busy": "busy", "reject": "reject", "never": "no_answer"}
 """A simulated answer other than a number of seconds, as the plan's outcome."""
 REJECTED = Target(type="X")
@@ -115,35 +115,34 @@ def ringable(conn: sqlite3.Connection, call: Call, user: Mapping[str, Any], floo
 
 def ringing(call: Call, party: Party, planner: Planner, ring_time: float, context: str, fallback: Target,
             keys: list[str], user: Mapping[str, Any] | None = None, record: bool = False,
-            **more: Any) -> dict[str, Any]:  # fmt: skip
+            **more: Any) -> Reached:  # fmt: skip
     """A destination to ring for `ring_time` (`keys`: the names a simulated answer may be given by);
     the call is recorded from its answer when the queue's or the user's `monitor` setting says so
     for the calls it receives."""
     plan = chosen(planner(call.id, party.number, None), call.choices, keys)
-    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": msgspec.to_builtins(fallback),
-            "plan": msgspec.to_builtins(msgspec.structs.replace(plan, no_answer_seconds=ring_time)),
-            "user_id": party.user_id if party.user_id is not None else call.user_id,
-            "record": record or (user is not None and records(user, "in", context)), **more}  # fmt: skip
+    return Reached(dst=party, context=context, fallback=fallback,
+                   plan=msgspec.structs.replace(plan, no_answer_seconds=ring_time),
+                   user_id=party.user_id if party.user_id is not None else call.user_id,
+                   record=record or (user is not None and records(user, "in", context)), **more)  # fmt: skip
 
 
 def answering(call: Call, party: Party, planner: Planner, context: str, onward: tuple[float, Target] | None = None,
-              **more: Any) -> dict[str, Any]:  # fmt: skip
+              **more: Any) -> Reached:  # fmt: skip
     """A destination of the platform's own that answers at once (voicemail, a conference room, an IVR,
     a queue); with `onward` (seconds, target), it sends the caller on to the target after that time."""
     plan = msgspec.structs.replace(planner(call.id, party.number, "answer"), ring_seconds=0.0)
     fallback = None
     if onward is not None:
         plan, fallback = msgspec.structs.replace(plan, talk_seconds=onward[0], onward=True), onward[1]
-    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": msgspec.to_builtins(fallback),
-            "plan": msgspec.to_builtins(plan), "user_id": call.user_id, **more}  # fmt: skip
+    return Reached(**{"dst": party, "context": context, "fallback": fallback, "plan": plan, "user_id": call.user_id,
+                      **more})  # fmt: skip
 
 
-def turning_away(call: Call, party: Party, planner: Planner, context: str, outcome: str) -> dict[str, Any]:
+def turning_away(call: Call, party: Party, planner: Planner, context: str, outcome: str) -> Reached:
     """A destination of the platform's own that turns the caller away (`outcome`: why, as a plan's);
     the call is nobody's there."""
     plan = msgspec.structs.replace(planner(call.id, party.number, outcome), ring_seconds=0.0)
-    return {"dst": msgspec.to_builtins(party), "context": context, "fallback": None,
-            "plan": msgspec.to_builtins(plan), "user_id": None}  # fmt: skip
+    return Reached(dst=party, context=context, fallback=None, plan=plan, user_id=None)
 
 
 def platform_party(kind: str, record: Mapping[str, Any], number: Any = None) -> Party:
@@ -175,7 +174,7 @@ def number(written: str) -> str:
     """An extension as it is; any other number in E.164 with its `+` (a user's follow-me or
     network-unavailable number, as the operator wrote it: separators are dropped)."""
     digits = phone.digits(written)
-    return digits if len(digits) <= 6 else "+" + digits
+    return digits if len(digits) <= 6 else phone.e164(digits)
 
 
 def seconds(value: Any, default: int) -> float:

@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ..domain import calls as rules
-from ..domain.calls import Call
+from ..domain.calls.call import Call, Party
+from ..domain.events.calls import CallEnded, CallRouted
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 from .live import LiveCalls
@@ -24,7 +24,7 @@ class QueueRecords(MemoryProjection):
     Queue ids are never reused, so a closed customer's records are only never read again."""
 
     name = "queue_records"
-    handles = frozenset({rules.ROUTED, rules.ENDED})
+    handles = frozenset({CallRouted, CallEnded})
     kept_as = tuple[list[tuple[int, int, int, float]], list[tuple[int, int]]]
 
     def __init__(self) -> None:
@@ -35,17 +35,13 @@ class QueueRecords(MemoryProjection):
         self.rung: dict[int, int] = {}
 
     def apply(self, event: RecordedEvent) -> None:
-        data = event.data
-        if event.type == rules.ROUTED:
-            queue_id, agent = data.get("queue_id"), data["dst"].get("user_id")
-            if queue_id is not None and agent is not None:
-                self.rung[queue_id] = agent
-            return
-        final: dict[str, Any] = data.get("final") or {}
-        queue_id, agent = final.get("queue_id"), (final.get("dst") or {}).get("user_id")
-        if queue_id is not None and agent is not None and final.get("dst_answered_at") is not None:
-            calls = self.served.get((queue_id, agent), (0, 0.0))[0]
-            self.served[(queue_id, agent)] = (calls + 1, data["at"])
+        match event.event:
+            case CallRouted(queue_id=queue_id, dst=dst) if queue_id is not None and dst.user_id is not None:
+                self.rung[queue_id] = dst.user_id
+            case CallEnded(final=Call(queue_id=served_in, dst=Party(user_id=agent)) as final) as ended:
+                if served_in is not None and agent is not None and final.dst_answered_at is not None:
+                    calls = self.served.get((served_in, agent), (0, 0.0))[0]
+                    self.served[(served_in, agent)] = (calls + 1, ended.at)
 
     def state(self) -> Any:
         return {"served": dict(self.served), "rung": dict(self.rung)}

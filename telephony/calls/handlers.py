@@ -1,4 +1,5 @@
-"""The calls module over HTTP: live calls, placing them, and controlling them while they live.
+"""The calls module over HTTP: live calls, and controlling them while they live (placing them is
+`placing_handlers`').
 
 `GET /calls`, `/calls/{id}` and `/users/{id}/calls` show live calls only: a call is gone from them
 at hangup, and its id is then a 404 to every method (a PATCH or DELETE as much as a GET). A change
@@ -9,9 +10,7 @@ would follow as a redirect; real clients accept 200).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from typing import Annotated
 
 import msgspec
 from aiohttp import web
@@ -19,50 +18,35 @@ from aiohttp import web
 from ..api.context import authorize, meta_of
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, single
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import filters, matching
 from ..collections.fields import properties
 from ..collections.query import parse
 from ..documents import reads
-from ..domain import calls as rules
-from ..domain import phone
-from ..domain.calls import Call, Event
+from ..domain.calls import rules
+from ..domain.calls.call import Call
+from ..domain.calls.fold import evolve
+from ..domain.events.calls import CallEvent
 from ..domain.nouns import not_found
 from ..domain.schemas import LiveCall, Monitor, Webcall
-from ..domain.types import E164
 from ..keys import CALLS, READER, SETTINGS
 from . import parties, renditions
-from .decisions import Placing, Transfer
+from .commands import Transfer
 from .live import live_call
-
-Destination = Annotated[
-    str,
-    msgspec.Meta(
-        pattern=f"^({phone.NUMBER}|[0-9]{{2,6}})$",
-        description=f"{phone.DESCRIPTION}, or an extension of 2 to 6 digits",
-        extra=phone.NUMBER_FIELD,
-    ),
-]
-Text = Annotated[str, msgspec.Meta(max_length=2048)]
-
-
-class PlaceCall(msgspec.Struct, kw_only=True):
-    to: Destination
-    caller_id: str | None = None
-    from_: int | str | None = msgspec.field(default=None, name="from")
-
-
-class PlaceWebcall(msgspec.Struct, kw_only=True):
-    from_: E164 = msgspec.field(name="from")
-    to: Destination
-
-
-class PlaceLeadcall(msgspec.Struct, kw_only=True):
-    to: Destination
-    caller_id: str | None = None
-    tts: Text | None = None
+from .placing_handlers import (
+    Destination,
+    PlaceCall,
+    PlaceLeadcall,
+    PlaceWebcall,
+    Text,
+    place_call,
+    place_leadcall,
+    place_webcall,
+    placing_shape,
+    registrations_of,
+)
 
 
 class PatchCall(msgspec.Struct, kw_only=True):
@@ -74,17 +58,13 @@ class PatchCall(msgspec.Struct, kw_only=True):
     monitor_state: str | None = None
 
 
-STATES: dict[str, Callable[[Call, float], list[Event]]] = {
+STATES: dict[str, Callable[[Call, float], list[CallEvent]]] = {
     "answer": rules.answer, "hold": rules.hold, "ON_HOLD": rules.hold, "unhold": rules.unhold,
     "resume": rules.unhold, "hangup": rules.hang_up, "HANGUP": rules.hang_up,
     "CONNECTED": lambda call, at: (rules.unhold if call.state == "ON_HOLD" else rules.answer)(call, at),
 }  # fmt: skip
 """The `state` values PATCH accepts (case as written) and what each does."""
 LIVE_CALL_PROPS = properties(LiveCall)
-
-
-def _registrations(request: web.Request) -> parties.Registrations:
-    return request.app[CALLS].registrations
 
 
 def _call_id(request: web.Request) -> int:
@@ -141,64 +121,6 @@ async def get_call(request: web.Request) -> web.Response:
     return single(request, live_call(call, request.app[CALLS].clock.time()), f"/calls/{call.id}")
 
 
-async def _originator(request: web.Request, customer_id: int, user_id: int, given: int | str | None) -> dict:
-    if given is not None:
-        if not re.fullmatch(r"[0-9]{1,18}", str(given)):
-            raise BadRequest.field("from", "This value must be the id of a user.")
-        user_id = int(given)
-    return await parties.user_of(request.app[READER], user_id, customer_id)
-
-
-async def place_call(request: web.Request) -> web.Response:
-    """Click-to-call: the user's own client rings first, then the destination."""
-    who = authorize(request, "calls", write=True)
-    body = await read_json(request, PlaceCall)
-    reader, registrations = request.app[READER], _registrations(request)
-    user = await _originator(request, who.customer_id, who.user_id, body.from_)
-    src = parties.user_party(user, registrations, required=True)
-    clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
-    to = await parties.destination(reader, who.customer_id, body.to, registrations)
-    placing = Placing(who.customer_id, user["id"], "click", "src", src, to.party, clid, to.context, "out",
-                      record=parties.records(user, "out", to.context), outcome=to.outcome,
-                      target=to.target)  # fmt: skip
-    return await _placed(request, placing)
-
-
-async def place_leadcall(request: web.Request) -> web.Response:
-    """A lead call: the destination is called first (and hears `tts`), then the user."""
-    who = authorize(request, "calls", write=True)
-    body = await read_json(request, PlaceLeadcall)
-    reader, registrations = request.app[READER], _registrations(request)
-    user = await parties.user_of(reader, who.user_id, who.customer_id)
-    src = parties.user_party(user, registrations, required=True)
-    clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
-    to = await parties.destination(reader, who.customer_id, body.to, registrations)
-    placing = Placing(who.customer_id, user["id"], "lead", "dst", src, to.party, clid, to.context, "out",
-                      record=parties.records(user, "out", to.context), outcome=to.outcome, tts=body.tts,
-                      target=to.target)  # fmt: skip
-    return await _placed(request, placing)
-
-
-async def _placed(request: web.Request, placing: Placing) -> web.Response:
-    call = await request.app[CALLS].place(placing, meta_of(request))
-    return single(request, live_call(call, call.placed_at), f"/calls/{call.id}", status=201)
-
-
-async def place_webcall(request: web.Request) -> web.Response:
-    """A web call bridges two numbers: `from` is called first, then `to`."""
-    who = authorize(request, "calls", write=True)
-    body = await read_json(request, PlaceWebcall)
-    calls, reader = request.app[CALLS], request.app[READER]
-    src = await parties.outside(reader, who.customer_id, parties.e164(body.from_))
-    to = await parties.destination(reader, who.customer_id, body.to, _registrations(request))
-    calls.webcalls.take(who.customer_id)  # a call refused for its numbers does not count
-    placing = Placing(who.customer_id, who.user_id, "web", "src", src, to.party, src.number, to.context, "webcall",
-                      outcome=to.outcome, web=True, target=to.target)  # fmt: skip
-    call = await calls.place(placing, meta_of(request))
-    record = await reads.body(reader, "webcall", call.webcall_id, who.customer_id)
-    return single(request, msgspec.json.decode(record or b"{}"), f"/webcalls/{call.webcall_id}", status=201)
-
-
 def _form_problems(body: PatchCall) -> list[tuple[str, str]]:
     """What is wrong with the PATCH body's own values: `state` and `monitor_state` outside what they take."""
     problems = []
@@ -209,12 +131,12 @@ def _form_problems(body: PatchCall) -> list[tuple[str, str]]:
     return problems
 
 
-def _commands(body: PatchCall) -> Callable[[Call, float], list[Event]]:
+def _commands(body: PatchCall) -> Callable[[Call, float], list[CallEvent]]:
     """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
 
-    def command(call: Call, at: float) -> list[Event]:
-        events: list[Event] = []
-        steps: list[Callable[[Call], list[Event]]] = []
+    def command(call: Call, at: float) -> list[CallEvent]:
+        events: list[CallEvent] = []
+        steps: list[Callable[[Call], list[CallEvent]]] = []
         if body.labels is not None:
             steps.append(lambda c: rules.label(c, at, body.labels or []))
         if body.action_url is not None or body.action_text is not None:
@@ -225,8 +147,8 @@ def _commands(body: PatchCall) -> Callable[[Call, float], list[Event]]:
             steps.append(lambda c: STATES[body.state or ""](c, at))
         for step in steps:
             taken = step(call)
-            for type_, data in taken:
-                call = rules.evolve(call, type_, data)
+            for event in taken:
+                call = evolve(call, event)
             events += taken
         return events
 
@@ -251,8 +173,8 @@ async def patch_call(request: web.Request) -> web.Response:
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]
-        to = await parties.destination(reader, who.customer_id, body.dst, _registrations(request), "dst")
-        transfer = Transfer(to.party, to.outcome, to.context, to.target)
+        to = await parties.destination(reader, who.customer_id, body.dst, registrations_of(request), "dst")
+        transfer = Transfer(to=to.party, outcome=to.outcome, context=to.context, target=to.target)
     call, child = await calls.control(call_id, who.customer_id, command, meta_of(request), transfer)
     shown = child or call
     return single(request, live_call(shown, calls.clock.time()), f"/calls/{shown.id}")
@@ -292,23 +214,19 @@ async def call_trace(request: web.Request) -> web.StreamResponse:
     return web.Response(text=renditions.trace(events), content_type="text/plain")
 
 
-def _placing(body: type, answer: type | None = None) -> Shape:
-    return Shape(answer, status=201, body=body, errors=(400, 402, 412), tag="calls")
-
-
 CALL = r"/calls/{id:\d+}"
 LIVE_CALLS = Shape(LiveCall, "list", tag="calls")
 ROUTES = [
     Route("GET", "/calls", list_calls, shape=LIVE_CALLS),
-    Route("POST", "/calls", place_call, shape=_placing(PlaceCall, LiveCall)),
+    Route("POST", "/calls", place_call, shape=placing_shape(PlaceCall, LiveCall)),
     Route("GET", CALL, get_call, shape=Shape(LiveCall, errors=(404,), tag="calls")),
     Route("PATCH", CALL, patch_call, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
     Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
     Route("GET", CALL + "/trace", call_trace,
           shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
     Route("GET", CALL + "/monitors", call_monitors, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
-    Route("POST", "/webcalls", place_webcall, shape=_placing(PlaceWebcall, Webcall)),
-    Route("POST", "/leadcalls", place_leadcall, shape=_placing(PlaceLeadcall, LiveCall)),
+    Route("POST", "/webcalls", place_webcall, shape=placing_shape(PlaceWebcall, Webcall)),
+    Route("POST", "/leadcalls", place_leadcall, shape=placing_shape(PlaceLeadcall, LiveCall)),
     Route("GET", r"/users/{id:\d+}/calls", list_user_calls, shape=LIVE_CALLS),
     Route("GET", r"/queues/{id:\d+}/calls", list_queue_calls, shape=LIVE_CALLS, origin="telephony"),
 ]  # fmt: skip

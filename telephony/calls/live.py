@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..documents.projection import CUSTOMER_DELETED
-from ..domain import calls as rules
 from ..domain.billing import shown
-from ..domain.calls import Call
+from ..domain.calls.call import Call, sip_call_id, whole_seconds
+from ..domain.calls.fold import CALL_TYPES, evolve
 from ..domain.calls.queue import standing
 from ..domain.dictionaries import CALL_DESTINATION
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.calls import CallEvent, CallPlaced
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 
@@ -28,7 +29,7 @@ class LiveCalls(MemoryProjection):
     closed customer's calls are gone with it."""
 
     name = "live_calls"
-    handles = rules.CALL_TYPES | {CUSTOMER_DELETED}
+    handles = CALL_TYPES | {CustomerDeleted}
     kept_as = list[Call]
 
     def __init__(self) -> None:
@@ -41,17 +42,16 @@ class LiveCalls(MemoryProjection):
         self._by_queue: dict[Key, dict[int, Call]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
-        if event.type == CUSTOMER_DELETED:
-            customer_id = event.data["id"]
-            for call_id in self._by_customer.pop(customer_id, {}):
-                del self.calls[call_id]
-            for index in (self._by_user, self._by_queue):
-                for key in [key for key in index if key[0] == customer_id]:
-                    del index[key]
-            return
-        call_id = event.data["id"]
-        before = self.calls.get(call_id) if event.type != rules.PLACED else None
-        self._put(before, rules.evolve(before or Call(id=call_id), event.type, event.data))
+        match event.event:
+            case CustomerDeleted(id=customer_id):
+                for call_id in self._by_customer.pop(customer_id, {}):
+                    del self.calls[call_id]
+                for index in (self._by_user, self._by_queue):
+                    for key in [key for key in index if key[0] == customer_id]:
+                        del index[key]
+            case CallEvent(id=call_id) as changed:
+                before = self.calls.get(call_id) if not isinstance(changed, CallPlaced) else None
+                self._put(before, evolve(before or Call(id=call_id), changed))
 
     def _put(self, before: Call | None, call: Call) -> None:
         """Keep `call` where `before` (None: a new call) was, or drop it once it ended."""
@@ -125,11 +125,11 @@ def live_call(call: Call, now: float) -> dict[str, Any]:
     return {
         "id": call.id, "clid": call.clid, "connected_at": _epoch(call.connected_at), "context": call.context,
         "destination": CALL_DESTINATION.to_code(call.destination), "dst": dst.number,
-        "dst_call_id": rules.sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
+        "dst_call_id": sip_call_id(call.id, "dst"), "dst_codec": dst.codec, "dst_connection": None,
         "dst_contact": dst.contact, "dst_id": dst.id, "dst_name": dst.name, "dst_rate": _rate(call, "dst"),
-        "dst_ua": dst.ua, "duration": rules.whole_seconds(call.placed_at, now), "min_charge": _minimum_charge(call),
+        "dst_ua": dst.ua, "duration": whole_seconds(call.placed_at, now), "min_charge": _minimum_charge(call),
         "monitor_state": MONITOR_STATES[call.recording], "parent_id": call.parent_id, "queue_state": standing(call),
-        "referred_by": call.referred_by, "src": src.number, "src_call_id": rules.sip_call_id(call.id, "src"),
+        "referred_by": call.referred_by, "src": src.number, "src_call_id": sip_call_id(call.id, "src"),
         "src_codec": src.codec, "src_contact": src.contact, "src_id": src.id, "src_name": src.name,
         "src_rate": _rate(call, "src"), "src_ua": src.ua, "start_time": _epoch(call.placed_at), "state": call.state,
         "labels": list(call.labels), "action_url": call.action_url, "action_text": call.action_text,

@@ -19,7 +19,7 @@ from ..documents import reads
 from ..documents.connections import Reader
 from ..domain import phone
 from ..domain.billing import Leg, Tariff
-from ..domain.calls import Call, Party, Target
+from ..domain.calls.call import Call, Party, Target
 from ..domain.schemas import CONTACT_NUMBERS
 
 NO_CLIENTS = "Unable to make a call with no VoIP clients registered"
@@ -41,10 +41,6 @@ class Client(Protocol):
 
 class Registrations(Protocol):
     def of(self, user_id: int) -> Sequence[Client]: ...
-
-
-def e164(number: str) -> str:
-    return "+" + number.lstrip("+")
 
 
 def display_name(user: Mapping[str, Any]) -> str | None:
@@ -76,7 +72,7 @@ async def caller_id(reader: Reader, customer_id: int, requested: str | None, use
     elif requested.lower() == "anonymous":
         return "anonymous"
     else:
-        number = e164(phone.normalised(requested)) if re.fullmatch(phone.NUMBER, requested) else None
+        number = phone.e164(phone.normalised(requested)) if re.fullmatch(phone.NUMBER, requested) else None
         if number is None or await reads.body(reader, "ddi", number, customer_id) is None:
             raise BadRequest.field("caller_id", "The caller ID must be a number of your account or 'anonymous'.")
     name = display_name(user)
@@ -101,7 +97,7 @@ async def destination(reader: Reader, customer_id: int, to: str, registrations: 
     if phone.emergency(to):
         raise BadRequest.field(field, phone.EMERGENCY)
     if not EXTENSION.match(to):
-        return Destination(await outside(reader, customer_id, e164(to)), None, "PSTN_CALL")
+        return Destination(await outside(reader, customer_id, phone.e164(to)), None, "PSTN_CALL")
     found = await reads.bodies_by(reader, "user", "ext", [to], customer_id)
     if not found:
         return Destination(Party(number=to), "unallocated", "USER_LOCAL")

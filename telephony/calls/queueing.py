@@ -13,12 +13,13 @@ to the final destination, still in that call.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from typing import Any
 
 from ..documents import reads
-from ..domain.calls import Call, Party, Target
 from ..domain.calls import queue as line
+from ..domain.calls.call import Call, Party, Target
 from ..domain.dictionaries import QUEUE_RING_STRATEGY
 from .destinations import (
     Floor,
@@ -77,7 +78,7 @@ def queue(r: Routing, found: dict[str, Any], target: Target) -> Route:
     recorded = found.get("monitor") in QUEUE_RECORDS
     routed = ringing(call, agent_party, planner, ring_time, "QUEUE", following, [str(chosen_id)], user, recorded,
                      **in_line)  # fmt: skip
-    return ({**routed, "through": holding} if target.since is None else routed), None  # joins, then an agent rings
+    return (dataclasses.replace(routed, through=holding) if target.since is None else routed), None  # joins, then rings
 
 
 def _full(found: dict[str, Any], queued: list[Call]) -> bool:

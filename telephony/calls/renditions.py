@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
+from ..eventlog import RecordedEvent
 from ..media import dialogue, sip
 
 
-def trace(events: Sequence[tuple[str, Mapping]]) -> str:
-    return sip.render_trace(dialogue.dialogue(events))
+def trace(events: Sequence[RecordedEvent]) -> str:
+    return sip.render_trace(dialogue.dialogue(dialogue.stored(e.event for e in events)))

@@ -1,7 +1,7 @@
 """Simulated inbound traffic, for demos and an integrator's CI: `POST /_telephony/simulate/inbound-call`.
 
 The caller (`from`) rings one of a customer's numbers (`to`; a number nobody has is a 404), and the
-platform routes the call by the number's target (`calls.routing`). `answer` names simulated answers
+platform routes the call by the number's target (`calls.dialplan`). `answer` names simulated answers
 of users (by id) or numbers: seconds until they answer, or `busy`, `reject`, `never`; the others
 follow the `[simulator]` settings, deterministically for its seed. `hangup_after` is when the caller
 gives up. The answer is the live call (201), or the ended one when the number routes nowhere.
@@ -25,9 +25,9 @@ from ..domain.nouns import not_found
 from ..domain.schemas import LiveCall
 from ..domain.types import E164
 from ..keys import CALLS, READER
-from . import parties, routing
-from .decisions import Inbound
+from . import dialplan, parties
 from .live import live_call
+from .placing import Inbound
 
 Answer = Annotated[float, msgspec.Meta(ge=0, le=3600)] | Literal["busy", "reject", "never"]
 Key = Annotated[str, msgspec.Meta(pattern=r"^([0-9*#]|[0-9]{2,6})$", description="a key, or an extension")]
@@ -51,15 +51,16 @@ class KeyPress(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 async def inbound_call(request: web.Request) -> web.Response:
     body = await read_json(request, InboundCall)
     reader, calls = request.app[READER], request.app[CALLS]
-    dialled = parties.e164(body.to)
+    dialled = phone.e164(body.to)
     owner = await reads.owned_by(reader, "ddi", dialled)
     if owner is None:
         raise NotFound(not_found("ddi", dialled))
     customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
-    caller = await parties.outside(reader, customer_id, parties.e164(body.from_))
+    caller = await parties.outside(reader, customer_id, phone.e164(body.from_))
     choices = {phone.digits(key): value for key, value in body.answer.items()}
     digits = tuple((d, 1.0) if isinstance(d, str) else (d.key, d.after) for d in body.digits)
-    inbound = Inbound(customer_id, caller, dialled, routing.target_of(ddi), choices, body.hangup_after, digits)
+    inbound = Inbound(customer_id=customer_id, src=caller, dialled=dialled, target=dialplan.target_of(ddi),
+                      choices=choices, gives_up_after=body.hangup_after, digits=digits)  # fmt: skip
     call = await calls.place_inbound(inbound, meta_of(request, source="simulator"))
     return json_response({"data": live_call(call, calls.clock.time())}, status=201)
 

@@ -11,27 +11,28 @@ import msgspec
 
 from ..documents import reads
 from ..documents.connections import Reader
-from ..domain import calls as rules
-from ..domain.calls import Call
+from ..domain.events.calls import CallEnded
 from ..eventlog import RecordedEvent
 from ..mail import Mailer, recording
 from ..reactors.reactor import Reaction, Reactor
-from .history import voicemessage
+from .records import voicemessage
 
 
 class VoicemailMail(Reactor):
     name = "voicemail-mail"
-    handles = frozenset({rules.ENDED})
+    handles = frozenset({CallEnded})
 
     def __init__(self, reader: Reader, mailer: Mailer) -> None:
         self._reader = reader
         self._mailer = mailer
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        message_id = (event.data.get("records") or {}).get("voicemessage")
+        ended = event.event
+        if not isinstance(ended, CallEnded) or ended.records is None or ended.final is None:
+            return None
+        message_id, call = ended.records.voicemessage, ended.final
         if message_id is None:
             return None
-        call = msgspec.convert(event.data["final"], Call)
         found = await reads.body(self._reader, "user", call.dst.user_id, call.customer_id)  # whose voicemail
         user = msgspec.json.decode(found) if found else {}
         if not user.get("vm_to_email") or not user.get("vm_emails"):

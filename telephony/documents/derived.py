@@ -14,6 +14,9 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
+from ..domain.events.resources import ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..projections.holding import HeldRows
 from .names import sources_of
 from .projection import DocumentChange, DocumentTable
@@ -47,15 +50,16 @@ class DerivedTable(DocumentTable):
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
         """A feed's changes, each naming its document by its source: a new one gets the next id."""
-        for name, data in changes:
-            if name == "created":
-                given = self._next(conn, data["id"])
-                data = {**data, "id": given, "body": {"id": given, **data["body"]}}
-            elif name in ("updated", "deleted"):
-                if (found := self._id_of(conn, data["id"])) is None:
-                    continue
-                data = {**data, "id": found}
-            super()._change(conn, [(name, data)])
+        for change in changes:
+            match change:
+                case ResourceCreated(id=source, body=body):
+                    given = self._next(conn, str(source))
+                    change = msgspec.structs.replace(change, id=given, body={"id": given, **body})
+                case ResourceUpdated(id=source) | ResourceDeleted(id=source):
+                    if (found := self._id_of(conn, str(source))) is None:
+                        continue
+                    change = msgspec.structs.replace(change, id=found)
+            super()._change(conn, [change])
 
     def _next(self, conn: sqlite3.Connection, source: str) -> int:
         if not self.rebuilding:

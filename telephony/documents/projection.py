@@ -1,16 +1,11 @@
 """One generic read model per resource: a document table (id, customer, JSON body) and its counts.
 
-Events, all on the stream `<kind>-<id>`:
-    `<kind>.created`  {id, customer_id, body}     the whole resource document
-    `<kind>.updated`  {id, changes}               only the fields that changed
-    `<kind>.deleted`  {id}
-    `<kind>.cleared`  {customer_id}                the whole collection of one customer
-and `customer.deleted` {id} drops every document of that customer. Counts per customer are kept
-so an unfiltered list answers `total` without scanning.
+A table takes its kind's four events (`domain.events.resources`); `customer.deleted` drops all of a
+customer's documents. Counts per customer let an unfiltered list answer `total` without scanning.
 
-A table may also be fed by any other event types through `feeds`: a function per type that turns
-an event (with its envelope, live and on replay alike) into document changes (`put`, `patch`,
-`remove`, `clear`), as CDRs are made by call events. A feed's `from_json(data)`, when it has one,
+Other event classes feed a table through `feeds`: a function per class turns an event (with its
+envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`: the
+four events' shapes), as call events make CDRs. A feed's `from_json(data)`, when it has one,
 makes the same changes from the event's stored JSON, which a rebuild then hands it undecoded
 (`Projection.replays_json`), as it does a table's own `created` events.
 
@@ -28,15 +23,17 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..domain.events import Event, events_of, tag_of
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..projections import Projection
 from .names import COLUMNS
 from .rows import Rows
 from .search import SearchIndex
 
-CUSTOMER_DELETED = "customer.deleted"
-DocumentChange = tuple[str, dict[str, Any]]
-"""A change to a document table: an action of the table's own events and its data."""
+DocumentChange = ResourceCreated | ResourceUpdated | ResourceDeleted | ResourceCleared
+"""A change to a document table: one of the four events of a kind, in the shape of the base classes."""
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
 SEARCHED_COST = 0.3
@@ -56,21 +53,21 @@ _created = msgspec.json.Decoder(_Created).decode
 
 def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
     """A new document (its id must not be in the table yet)."""
-    return "created", {"id": id_, "customer_id": customer_id, "body": body}
+    return ResourceCreated(id=id_, customer_id=customer_id, body=body)
 
 
 def patch(id_: Any, changes: dict[str, Any]) -> DocumentChange:
     """Fields of a document change."""
-    return "updated", {"id": id_, "changes": changes}
+    return ResourceUpdated(id=id_, changes=changes)
 
 
 def remove(id_: Any) -> DocumentChange:
-    return "deleted", {"id": id_}
+    return ResourceDeleted(id=id_)
 
 
 def clear(customer_id: int, **where: Any) -> DocumentChange:
     """Every document of a customer goes (only those whose properties `where` have these values)."""
-    return "cleared", {"customer_id": customer_id, **({"where": where} if where else {})}
+    return ResourceCleared(customer_id=customer_id, where=where)
 
 
 def index_props(entry: Indexed) -> tuple[str, ...]:
@@ -84,42 +81,48 @@ class DocumentTable(Rows, Projection):
     version: ClassVar[int] = 2
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
-                 searched: Sequence[str] = (), feeds: Mapping[str, Feed] | None = None) -> None:  # fmt: skip
+                 searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip
         props = tuple(index_props(entry) for entry in indexed)
         if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
             raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
         search = SearchIndex(kind, searched) if searched else None
         super().__init__(kind, text_ids, props, search)
         self.kind, self.name, self.feeds = kind, f"documents:{kind}", dict(feeds or {})
+        self._fed = {tag_of(cls): feed for cls, feed in self.feeds.items()}
         self.reads_envelope = bool(self.feeds)
         self.tables = (self.table, self.counts, *(search.tables if search else ()))
         self.rebuild_cost = 1.0 + SEARCHED_COST * len(searched)
-        own = frozenset(f"{kind}.{action}" for action in ("created", "updated", "deleted", "cleared"))
-        self.handles = own | {CUSTOMER_DELETED} | frozenset(self.feeds)
+        own = events_of(kind).all
+        self._own = frozenset(tag_of(cls) for cls in own)
+        self.handles = frozenset({*own, CustomerDeleted, *self.feeds})
         self.replays_json = {f"{kind}.created": self._created_json} | {
-            type_: partial(self._fed_json, feed.from_json) for type_, feed in self.feeds.items()
+            type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
             if hasattr(feed, "from_json")}  # fmt: skip
-        self._actions: dict[str, Callable[[sqlite3.Connection, dict], None]] = {
-            f"{kind}.created": self.created, f"{kind}.updated": self.updated, f"{kind}.deleted": self.deleted,
-            f"{kind}.cleared": self.cleared, CUSTOMER_DELETED: self.cleared}  # fmt: skip
-        """Each of the table's own event types and the write it makes."""
+        self._actions: dict[str, Callable[[sqlite3.Connection, Any], None]] = {
+            "created": self.created,
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "cleared": self.cleared,
+        }
+        """What each of the four changes does (by its `action`)."""
 
     def declaration(self) -> tuple:
-        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self.feeds.items()))
+        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self._fed.items()))
         searched = self.search.props if self.search else ()
         return (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, searched, feeds)
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        action = self._actions.get(event.type)
-        if action is not None:
-            action(conn, event.data)
-            return
-        self._change(conn, self.feeds[event.type](event))
+        if event.type in self._own:  # one of the kind's four events
+            self._actions[event.event.action](conn, event.event)  # type: ignore[attr-defined]
+        elif isinstance(event.event, CustomerDeleted):
+            self.cleared(conn, ResourceCleared(customer_id=event.event.id))
+        else:
+            self._change(conn, self._fed[event.type](event))
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
-        """Apply a feed's document changes, each as the table's own event of that action."""
-        for name, data in changes:
-            self._actions[f"{self.kind}.{name}"](conn, data)
+        """Apply document changes: the table's own events, or a feed's changes in their shape."""
+        for change in changes:
+            self._actions[change.action](conn, change)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
@@ -127,7 +130,7 @@ class DocumentTable(Rows, Projection):
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
-            self.created(conn, msgspec.json.decode(data))
+            self.created(conn, msgspec.json.decode(data, type=ResourceCreated))
             return
         self.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 

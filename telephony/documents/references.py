@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..domain.errors import Invalid, Problems
+from ..domain.events import events_of
 from ..domain.nouns import not_found
 from ..domain.references import Destination, Ref, Reference, codes_of, number_id
 from ..eventlog import NewEvent
@@ -98,5 +99,5 @@ def unlink(conn: sqlite3.Connection, table: Table, customer_id: int, kind: str, 
                 change = ref.without({**current, **changes}, gone)
                 if change:
                     pending[key] = (current, {**changes, **change})
-    return [NewEvent(stream=f"{holder}-{id_}", type=f"{holder}.updated", data={"id": id_, "changes": changes})
+    return [NewEvent(stream=f"{holder}-{id_}", event=events_of(holder).updated(id=id_, changes=changes))
             for (holder, id_), (_, changes) in pending.items()]  # fmt: skip

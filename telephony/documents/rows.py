@@ -17,6 +17,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..projections.holding import HeldRows
 from .names import COLUMNS, counts_of, prop_sql, table_of
 from .search import SearchIndex
@@ -97,55 +98,55 @@ class Rows:
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {columns}, id)")  # fmt: skip
 
-    def created(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
-        body = d["body"]
+    def created(self, conn: sqlite3.Connection, d: ResourceCreated) -> None:
+        body = d.body
         if self.rebuilding:  # held as a dict, or as JSON text
             held = body if isinstance(body, dict) else _encode(body).decode()
-            self.held.hold(conn, d["id"], [d["customer_id"], held])
+            self.held.hold(conn, d.id, [d.customer_id, held])
             return
-        conn.execute(self._insert, (d["id"], d["customer_id"], _encode(body).decode(), *self.columns(body)))
-        conn.execute(self._count, (d["customer_id"], 1))
+        conn.execute(self._insert, (d.id, d.customer_id, _encode(body).decode(), *self.columns(body)))
+        conn.execute(self._count, (d.customer_id, 1))
         if self.search is not None:
-            self.search.add(conn, d["id"], (body.get(prop) for prop in self.search.props))
+            self.search.add(conn, d.id, (body.get(prop) for prop in self.search.props))
 
-    def updated(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
-        changes, search = d["changes"], self.search
+    def updated(self, conn: sqlite3.Connection, d: ResourceUpdated) -> None:
+        changes, search = d.changes, self.search
         if not changes:
             return
-        if (held := self.held.get(d["id"])) is not None:
+        if (held := self.held.get(d.id)) is not None:
             held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | changes
             return
         if search is not None and not self.rebuilding and any(name in search.props for name in changes):
-            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d["id"],)).fetchone()
+            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d.id,)).fetchone()
             if row is not None:
                 search.remove_rows(conn, [row])
                 old = zip(search.props, row[1:], strict=True)
-                search.add(conn, d["id"], (changes.get(prop, value) for prop, value in old))
+                search.add(conn, d.id, (changes.get(prop, value) for prop, value in old))
         names = tuple(changes)
         if (sql := self._updates.get(names)) is None:
             pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
             moved = "".join(f", {name} = ?" for name in names if name in self.stored)
             sql = self._updates[names] = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
         moved_values = [column(value) for name, value in changes.items() if name in self.stored]
-        conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d["id"]))
+        conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d.id))
 
-    def deleted(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
-        if self.held.pop(d["id"], None) is not None:
+    def deleted(self, conn: sqlite3.Connection, d: ResourceDeleted) -> None:
+        if self.held.pop(d.id, None) is not None:
             return
         extracted = self.search.extracted if self.search is not None else ""
-        gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{extracted}', (d["id"],))
+        gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{extracted}', (d.id,))
         row = gone.fetchone()
         if row is None or self.rebuilding:
             return
         if self.search is not None:
-            self.search.remove_rows(conn, [(d["id"], *row[1:])])
+            self.search.remove_rows(conn, [(d.id, *row[1:])])
         conn.execute(self._count, (row[0], -1))
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
 
-    def cleared(self, conn: sqlite3.Connection, d: dict[str, Any]) -> None:
-        """Of a customer (`customer_id`, or a deleted customer's `id`), every document or those `where` says."""
+    def cleared(self, conn: sqlite3.Connection, d: ResourceCleared) -> None:
+        """Every document of a customer, or those whose properties have the values `where` says."""
         self.held.flush(conn)
-        customer_id, where = d["customer_id"] if "customer_id" in d else d["id"], d.get("where") or {}
+        customer_id, where = d.customer_id, d.where
         matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
         chosen, params = f'FROM "{self.table}" WHERE customer_id = ?{matching}', (customer_id, *where.values())
         if self.search is not None and not self.rebuilding:

@@ -82,7 +82,7 @@ class SearchIndex:
                 "tokenize = 'trigram', content = '', columnsize = 0, detail = full)"
             )
 
-    def add(self, conn: sqlite3.Connection, id_: int, values: Iterable[Any]) -> None:
+    def add(self, conn: sqlite3.Connection, id_: int | str, values: Iterable[Any]) -> None:
         """Index a document's searched values (in `props` order)."""
         for insert, value in zip(self._add, values, strict=True):
             if (text := searchable(value)) is not None:

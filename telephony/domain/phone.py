@@ -59,6 +59,12 @@ def normalised(text: str) -> str:
     return "".join(ch for ch in text if ch not in SEPARATORS)
 
 
+def e164(number: str) -> str:
+    """A number as numbers are stored, compared and named: with its leading `+` (`447700900123` is
+    `+447700900123`); its separators already gone (`normalised`)."""
+    return "+" + number.lstrip("+")
+
+
 def digits(text: str) -> str:
     """A number's digits alone: the same number with or without `+` or separators gives the same digits."""
     return normalised(text).lstrip("+")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import phone
 from .dictionaries import TARGET_TYPE
 
 Gone = Callable[[str, Any], bool]
@@ -34,7 +35,7 @@ DESTINATION_KINDS: Mapping[str, str | None] = {
 
 def number_id(value: Any) -> str:
     """The id of the number a reference names, whether it was sent with `+`, without, or as an integer."""
-    return "+" + str(value).lstrip("+")
+    return phone.e164(str(value))
 
 
 @dataclass(frozen=True)

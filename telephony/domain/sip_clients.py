@@ -5,23 +5,21 @@ unregistering never collide with the user's own changes (logins, resets) on `use
 Registration ids are an integer sequence per user starting at 1, folded from that stream: an id is
 never handed out twice for the same user, even after it was unregistered.
 
-Events (tags never renamed):
-    `sip.registered`    {user_id, customer_id, registration_id, user_agent, contact, registered_at, locations}
-    `sip.unregistered`  {user_id, customer_id, registration_id, locations}
-where `locations` is the number of registrations the user has after the change. A deleted user (or
-a user of a deleted customer) has none: its stream is left as it was and read models forget it.
+Events: `sip.registered` and `sip.unregistered` (`domain.events.accounts`), whose `locations` is the
+number of registrations the user has after the change. A deleted user (or a user of a deleted
+customer) has none: its stream is left as it was and read models forget it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from .accounts import Fact, fold
 from .errors import Invalid, Unknown
+from .events import Event, NewEvent
+from .events.accounts import SipRegistered, SipUnregistered
+from .events.base import fold
 
-SIP_REGISTERED, SIP_UNREGISTERED = "sip.registered", "sip.unregistered"
 MAX_REGISTRATIONS = 100
 """The most registrations one user may have at once (a registrar's limit of contacts per address)."""
 DEFAULT_USER_AGENT = "telephony-softphone/1.0"
@@ -62,52 +60,51 @@ class SipClients:
         return self.last_id + 1
 
 
-def evolve(state: SipClients, type_: str, data: Mapping[str, Any]) -> SipClients:
+def evolve(state: SipClients, event: Event) -> SipClients:
     state = replace(state, version=state.version + 1)
-    if type_ == SIP_REGISTERED:
-        rid = data["registration_id"]
-        added = Registration(rid, data["user_agent"], data["contact"], data["registered_at"])
-        return replace(state, last_id=max(state.last_id, rid), registrations={**state.registrations, rid: added})
-    if type_ == SIP_UNREGISTERED:
-        return replace(state, registrations={k: v for k, v in state.registrations.items()
-                                             if k != data["registration_id"]})  # fmt: skip
+    match event:
+        case SipRegistered(registration_id=rid):
+            added = Registration(rid, event.user_agent, event.contact, event.registered_at)
+            return replace(state, last_id=max(state.last_id, rid), registrations={**state.registrations, rid: added})
+        case SipUnregistered(registration_id=rid):
+            return replace(state, registrations={k: v for k, v in state.registrations.items() if k != rid})
     return state
 
 
-def register(state: SipClients, registration_id: int, user_agent: str, contact: str, at: str) -> list[Fact]:
+def register(state: SipClients, registration_id: int, user_agent: str, contact: str, at: str) -> list[NewEvent]:
     """A client of a live user registers under a new id (the state's `next_id`), up to `MAX_REGISTRATIONS`."""
     _require_live(state)
     if registration_id <= state.last_id:
         raise Invalid.field("id", f"Registration {registration_id} of user {state.user_id} was used already")
     if len(state.registrations) >= MAX_REGISTRATIONS:
         raise Invalid(f"User {state.user_id} has {MAX_REGISTRATIONS} registrations, the most a user may have")
-    data = {"user_id": state.user_id, "customer_id": state.customer_id, "registration_id": registration_id,
-            "user_agent": user_agent, "contact": contact, "registered_at": at,
-            "locations": len(state.registrations) + 1}  # fmt: skip
-    return [Fact(sip_stream(state.user_id), SIP_REGISTERED, data, expected=state.version)]
+    registered = SipRegistered(user_id=state.user_id, customer_id=state.customer_id, registration_id=registration_id,
+                               user_agent=user_agent, contact=contact, registered_at=at,
+                               locations=len(state.registrations) + 1)  # fmt: skip
+    return [NewEvent(stream=sip_stream(state.user_id), event=registered, expected_version=state.version)]
 
 
-def register_defaults(state: SipClients, count: int, at: str) -> list[Fact]:
+def register_defaults(state: SipClients, count: int, at: str) -> list[NewEvent]:
     """`count` simulated clients register, each with the default user agent and its own contact."""
-    facts: list[Fact] = []
+    registered: list[NewEvent] = []
     for _ in range(count):
-        (fact,) = register(state, state.next_id, DEFAULT_USER_AGENT, default_contact(state.user_id, state.next_id), at)
-        state = evolve(state, fact.type, fact.data)
-        facts.append(fact)
-    return facts
+        (new,) = register(state, state.next_id, DEFAULT_USER_AGENT, default_contact(state.user_id, state.next_id), at)
+        state = evolve(state, new.event)
+        registered.append(new)
+    return registered
 
 
-def unregister(state: SipClients, registration_id: int) -> list[Fact]:
+def unregister(state: SipClients, registration_id: int) -> list[NewEvent]:
     """A registered client of a live user goes."""
     _require_live(state)
     if registration_id not in state.registrations:
         raise Unknown(f"Registration {registration_id} of user {state.user_id} not found")
-    data = {"user_id": state.user_id, "customer_id": state.customer_id, "registration_id": registration_id,
-            "locations": len(state.registrations) - 1}  # fmt: skip
-    return [Fact(sip_stream(state.user_id), SIP_UNREGISTERED, data, expected=state.version)]
+    gone = SipUnregistered(user_id=state.user_id, customer_id=state.customer_id, registration_id=registration_id,
+                           locations=len(state.registrations) - 1)  # fmt: skip
+    return [NewEvent(stream=sip_stream(state.user_id), event=gone, expected_version=state.version)]
 
 
-def folded(user_id: int, customer_id: int, live: bool, events: Sequence[tuple[str, Mapping[str, Any]]]) -> SipClients:
+def folded(user_id: int, customer_id: int, live: bool, events: Iterable[Event]) -> SipClients:
     """A user's registrations after the events of its `sip-` stream."""
     return fold(evolve, SipClients(user_id, customer_id, live), events)
 

@@ -24,16 +24,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..clock import wire_time
-from .calls.state import (
-    ANSWERED,
-    ENDED,
-    HELD,
-    PLACED,
-    RANG,
-    RESUMED,
-    Call,
-    whole_seconds,
-)
+from .calls.call import Call, whole_seconds
+from .events.calls import CallAnswered, CallEnded, CallEvent, CallHeld, CallPlaced, CallResumed, CallRinging
 
 CALL_MISSED, CALL_RINGING, CALL_CONNECTED, CALL_HANGUP, CALL_STATE = (
     "call.missed", "call.ringing", "call.connected", "call.hangup", "call.state",
@@ -49,23 +41,24 @@ JITTER = 0.1
 SECRET_PREFIX = "whsec_"
 
 
-def events_of(type_: str, before: Call, after: Call) -> list[str]:
+def events_of(event: CallEvent, before: Call, after: Call) -> list[str]:
     """The spec's events a call's event makes (`before` and `after` it). `call.ringing` is the called
     side ringing (the `dst` leg: each destination a hunt reaches in turn): the platform ringing the
     calling side's own phone first (a click-to-call's `src`) is part of placing the call, and a body
     saying the destination rings then would be wrong."""
-    if type_ == PLACED:
-        return ["call.initial"]
-    if type_ == RANG:
-        return [CALL_RINGING] if after.ringing == "dst" else []
-    if type_ == ANSWERED and before.connected_at is None and after.connected_at is not None:
-        return [CALL_CONNECTED]
-    if type_ == HELD:
-        return ["call.hold"]
-    if type_ == RESUMED:
-        return ["call.unhold"]
-    if type_ == ENDED:
-        return [CALL_HANGUP] if after.connected_at is not None else [CALL_MISSED, CALL_HANGUP]
+    match event:
+        case CallPlaced():
+            return ["call.initial"]
+        case CallRinging():
+            return [CALL_RINGING] if after.ringing == "dst" else []
+        case CallAnswered() if before.connected_at is None and after.connected_at is not None:
+            return [CALL_CONNECTED]
+        case CallHeld():
+            return ["call.hold"]
+        case CallResumed():
+            return ["call.unhold"]
+        case CallEnded():
+            return [CALL_HANGUP] if after.connected_at is not None else [CALL_MISSED, CALL_HANGUP]
     return []
 
 

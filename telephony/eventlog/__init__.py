@@ -2,7 +2,6 @@
 
 from .log import LOG_FILE, EventLog
 from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
-from .upcasting import Upcasters
 from .writer import Decision
 
 __all__ = [
@@ -16,5 +15,4 @@ __all__ = [
     "Metadata",
     "NewEvent",
     "RecordedEvent",
-    "Upcasters",
 ]

@@ -24,12 +24,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
-import msgspec
-
 from ..clock import Clock
 from . import store
 from .records import Metadata, NewEvent, RecordedEvent
-from .upcasting import Upcasters
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
 LOG_FILE = "events.db"
@@ -41,9 +38,7 @@ CommitFollower = Callable[[list[RecordedEvent], int], Awaitable[None]]
 
 class Projections(ProjectionSink, Protocol):
     """What the log needs from the projections in its database: bring them up to date at open, apply
-    events inside the writer's transaction, record checkpoints, and upcast old event shapes."""
-
-    upcasters: Upcasters | None
+    events inside the writer's transaction, record checkpoints, and the catalogue the events are read with."""
 
     def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]: ...
 
@@ -114,11 +109,17 @@ class EventLog:
     # --- following ---------------------------------------------------------------------------------
 
     def follow_commits(self, name: str, follower: CommitFollower) -> Callable[[], None]:
-        """Have `follower(events, head)` see every commit before its callers are answered. Returns what
-        stops it, for a follower that closes before the log (commits may follow until the log does)."""
+        """Have `follower(events, head)` see every commit before its callers are answered, after the
+        followers attached before it (they may let the loop run while they follow). Returns what stops
+        it, for a follower that closes before the log (commits may follow until the log does)."""
         entry = (name, follower)
         self._followers.append(entry)
         return lambda: self._followers.remove(entry)
+
+    @property
+    def followers(self) -> list[str]:
+        """The commit followers' names, in the order they see each commit."""
+        return [name for name, _ in self._followers]
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
         self._remember(events, head)
@@ -154,7 +155,7 @@ class EventLog:
         writer's thread; memory stays flat however long the tail."""
         until = self._head if until is None else until
         wanted = sorted(types) if types else None
-        upcasters = self.projections.upcasters
+        catalogue = self.projections.catalogue
         if (recent := self._recent) and recent[0].position <= after + 1 and until <= recent[-1].position:
             for chunk in _chunked(self._remembered(after, until, wanted), size):
                 yield chunk
@@ -164,17 +165,16 @@ class EventLog:
             rows = await loop.run_in_executor(self._reads, self._rows_after, after, until, wanted, size)
             if not rows:
                 return
-            yield [store.decode_row(row, upcasters) for row in rows]
+            yield [store.decode_row(row, catalogue) for row in rows]
             after = rows[-1][0]
 
     def _remembered(self, after: int, until: int, types: list[str] | None) -> list[RecordedEvent]:
         """The kept events after `after` up to `until` (of `types`), as a read of the log gives them."""
-        recent, upcasters = self._recent, self.projections.upcasters
+        recent = self._recent
         newer = recent[-1].position - until  # walked from the newest end: a tail lies there
         span = list(islice(reversed(recent), newer, newer + max(0, until - after)))
         wanted = frozenset(types) if types else None
-        events = [event for event in reversed(span) if wanted is None or event.type in wanted]
-        return [_upcast(event, upcasters) for event in events] if upcasters else events
+        return [event for event in reversed(span) if wanted is None or event.type in wanted]
 
     def _rows_after(self, after: int, until: int, types: list[str] | None, size: int) -> list[tuple]:
         return store.rows_after(self._read_conn, after, until, types=types, limit=size)
@@ -186,9 +186,9 @@ class EventLog:
 
     async def read_stream(self, stream: str) -> list[RecordedEvent]:
         """One stream's events in version order."""
-        upcasters = self.projections.upcasters
+        catalogue = self.projections.catalogue
         return await asyncio.get_running_loop().run_in_executor(
-            self._reads, lambda: list(store.read_events(self._read_conn, upcasters, stream=stream))
+            self._reads, lambda: list(store.read_events(self._read_conn, catalogue, stream=stream))
         )
 
     async def subscribe(self, after: int | None = None, *, types: Sequence[str] | None = None
@@ -213,9 +213,3 @@ class EventLog:
 
 def _chunked(events: list[RecordedEvent], size: int) -> list[list[RecordedEvent]]:
     return [events[i : i + size] for i in range(0, len(events), size)]
-
-
-def _upcast(event: RecordedEvent, upcasters: Upcasters) -> RecordedEvent:
-    """A kept event in the shape a read of the log gives it (upcast when an older schema was written)."""
-    schema, data = upcasters.upcast(event.type, event.schema, event.data)
-    return event if schema == event.schema else msgspec.structs.replace(event, schema=schema, data=data)

@@ -1,15 +1,13 @@
-"""The shapes that go into and come out of the event log."""
+"""The shapes that go into and come out of the event log: events to record (`NewEvent`, the domain's one
+shape) and recorded events, each with its typed event and its place in the log."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
-ANY_VERSION = -1
-"""`expected_version` meaning: append whatever the stream's current version is."""
-NO_STREAM = 0
-"""`expected_version` meaning: the stream must not exist yet."""
+from ..domain.events import ANY_VERSION, NO_STREAM, Event, NewEvent
+
+__all__ = ["ANY_VERSION", "NO_STREAM", "ConcurrencyError", "LogClosed", "Metadata", "NewEvent", "RecordedEvent"]
 
 
 class Metadata(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
@@ -25,25 +23,16 @@ class Metadata(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
     source: str | None = None
 
 
-class NewEvent(msgspec.Struct, kw_only=True, frozen=True):
-    """An event about to be appended. `expected_version` guards the stream (optimistic concurrency)."""
-
-    stream: str
-    type: str
-    data: Any
-    expected_version: int = ANY_VERSION
-    schema: int = 1
-
-
 class RecordedEvent(msgspec.Struct, kw_only=True, frozen=True):
-    """An event as stored: its global position, stream version and place in the hash chain."""
+    """An event as stored: its global position, stream version and place in the hash chain, and the
+    typed event (`type` is its stored tag, `schema` the version of its shape it is read in)."""
 
     position: int
     stream: str
     version: int
     type: str
     schema: int
-    data: Any
+    event: Event
     meta: Metadata
     recorded_at: str
     hash: str

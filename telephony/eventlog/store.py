@@ -8,14 +8,13 @@ import sqlite3
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
+from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import plain
 from .records import Metadata, RecordedEvent
-from .upcasting import Upcasters
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -37,7 +36,6 @@ COLUMNS = "position, stream, version, type, schema, data, meta, recorded_at, has
 CONTENT_COLUMNS = "position, type, schema, data"
 """What a replay reads for projections that ignore an event's envelope (see `decode_content_row`)."""
 UNREAD_META = Metadata()
-_decode_data = msgspec.json.decode
 _decode_meta = msgspec.json.Decoder(Metadata).decode
 
 
@@ -77,45 +75,48 @@ def opened_at(conn: sqlite3.Connection, stream: str) -> int | None:
     return row[0] if row else None
 
 
-def stream_content(conn: sqlite3.Connection, stream: str) -> list[tuple[str, Any]]:
-    """A stream's events as (type, data) pairs in version order: what a decision folds."""
-    rows = conn.execute("SELECT type, data FROM events WHERE stream = ? ORDER BY version", (stream,))
-    return [(type_, _decode_data(plain(data))) for type_, data in rows]
+def stream_events(conn: sqlite3.Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
+    """A stream's typed events in version order: what a decision folds."""
+    rows = conn.execute("SELECT type, schema, data FROM events WHERE stream = ? ORDER BY version", (stream,))
+    return [catalogue.read(type_, schema, plain(data)) for type_, schema, data in rows]
 
 
-def decode_row(row: tuple, upcasters: Upcasters | None = None, content: bytes | None = None) -> RecordedEvent:
+def _read(catalogue: Catalogue, position: int, type_: str, schema: int, data: bytes) -> Event:
+    try:
+        return catalogue.read(type_, schema, data)
+    except ValueError as exc:
+        raise ValueError(f"the event at position {position} cannot be read: {exc}") from exc
+
+
+def decode_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None) -> RecordedEvent:
     """A stored row as an event (`content`: its data already made plain, when the caller has)."""
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
-    payload = _decode_data(plain(data) if content is None else content)
-    if upcasters:
-        schema, payload = upcasters.upcast(type_, schema, payload)
+    event = _read(catalogue, position, type_, schema, plain(data) if content is None else content)
     return RecordedEvent(
         position=position,
         stream=stream,
         version=version,
         type=type_,
-        schema=schema,
-        data=payload,
+        schema=type(event).schema,
+        event=event,
         meta=_decode_meta(meta),
         recorded_at=recorded_at,
         hash=digest.hex(),
     )
 
 
-def decode_content_row(row: tuple, upcasters: Upcasters | None = None, content: bytes | None = None) -> RecordedEvent:
+def decode_content_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None) -> RecordedEvent:
     """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty."""
     position, type_, schema, data = row
-    payload = _decode_data(plain(data) if content is None else content)
-    if upcasters:
-        schema, payload = upcasters.upcast(type_, schema, payload)
-    return RecordedEvent(position=position, stream="", version=0, type=type_, schema=schema,
-                         data=payload, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
+    event = _read(catalogue, position, type_, schema, plain(data) if content is None else content)
+    return RecordedEvent(position=position, stream="", version=0, type=type_, schema=type(event).schema,
+                         event=event, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
 
 
 def without_envelope(event: RecordedEvent) -> RecordedEvent:
     """The event as a replay that skips the envelope gives it (see `decode_content_row`)."""
     return RecordedEvent(position=event.position, stream="", version=0, type=event.type, schema=event.schema,
-                         data=event.data, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
+                         event=event.event, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
 
 
 def raw_chunks(
@@ -192,9 +193,9 @@ def raw_rows(conn: sqlite3.Connection, **filters) -> Iterator[tuple]:
         yield from rows
 
 
-def read_events(conn: sqlite3.Connection, upcasters: Upcasters | None = None, **filters) -> Iterator[RecordedEvent]:
+def read_events(conn: sqlite3.Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
     for row in raw_rows(conn, **filters):
-        yield decode_row(row, upcasters)
+        yield decode_row(row, catalogue)
 
 
 def count(conn: sqlite3.Connection, after: int = 0, until: int | None = None) -> int:

@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import msgspec
 
 from ..clock import Clock
+from ..domain.events import Catalogue
 from . import store
 from .compression import Packer
 from .hashing import canonical_bytes, chain_hash
@@ -28,7 +29,6 @@ from .wal import WalBound
 
 Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
-_decode = msgspec.json.decode
 T = TypeVar("T")
 
 
@@ -55,8 +55,10 @@ class Decision(Generic[T]):
 
 
 class ProjectionSink(Protocol):
-    """What the writer needs from the projections kept in the log's database: apply an event inside the
-    transaction, record a checkpoint."""
+    """What the writer needs from the projections kept in the log's database: the catalogue of the
+    events it writes, apply an event inside the transaction, record a checkpoint."""
+
+    catalogue: Catalogue
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
 
@@ -193,26 +195,27 @@ class GroupCommitWriter:
         conn = self._conn
         meta_bytes = _encode(meta)
         recorded_at = self._clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        catalogue = self._sink.catalogue
         out: list[RecordedEvent] = []
-        for event in events:
-            current = store.stream_version(conn, event.stream)
-            if event.expected_version != ANY_VERSION and event.expected_version != current:
-                raise ConcurrencyError(event.stream, event.expected_version, current)
-            data_bytes = _encode(msgspec.to_builtins(event.data))
-            data = _decode(data_bytes)  # as every later read of the log gives it: lists, text keys, no NaN
+        for new in events:
+            current = store.stream_version(conn, new.stream)
+            if new.expected_version != ANY_VERSION and new.expected_version != current:
+                raise ConcurrencyError(new.stream, new.expected_version, current)
+            type_, schema, data_bytes = catalogue.written(new.event)
+            event = catalogue.read(type_, schema, data_bytes)  # as every later read of the log gives it
             position, version = self._position + 1, current + 1
             canonical = canonical_bytes(
-                position, event.stream, version, event.type, event.schema, recorded_at, data_bytes, meta_bytes
+                position, new.stream, version, type_, schema, recorded_at, data_bytes, meta_bytes
             )
             digest = chain_hash(self._hash, canonical)
             conn.execute(
                 f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     position,
-                    event.stream,
+                    new.stream,
                     version,
-                    event.type,
-                    event.schema,
+                    type_,
+                    schema,
                     self._packer.pack(data_bytes),
                     meta_bytes,
                     recorded_at,
@@ -223,11 +226,11 @@ class GroupCommitWriter:
             self._packer.appended(conn, position)
             recorded = RecordedEvent(
                 position=position,
-                stream=event.stream,
+                stream=new.stream,
                 version=version,
-                type=event.type,
-                schema=event.schema,
-                data=data,
+                type=type_,
+                schema=schema,
+                event=event,
                 meta=meta,
                 recorded_at=recorded_at,
                 hash=digest.hex(),

@@ -28,11 +28,12 @@ call was placed: the list is in time order. A time that is not a number is the p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..clock import LATEST
+from ..domain.events.base import Event, data_of, tag_of
 from .parties import endpoint, is_user, platform, user_part
 from .sipdialog import SIPFRAG, Dialog, Transaction
 from .sipmessage import PLATFORM_ADDRESS, SipMessage
@@ -224,6 +225,11 @@ def _seconds(value: object, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return default
     return min(max(float(value), 0.0), LATEST - 1)
+
+
+def stored(events: Iterable[Event]) -> list[tuple[str, Mapping]]:
+    """A call's typed events as the dialogue reads them: each one's stored type and data."""
+    return [(tag_of(type(event)), data_of(event)) for event in events]
 
 
 def dialogue(events: Sequence[tuple[str, Mapping]]) -> list[SipMessage]:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..clock import parse_wire_time
+
 if TYPE_CHECKING:
     from fpdf import FPDF
 
@@ -38,7 +40,7 @@ def _document(title: str, moment: dt.datetime) -> FPDF:
 def _moment(text: str | None) -> dt.datetime:
     """A wire time (`YYYY-MM-DD HH:MM:SS`, UTC) as the document's date; the epoch when it is none."""
     try:
-        return dt.datetime.strptime(str(text), "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC)
+        return parse_wire_time(str(text))
     except ValueError:
         return dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 

@@ -1,4 +1,4 @@
-"""Messaging: SMS both ways and website chats, simulated on the clock."""
+"""Messaging: SMS both ways, website chats and inbound faxes, simulated on the clock."""
 
 from .steps import Pending, Steps
 

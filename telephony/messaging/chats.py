@@ -14,17 +14,28 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
+
 from ..accounts import customer_exists
 from ..clock import wire_time
 from ..documents import reads
 from ..domain.dictionaries import CHAT_STATE
 from ..domain.errors import Invalid, Unknown
+from ..domain.events import RESOURCES
+from ..domain.events.messaging import CHAT, ChatCreated
 from ..eventlog import Decision, NewEvent
 from ..projections.sequences import next_id
 
 ACTIVE, ENDED, MISSED = (CHAT_STATE.to_code(name) for name in ("active", "ended", "missed"))
 OPERATOR_UA = "telephony-chat/1.0"
 VISITOR_FIELDS = ("city", "country", "email", "geo", "id", "ip", "name", "referer", "ua")
+
+
+class Ending(msgspec.Struct, frozen=True):
+    """When a chat an operator answers ends, and how long it lasts."""
+
+    ends_at: float
+    lasts: float
 
 
 def started(customer_id: int, visitor: dict[str, Any], messages: Sequence[tuple[str, str, float]],
@@ -46,32 +57,31 @@ def started(customer_id: int, visitor: dict[str, Any], messages: Sequence[tuple[
                 "operator_id": operator, "operator_ua": OPERATOR_UA if operator else None,
                 "state": ACTIVE if operator else MISSED, "website_id": website_id,
                 **{f"visitor_{k}": visitor.get(k) for k in VISITOR_FIELDS}}  # fmt: skip
-        data: dict[str, Any] = {"id": chat_id, "customer_id": customer_id, "body": body}
-        if operator:
-            data.update(ends_at=at + lasts, lasts=lasts)
-        events = [NewEvent(stream=f"chat-{chat_id}", type="chat.created", data=data)]
+        ending = {"ends_at": at + lasts, "lasts": lasts} if operator else {}
+        events = [NewEvent(stream=f"chat-{chat_id}", event=ChatCreated(id=chat_id, customer_id=customer_id, body=body,
+                                                                       **ending))]  # fmt: skip
         first = next_id(conn, "chatmsg")
         for n, (side, text, after) in enumerate(messages):
             message = {"id": first + n, "chat_id": chat_id, "user_id": operator,
                        "direction": "in" if side == "visitor" else "out", "message": text,
                        "created_at": wire_time(at + after)}  # fmt: skip
-            events.append(NewEvent(stream=f"chatmsg-{first + n}", type="chatmsg.created",
-                                   data={"id": first + n, "customer_id": customer_id, "body": message}))  # fmt: skip
+            made = RESOURCES["chatmsg"].created(id=first + n, customer_id=customer_id, body=message)
+            events.append(NewEvent(stream=f"chatmsg-{first + n}", event=made))
         return events, body
 
     return Decision(decide)
 
 
-def ended(customer_id: int, chat_id: int, plan: dict[str, Any], now: Callable[[], float]) -> Decision[None]:
+def ended(customer_id: int, chat_id: int, plan: Ending, now: Callable[[], float]) -> Decision[None]:
     """The chat is over: `ended`, with how long it lasted."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], None]:
         current = reads.documents(conn, "chat", [chat_id], customer_id).get(chat_id)
         if current is None:
             raise Unknown(f"Chat {chat_id} not found")
-        if current["state"] != ACTIVE or now() < plan["ends_at"] - 1e-6:
+        if current["state"] != ACTIVE or now() < plan.ends_at - 1e-6:
             return [], None
-        changes = {"state": ENDED, "duration": round(plan["lasts"])}
-        return [NewEvent(stream=f"chat-{chat_id}", type="chat.updated", data={"id": chat_id, "changes": changes})], None
+        changes = {"state": ENDED, "duration": round(plan.lasts)}
+        return [NewEvent(stream=f"chat-{chat_id}", event=CHAT.updated(id=chat_id, changes=changes))], None
 
     return Decision(decide)

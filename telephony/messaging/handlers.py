@@ -12,12 +12,13 @@ from aiohttp import web
 
 from ..api.context import authorize, meta_of
 from ..api.control import control_route, control_shape
-from ..api.errors import BadRequest, NotFound
+from ..api.errors import NotFound
 from ..api.responses import json_response, single
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..documents import reads
+from ..domain import phone
 from ..domain.nouns import not_found
 from ..domain.schemas import CONTACT_NUMBERS, Chat, Sms
 from ..domain.schemas.storage import SmsText
@@ -25,16 +26,13 @@ from ..domain.sms import delivery
 from ..domain.types import E164
 from ..keys import ACCOUNTS, BILLING, CLOCK, EVENT_LOG, READER, SETTINGS
 from . import chats, sms
+from .receiving import receiving_number
 
 
 class SendSms(msgspec.Struct, kw_only=True):
     to: E164
     message: SmsText
     from_: E164 | None = msgspec.field(default=None, name="from")
-
-
-def _e164(number: str) -> str:
-    return "+" + number.lstrip("+")
 
 
 async def _contact(request: web.Request, customer_id: int, number: str) -> tuple[str | None, str | None]:
@@ -54,10 +52,10 @@ async def send_sms(request: web.Request) -> web.Response:
     found = await reads.body(reader, "user", who.user_id, who.customer_id)
     if found is None:
         raise NotFound(not_found("user", who.user_id))
-    to = _e164(body.to)
+    to = phone.e164(body.to)
     to_id, to_name = await _contact(request, who.customer_id, to)
-    outgoing = sms.Outgoing(who.customer_id, msgspec.json.decode(found), to, body.message,
-                            body.from_, to_id, to_name)  # fmt: skip
+    outgoing = sms.Outgoing(customer_id=who.customer_id, user=msgspec.json.decode(found), to=to, text=body.message,
+                            requested=body.from_, to_id=to_id, to_name=to_name)  # fmt: skip
 
     def plan(sms_id: int):
         return delivery(settings.seed, sms_id, settings.sms_failure_rate, settings.sms_sent_seconds,
@@ -77,14 +75,8 @@ class InboundSms(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 async def inbound_sms(request: web.Request) -> web.Response:
     """An SMS arrives on one of a customer's numbers (which must take SMS: 400 naming `to` else)."""
     body = await read_json(request, InboundSms)
-    dialled = _e164(body.to)
-    owner = await reads.owned_by(request.app[READER], "ddi", dialled)
-    if owner is None:
-        raise NotFound(not_found("ddi", dialled))
-    customer_id, ddi = owner[0], msgspec.json.decode(owner[1])
-    if not ddi.get("sms_enabled"):
-        raise BadRequest.field("to", f"The number {dialled} does not receive SMS.")
-    sender = _e164(body.from_)
+    customer_id, ddi = await receiving_number(request.app[READER], body.to, "sms_enabled", "SMS")
+    sender = phone.e164(body.from_)
     caller = await _contact(request, customer_id, sender)
     mailer = request.app[ACCOUNTS].mailer
     received = sms.receive(customer_id, ddi, sender, body.text, caller, mailer.message, request.app[CLOCK].time)

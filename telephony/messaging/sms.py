@@ -25,6 +25,7 @@ from ..domain import phone
 from ..domain.billing import shown
 from ..domain.dictionaries import TARGET_TYPE
 from ..domain.errors import Invalid, Unknown, Unmet
+from ..domain.events.messaging import SMS, SmsCreated, SmsSteps
 from ..domain.sms import Delivery, counted
 from ..eventlog import Decision, NewEvent
 from ..projections.sequences import next_id
@@ -45,9 +46,9 @@ def sender(conn: sqlite3.Connection, customer_id: int, user: dict[str, Any], req
     """The number an SMS of `user` goes from."""
     numbers = _numbers(conn, customer_id)
     if requested is not None:
-        wanted = "+" + requested.lstrip("+")
+        wanted = phone.e164(requested)
         mobile = user.get("mobile") if user.get("mobile_activated") else None
-        if any(n["id"] == wanted for n in numbers) or (mobile and "+" + phone.digits(str(mobile)) == wanted):
+        if any(n["id"] == wanted for n in numbers) or (mobile and phone.e164(phone.digits(str(mobile))) == wanted):
             return wanted
         raise Invalid.field("from", "This number is not one of your SMS-enabled numbers or your activated mobile.")
     own = [n for n in numbers if n.get("target_type") == USER_TARGET and n.get("target_id") == user["id"]]
@@ -57,7 +58,7 @@ def sender(conn: sqlite3.Connection, customer_id: int, user: dict[str, Any], req
     return chosen[0]["id"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     customer_id: int
     user: dict[str, Any]
@@ -87,11 +88,10 @@ def send(out: Outgoing, pricing: Any, plan: Callable[[int], Delivery], now: Call
                 "length": text.length, "parts": text.parts, "rate": shown(price["rate"]),
                 "charge": shown(price["charge"]), "sent_at": None, "delivered_at": None,
                 "failure_reason": None}  # fmt: skip
-        steps = {"sent_at": at + fate.sent_seconds, "final_at": at + fate.final_seconds,
-                 "delivered": fate.delivered, "reason": fate.reason}  # fmt: skip
-        data = {"id": sms_id, "customer_id": out.customer_id, "body": body, "steps": steps}
-        created = NewEvent(stream=f"{KIND}-{sms_id}", type=f"{KIND}.created", data=data)
-        return [created, *charges], body
+        steps = SmsSteps(sent_at=at + fate.sent_seconds, final_at=at + fate.final_seconds, delivered=fate.delivered,
+                         reason=fate.reason)  # fmt: skip
+        created = SmsCreated(id=sms_id, customer_id=out.customer_id, body=body, steps=steps)
+        return [NewEvent(stream=f"{KIND}-{sms_id}", event=created), *charges], body
 
     return Decision(decide)
 
@@ -113,8 +113,7 @@ def receive(customer_id: int, ddi: dict[str, Any], from_: str, text: str, caller
                 "to_name": name or None, "type": "in", "user_id": user_id, "encoding": counted_.encoding,
                 "length": counted_.length, "parts": counted_.parts, "rate": 0.0, "charge": 0.0, "sent_at": None,
                 "delivered_at": wire_time(at), "failure_reason": None}  # fmt: skip
-        events = [NewEvent(stream=f"{KIND}-{sms_id}", type=f"{KIND}.created",
-                           data={"id": sms_id, "customer_id": customer_id, "body": body})]  # fmt: skip
+        events = [NewEvent(stream=f"{KIND}-{sms_id}", event=SmsCreated(id=sms_id, customer_id=customer_id, body=body))]
         if ddi.get("sms_email"):
             said = f"From {from_} to {ddi['id']} at {body['created_at']} UTC:\n\n{text}"
             events.append(mail(ddi["sms_email"], f"SMS from {from_}", said))
@@ -123,7 +122,7 @@ def receive(customer_id: int, ddi: dict[str, Any], from_: str, text: str, caller
     return Decision(decide)
 
 
-def stepped(customer_id: int, sms_id: int, steps: dict[str, Any], now: Callable[[], float]) -> Decision[None]:
+def stepped(customer_id: int, sms_id: int, steps: SmsSteps, now: Callable[[], float]) -> Decision[None]:
     """The SMS's next state, when it is due: sent, then delivered or failed."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], None]:
@@ -131,14 +130,14 @@ def stepped(customer_id: int, sms_id: int, steps: dict[str, Any], now: Callable[
         current = reads.documents(conn, KIND, [sms_id], customer_id).get(sms_id)
         if current is None:
             raise Unknown(f"SMS {sms_id} not found")
-        if current["result"] == QUEUED and at >= steps["sent_at"] - 1e-6:
-            changes = {"result": SENT, "sent_at": wire_time(steps["sent_at"])}
-        elif current["result"] == SENT and at >= steps["final_at"] - 1e-6:
-            changes = ({"result": DELIVERED, "delivered_at": wire_time(steps["final_at"])} if steps["delivered"]
-                       else {"result": FAILED, "failure_reason": steps["reason"]})  # fmt: skip
+        changes: dict[str, Any]
+        if current["result"] == QUEUED and at >= steps.sent_at - 1e-6:
+            changes = {"result": SENT, "sent_at": wire_time(steps.sent_at)}
+        elif current["result"] == SENT and at >= steps.final_at - 1e-6:
+            changes = ({"result": DELIVERED, "delivered_at": wire_time(steps.final_at)} if steps.delivered
+                       else {"result": FAILED, "failure_reason": steps.reason})  # fmt: skip
         else:
             return [], None
-        return [NewEvent(stream=f"{KIND}-{sms_id}", type=f"{KIND}.updated",
-                         data={"id": sms_id, "changes": changes})], None  # fmt: skip
+        return [NewEvent(stream=f"{KIND}-{sms_id}", event=SMS.updated(id=sms_id, changes=changes))], None
 
     return Decision(decide)

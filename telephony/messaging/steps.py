@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import msgspec
+
 from ..clock import Clock
-from ..documents.projection import CUSTOMER_DELETED
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.messaging import CHAT, SMS, ChatCreated, SmsCreated, SmsSteps
+from ..domain.events.resources import ResourceCleared, ResourceDeleted, ResourceUpdated
 from ..eventlog import EventLog, Metadata, RecordedEvent
 from ..projections.memory import MemoryProjection
 from ..reactors.scheduler import Job, Scheduler
@@ -27,8 +31,7 @@ class Pending(MemoryProjection):
     """SMS on their way and chats going on: (kind, id) -> (customer, the plan, the next due time)."""
 
     name = "pending_messages"
-    handles = frozenset({"sms.created", "sms.updated", "sms.deleted", "sms.cleared", "chat.created", "chat.updated",
-                         CUSTOMER_DELETED})  # fmt: skip
+    handles = frozenset({*SMS.all, CHAT.created, CHAT.updated, CustomerDeleted})
     kept_as = list[tuple[str, int, int, dict[str, Any], float]]
 
     def __init__(self, on_change: Callable[[Key], None] | None = None) -> None:
@@ -39,32 +42,34 @@ class Pending(MemoryProjection):
         self.due: dict[Key, tuple[int, dict[str, Any], float]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
-        d, kind = event.data, event.type.partition(".")[0]
-        if event.type == CUSTOMER_DELETED or event.type.endswith(".cleared"):
-            customer = d["id"] if event.type == CUSTOMER_DELETED else d["customer_id"]
-            gone = [key for key, (owner, _, _) in self.due.items() if owner == customer and
-                    (event.type == CUSTOMER_DELETED or key[0] == kind)]  # fmt: skip
-            for key in gone:
-                del self.due[key]
-            return
-        key = (kind, d["id"])
-        if event.type == "sms.created" and "steps" in d:
-            self._set(key, (d["customer_id"], d["steps"], d["steps"]["sent_at"]))
-        elif event.type == "chat.created" and "ends_at" in d:
-            self._set(key, (d["customer_id"], {"ends_at": d["ends_at"], "lasts": d["lasts"]}, d["ends_at"]))
-        elif event.type == "sms.updated" and key in self.due:
-            result = d["changes"].get("result")
-            if result == sms.SENT:
-                customer, steps, _ = self.due[key]
-                self._set(key, (customer, steps, steps["final_at"]))
-            elif result in (sms.DELIVERED, sms.FAILED):
-                del self.due[key]
-        elif (
-            event.type == "chat.updated"
-            and d["changes"].get("state") in (chats.ENDED, chats.MISSED)
-            or event.type.endswith(".deleted")
+        kind = event.type.partition(".")[0]
+        match event.event:
+            case CustomerDeleted(id=customer) | ResourceCleared(customer_id=customer):
+                everything = isinstance(event.event, CustomerDeleted)
+                for key in [key for key, (owner, _, _) in self.due.items()
+                            if owner == customer and (everything or key[0] == kind)]:  # fmt: skip
+                    del self.due[key]
+            case SmsCreated(id=id_, customer_id=customer, steps=SmsSteps() as steps) if isinstance(id_, int):
+                self._set((kind, id_), (customer, msgspec.structs.asdict(steps), steps.sent_at))
+            case ChatCreated(id=id_, customer_id=customer, ends_at=ends_at, lasts=lasts) if (
+                isinstance(id_, int) and ends_at is not None
+            ):
+                self._set((kind, id_), (customer, {"ends_at": ends_at, "lasts": lasts}, ends_at))
+            case ResourceUpdated(id=id_, changes=changes) if isinstance(id_, int) and (kind, id_) in self.due:
+                self._updated((kind, id_), changes)
+            case ResourceDeleted(id=id_) if isinstance(id_, int):
+                self.due.pop((kind, id_), None)
+
+    def _updated(self, key: Key, changes: dict[str, Any]) -> None:
+        """A sent SMS is due again when it is delivered or fails; a chat is over once it ends."""
+        if key[0] == "sms" and changes.get("result") == sms.SENT:
+            customer, steps, _ = self.due[key]
+            self._set(key, (customer, steps, steps["final_at"]))
+        elif changes.get("result") in (sms.DELIVERED, sms.FAILED) or changes.get("state") in (
+            chats.ENDED,
+            chats.MISSED,
         ):
-            self.due.pop(key, None)
+            del self.due[key]
 
     def _set(self, key: Key, value: tuple[int, dict[str, Any], float]) -> None:
         self.due[key] = value
@@ -92,15 +97,14 @@ class Steps:
         self._log = event_log
         self._scheduler = scheduler
         self._clock = clock
-        pending.on_change = self.follow
-        scheduler.derive(self._timers)
 
     def follow(self, key: Key) -> None:
         found = self._pending.due.get(key)
         if found is not None:
             self._scheduler.at(found[2], _name(key), self._job(key))
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The timer of every pending SMS and chat, derived at every start."""
         for key, (_, _, due) in list(self._pending.due.items()):
             yield due, _name(key), self._job(key)
 
@@ -110,12 +114,13 @@ class Steps:
             if found is None:
                 return
             customer_id, plan, _ = found
-            await self._log.transact(_DECISIONS[key[0]](customer_id, key[1], plan, self._clock.time), SIMULATOR)
+            if key[0] == "sms":
+                decision = sms.stepped(customer_id, key[1], msgspec.convert(plan, SmsSteps), self._clock.time)
+            else:
+                decision = chats.ended(customer_id, key[1], msgspec.convert(plan, chats.Ending), self._clock.time)
+            await self._log.transact(decision, SIMULATOR)
 
         return step
-
-
-_DECISIONS: dict[str, Callable[..., Any]] = {"sms": sms.stepped, "chat": chats.ended}
 
 
 def _name(key: Key) -> str:

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from ..domain.events import Event, tag_of
 from ..eventlog.records import RecordedEvent
 
 
@@ -14,8 +15,9 @@ class Projection:
     """A durable read model kept in SQLite tables, written in the same transaction as the events.
 
     Subclasses set `name`, `version` (bump it when `apply` changes meaning), `tables` (the tables it
-    owns, dropped on rebuild), `handles` (event types) and implement `create` and `apply`, and
-    `index` when they have secondary indexes. `apply` does no I/O beyond its own tables.
+    owns, dropped on rebuild), `handles` (the event types, as their classes) and implement `create` and
+    `apply` (matching on the event's type), and `index` when they have secondary indexes. `apply` does
+    no I/O beyond its own tables.
 
     The stored version of a projection is its `fingerprint`: `version` and a digest of its
     `declaration` (kind, tables, event types, indexes, id rules...), so a changed declaration
@@ -25,7 +27,7 @@ class Projection:
     name: str
     version: ClassVar[int] = 1
     tables: tuple[str, ...] = ()
-    handles: frozenset[str] = frozenset()
+    handles: frozenset[type[Event]] = frozenset()
     reads_envelope: bool = False
     """True when `apply` reads more of an event than its position, type, schema and data: its envelope
     (stream, version, meta, recorded_at, hash). Rebuilds skip reading the envelope when no projection
@@ -44,7 +46,12 @@ class Projection:
 
     def declaration(self) -> tuple:
         """Everything that shapes the read model; subclasses add theirs."""
-        return (type(self).__qualname__, self.tables, tuple(sorted(self.handles)), self.reads_envelope)
+        return (type(self).__qualname__, self.tables, tuple(sorted(self.tags)), self.reads_envelope)
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """The stored types of the events it handles."""
+        return frozenset(tag_of(cls) for cls in self.handles)
 
     @property
     def fingerprint(self) -> str:

@@ -12,27 +12,28 @@ import sqlite3
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..domain.events.log import BlobStored
 from ..eventlog import NO_STREAM, NewEvent, RecordedEvent
 from .base import Projection
 
 if TYPE_CHECKING:
     from ..documents.connections import Reader
 
-BLOB_STORED = "blob.stored"
-
 
 class Blobs(Projection):
     name = "blobs"
     tables = ("blobs",)
-    handles = frozenset({BLOB_STORED})
+    handles = frozenset({BlobStored})
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS blobs (sha256 TEXT PRIMARY KEY, media_type TEXT NOT NULL, data BLOB)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        d = event.data
-        conn.execute("INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)",
-                     (d["sha256"], d["media_type"], base64.b64decode(d["base64"])))  # fmt: skip
+        match event.event:
+            case BlobStored(sha256=sha, media_type=media_type, base64=encoded):
+                conn.execute(
+                    "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)", (sha, media_type, base64.b64decode(encoded))
+                )
 
 
 def sha256_of(data: bytes) -> str:
@@ -44,8 +45,8 @@ def store_once(conn: sqlite3.Connection, data: bytes, media_type: str) -> list[N
     sha = sha256_of(data)
     if conn.execute("SELECT 1 FROM blobs WHERE sha256 = ?", (sha,)).fetchone():
         return []
-    payload = {"sha256": sha, "media_type": media_type, "base64": base64.b64encode(data).decode()}
-    return [NewEvent(stream=f"blob-{sha}", type=BLOB_STORED, data=payload, expected_version=NO_STREAM)]
+    stored = BlobStored(sha256=sha, media_type=media_type, base64=base64.b64encode(data).decode())
+    return [NewEvent(stream=f"blob-{sha}", event=stored, expected_version=NO_STREAM)]
 
 
 async def load(reader: Reader, sha256: str) -> tuple[str, bytes] | None:

@@ -6,20 +6,19 @@ puts the clock as far ahead of wall-clock time as it was.
 
 from __future__ import annotations
 
+from ..domain.events.log import ClockMoved
 from ..eventlog.records import NewEvent, RecordedEvent
 from .memory import MemoryProjection
-
-CLOCK_MOVED = "clock.moved"
 
 
 def clock_moved(offset: float, now: float) -> NewEvent:
     """The clock now reads `now`, `offset` seconds ahead of wall-clock time."""
-    return NewEvent(stream="clock", type=CLOCK_MOVED, data={"offset": offset, "epoch": now})
+    return NewEvent(stream="clock", event=ClockMoved(offset=offset, epoch=now))
 
 
 class ClockOffset(MemoryProjection):
     name = "clock_offset"
-    handles = frozenset({CLOCK_MOVED})
+    handles = frozenset({ClockMoved})
     kept_as = tuple[float, float]
 
     def __init__(self) -> None:
@@ -30,7 +29,9 @@ class ClockOffset(MemoryProjection):
         self.epoch = 0.0
 
     def apply(self, event: RecordedEvent) -> None:
-        self.offset, self.epoch = event.data["offset"], event.data["epoch"]
+        match event.event:
+            case ClockMoved(offset=offset, epoch=epoch):
+                self.offset, self.epoch = offset, epoch
 
     def state(self) -> tuple[float, float]:
         return self.offset, self.epoch

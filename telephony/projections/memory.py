@@ -21,16 +21,18 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 import msgspec
 
+from ..domain.events import Event, tags_of
 from ..eventlog.records import RecordedEvent
 
 log = logging.getLogger(__name__)
 
 
 class MemoryProjection:
-    """A read model in memory. Subclasses set `name` and `handles` (None: every event type), and
-    implement `reset`, `apply` (no I/O) and `state` (a value equal for equal models; None when the
-    model is not compared, such as a cache). `history = False` means the model needs no past (a
-    cache): it starts empty at the head of the log, and empty again after a gap (a bulk load).
+    """A read model in memory. Subclasses set `name` and `handles` (the event classes; None: every
+    type), and implement `reset`, `apply` (no I/O; matching on the event's type) and `state` (a value
+    equal for equal models; None when the model is not compared, such as a cache). `history = False`
+    means the model needs no past (a cache): it starts empty at the head of the log, and empty again
+    after a gap (a bulk load).
 
     A model that sets `kept_as` (the type of what `snapshot` returns, for msgspec) is saved at times
     and restored at the next start, which then folds only what followed. `version` names the meaning
@@ -38,15 +40,20 @@ class MemoryProjection:
     (the `fingerprint` also holds the name, the event types and `kept_as`)."""
 
     name: ClassVar[str]
-    handles: ClassVar[frozenset[str] | None] = None
+    handles: ClassVar[frozenset[type[Event]] | None] = None
     history: ClassVar[bool] = True
     version: ClassVar[int] = 1
     kept_as: ClassVar[Any] = None
 
     @property
     def fingerprint(self) -> str:
-        declared = (type(self).__qualname__, self.name, sorted(self.handles or ()), repr(self.kept_as))
+        declared = (type(self).__qualname__, self.name, sorted(self.tags or ()), repr(self.kept_as))
         return f"{self.version}:{hashlib.sha256(repr(declared).encode()).hexdigest()[:16]}"
+
+    @property
+    def tags(self) -> frozenset[str] | None:
+        """The stored types of the events it handles (None: every type)."""
+        return tags_of(self.handles)
 
     def snapshot(self) -> Any:
         """The model as a value of type `kept_as` (only called when it is set)."""
@@ -184,11 +191,12 @@ class MemoryProjections:
 
     def _apply(self, targets: list[MemoryProjection], events: Iterable[RecordedEvent],
                since: Mapping[str, int] | None = None) -> None:  # fmt: skip
+        taking = [(projection, projection.tags) for projection in targets]
         for event in events:
             if event.position <= self.position:
                 continue
-            for projection in targets:
-                if projection.handles is not None and event.type not in projection.handles:
+            for projection, tags in taking:
+                if tags is not None and event.type not in tags:
                     continue
                 if since and event.position <= since.get(projection.name, 0):
                     continue
@@ -214,7 +222,7 @@ def _types_of(projections: Iterable[MemoryProjection]) -> list[str] | None:
     """The event types a fold must read: None (all) when one of the projections takes every type."""
     types: set[str] = set()
     for projection in projections:
-        if projection.handles is None:
+        if (tags := projection.tags) is None:
             return None
-        types |= projection.handles
+        types |= tags
     return sorted(types)

@@ -12,10 +12,10 @@ from contextlib import contextmanager
 
 from tqdm import tqdm
 
+from ..domain.events import EVENTS, Catalogue
 from ..eventlog import store
 from ..eventlog.compression import plain
 from ..eventlog.records import RecordedEvent
-from ..eventlog.upcasting import Upcasters
 from .base import Projection
 
 CHECKPOINTS = """
@@ -70,12 +70,13 @@ def _without_cycle_collection() -> Iterator[None]:
 class Projections:
     """The set of projections one app runs, dispatched by event type."""
 
-    def __init__(self, projections: Sequence[Projection], upcasters: Upcasters | None = None) -> None:
+    def __init__(self, projections: Sequence[Projection], catalogue: Catalogue = EVENTS) -> None:
         self.all = list(projections)
-        self.upcasters = upcasters
+        self.catalogue = catalogue
+        """The event types of the log, by tag: how their stored data is read (and upcast)."""
         self._by_type: dict[str, list[Projection]] = defaultdict(list)
         for projection in self.all:
-            for type_ in projection.handles:
+            for type_ in projection.tags:
                 self._by_type[type_].append(projection)
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
@@ -146,7 +147,7 @@ class Projections:
     def _replay(self, conn: sqlite3.Connection, log: sqlite3.Connection, targets: list[Projection],
                 until: int | None, progress: bool, watch: Callable[[tuple], bytes] | None = None) -> int:  # fmt: skip
         """Recreate `targets` and feed them the log up to `until`, leaving the last transaction open."""
-        subset = Projections(targets, self.upcasters)
+        subset = Projections(targets, self.catalogue)
         conn.execute(CHECKPOINTS)
         conn.execute("BEGIN IMMEDIATE")
         for projection in targets:
@@ -186,7 +187,7 @@ class Projections:
         envelope = self._reads_envelope or watch is not None
         decode = store.decode_row if envelope else store.decode_content_row
         type_at, data_at = (3, 5) if envelope else (1, 3)
-        upcasters = self.upcasters or None
+        catalogue = self.catalogue
         takers = self._takers()
         for row in rows:
             data = plain(row[data_at]) if watch is None else watch(row)
@@ -196,7 +197,7 @@ class Projections:
             for take in undecoded:
                 take(conn, data)
             if decoded:
-                event = decode(row, upcasters, data)
+                event = decode(row, catalogue, data)
                 for apply in decoded:
                     apply(conn, event)
 
@@ -205,7 +206,7 @@ class Projections:
         change) and what applies it decoded."""
         found = {}
         for type_, projections in self._by_type.items():
-            upcast = self.upcasters is not None and self.upcasters.changes(type_)
+            upcast = self.catalogue.changes(type_)
             undecoded = () if upcast else tuple(p.replays_json[type_] for p in projections if type_ in p.replays_json)
             decoded = tuple(p.apply for p in projections if upcast or type_ not in p.replays_json)
             found[type_] = (undecoded, decoded)

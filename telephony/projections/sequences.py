@@ -1,9 +1,9 @@
 """Id allocation: the highest id ever created per kind, so ids are never reused after a delete.
 
-`sequence.reserved` {kind, last} raises a kind's highest id without a record: an import carries the
-exporting log's, so the ids of records deleted there are not handed out again. Events of the
-`claiming` types name the ids they take in `claims` {kind: [id, ...]}: a call's events claim the
-ids of the records its history leaves.
+A record's creation (`<kind>.created`) takes its id. `sequence.reserved` {kind, last} raises a kind's
+highest id without a record: an import carries the exporting log's, so the ids of records deleted
+there are not handed out again. Events of the `claiming` types name the ids they take in `claims`
+{kind: [id, ...]}: a call's events claim the ids of the records it leaves.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 import msgspec
 
+from ..domain.events import EVENTS, Event, events_of
+from ..domain.events.log import SequenceReserved
 from ..eventlog import RecordedEvent
 from .base import Projection
-
-SEQUENCE_RESERVED = "sequence.reserved"
 
 
 class _Identified(msgspec.Struct):
@@ -35,32 +35,28 @@ class Sequences(Projection):
     tables = ("sequences",)
     rebuild_cost = 0.2  # reading an id per event, then one row per kind at `settle`
 
-    def __init__(self, kinds: Iterable[str], claiming: Iterable[str] = ()) -> None:
+    def __init__(self, kinds: Iterable[str], claiming: Iterable[type[Event]] = ()) -> None:
         self.claiming = frozenset(claiming)
-        made = {f"{kind}.created": kind for kind in kinds}
-        self.handles = frozenset({SEQUENCE_RESERVED, *made, *self.claiming})
-        self.replays_json = {
-            type_: partial(self._made_json, kind) for type_, kind in made.items() if type_ not in self.claiming
-        }
+        self._made = {f"{kind}.created": kind for kind in kinds}
+        """The creations that take an id of their kind (`customer.created`, `contact.created`, ...), by tag."""
+        made = {EVENTS.types.get(tag) or events_of(kind).created for tag, kind in self._made.items()}
+        self.handles = frozenset({SequenceReserved, *made, *self.claiming})
+        self.replays_json = {tag: partial(self._made_json, kind) for tag, kind in self._made.items()}
         self._highest: dict[str, int] = {}
-
-    def declaration(self) -> tuple:
-        return (*super().declaration(), tuple(sorted(self.claiming)))
 
     def create(self, conn: sqlite3.Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        if event.type in self.claiming:
-            for kind, ids in (event.data.get("claims") or {}).items():
-                self._claim(conn, kind, max(ids))
-            return
-        if event.type == SEQUENCE_RESERVED:
-            kind, id_ = event.data["kind"], event.data["last"]
-        else:
-            kind, id_ = event.type.partition(".")[0], event.data.get("id")
-        if isinstance(id_, int):
-            self._claim(conn, kind, id_)
+        match event.event:
+            case SequenceReserved(kind=kind, last=last):
+                self._claim(conn, kind, last)
+            case made if event.type in self._made:  # a natural id (a number's text) takes nothing of a sequence
+                if isinstance(id_ := getattr(made, "id", None), int):
+                    self._claim(conn, self._made[event.type], id_)
+            case claiming:  # one of `claiming`: the ids its `claims` name
+                for kind, ids in getattr(claiming, "claims", {}).items():
+                    self._claim(conn, kind, max(ids))
 
     def _made_json(self, kind: str, conn: sqlite3.Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, of whose data only the id is read."""

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from ..clock import Clock, wire_time
+from ..domain.events import Event, tags_of
 from ..eventlog.records import Metadata, NewEvent, RecordedEvent
 from . import tracking
 
@@ -44,12 +45,12 @@ RECORD_EVERY = 1000
 
 
 class Reactor:
-    """Subclasses set `name` (stable: it keys the tracking position) and `handles` (None: every
-    type), and implement `react`. `from_beginning` reactors react to the whole log when first
+    """Subclasses set `name` (stable: it keys the tracking position) and `handles` (the event classes;
+    None: every type), and implement `react`. `from_beginning` reactors react to the whole log when first
     seen; the others start at its head (a new webhook dispatcher does not replay last year)."""
 
     name: ClassVar[str]
-    handles: ClassVar[frozenset[str] | None] = None
+    handles: ClassVar[frozenset[type[Event]] | None] = None
     from_beginning: ClassVar[bool] = False
     serial: ClassVar[bool] = False
 
@@ -92,7 +93,8 @@ class ReactorRunner:
         self._clock = clock
         self._chunk = chunk
         self._backoff = backoff or Backoff()
-        self._types = sorted(reactor.handles) if reactor.handles is not None else None
+        tags = tags_of(reactor.handles)
+        self._types = sorted(tags) if tags is not None else None
         self._meta = Metadata(source=f"reactor:{reactor.name}")
         self._position = 0
         self._start = 0

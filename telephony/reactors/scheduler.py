@@ -14,8 +14,8 @@ past them), they run together, so their owners' appends share commits. A job tha
 and never stops the others. Stopping takes no more timers and lets the jobs under way finish: their
 appends, and what follows the log's commits, are still open then.
 
-The scheduler keeps nothing that matters: owners add their timers, and `derive` sources add theirs
-again from projections at each start.
+The scheduler keeps nothing that matters: owners add their timers, and the sources the wiring
+attaches (`derive`) add theirs again from projections at each start.
 """
 
 from __future__ import annotations
@@ -102,6 +102,11 @@ class Scheduler:
         self._sources.append(source)
         if self._aps.running:
             self._add_from(source)
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        """What derives timers at every start, in the order it was attached."""
+        return tuple(self._sources)
 
     # --- life --------------------------------------------------------------------------------------
 

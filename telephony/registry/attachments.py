@@ -30,5 +30,6 @@ def attached(resource: Resource, body: msgspec.Struct) -> tuple[dict[str, Any], 
     return fields, lambda conn: store_once(conn, data, MEDIA_TYPES[kind])
 
 
-def then(first: Store, decide: Callable[[sqlite3.Connection], Iterable[NewEvent]]) -> Store:
-    return lambda conn: [*first(conn), *decide(conn)]
+def after_storing(store: Store, decide: Callable[[sqlite3.Connection], Iterable[NewEvent]]) -> Store:
+    """The decision `decide`, run in the same transaction after `store` has stored the uploaded file."""
+    return lambda conn: [*store(conn), *decide(conn)]

@@ -9,9 +9,10 @@ from aiohttp import web
 
 from ..api.context import authorize, meta_of
 from ..api.responses import collection
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
+from ..domain import phone
 from ..domain.bodies import echoes, echoing
 from ..domain.schemas import CallTrackingDdiItem, Ddi
 from ..keys import EVENT_LOG
@@ -25,7 +26,7 @@ ITEM: Any = echoing(CallTrackingDdiItem, Ddi)
 async def assign_numbers(request: web.Request) -> web.Response:
     who = authorize(request, DDIS.module, write=True)
     items = await read_json(request, list[ITEM])
-    numbers = ["+" + item.e164.lstrip("+") for item in items]
+    numbers = [phone.e164(item.e164) for item in items]
     changes = {number: {"campaign_id": item.campaign_id} for number, item in zip(numbers, items, strict=True)}
     echoed = {number: echoes(item) for number, item in zip(numbers, items, strict=True)}
     decision = decisions.update(DDIS, who.customer_id, changes, echoed)  # checks each campaign is the customer's

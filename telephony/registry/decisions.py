@@ -21,6 +21,7 @@ from ..documents import reads, references
 from ..documents.references import Table
 from ..domain.bodies import changed
 from ..domain.errors import Invalid, Problems, Unknown
+from ..domain.events import events_of
 from ..domain.nouns import missing as missing_ids
 from ..eventlog import NO_STREAM, Decision, NewEvent, store
 from ..projections.sequences import next_id
@@ -89,9 +90,8 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
             raise Invalid.of(problems)
         document = new_document(resource, fields, new_id, customer_id, now)
         document.update(_computed(resource, document, now))
-        data = {"id": new_id, "customer_id": customer_id, "body": document}
-        event = NewEvent(stream=_stream(resource, new_id), type=f"{resource.kind}.created", data=data,
-                         expected_version=expected)  # fmt: skip
+        made = events_of(resource.kind).created(id=new_id, customer_id=customer_id, body=document)
+        event = NewEvent(stream=_stream(resource, new_id), event=made, expected_version=expected)
         return [event, *_effects(conn, resource, customer_id, None, document)], document
 
     return Decision(decide)
@@ -118,8 +118,8 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict], echoe
             if now is not None:
                 drawn = _computed(resource, {**current[id_], **kept}, now)
                 kept.update({name: value for name, value in drawn.items() if current[id_].get(name) != value})
-            events.append(NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.updated",
-                                   data={"id": id_, "changes": kept}))  # fmt: skip
+            changed = events_of(resource.kind).updated(id=id_, changes=kept)
+            events.append(NewEvent(stream=_stream(resource, id_), event=changed))
             documents.append({**current[id_], **kept})
             events += _effects(conn, resource, customer_id, current[id_], documents[-1])
         return events, documents
@@ -133,8 +133,8 @@ def delete(resource: Resource, customer_id: int, ids: list[Any], table: Table) -
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
         _require(conn, resource, ids, customer_id)
         unique = list(dict.fromkeys(ids))
-        removed = [NewEvent(stream=_stream(resource, id_), type=f"{resource.kind}.deleted", data={"id": id_})
-                   for id_ in unique]  # fmt: skip
+        gone = events_of(resource.kind).deleted
+        removed = [NewEvent(stream=_stream(resource, id_), event=gone(id=id_)) for id_ in unique]
         return removed + references.unlink(conn, table, customer_id, resource.kind, unique)
 
     return decide
@@ -144,8 +144,8 @@ def clear(resource: Resource, customer_id: int, table: Table) -> Decide:
     """Delete the whole collection of a customer as one event (and unlink it where it is named)."""
 
     def decide(conn: sqlite3.Connection) -> list[NewEvent]:
-        cleared = NewEvent(stream=f"{resource.kind}s-of-{customer_id}", type=f"{resource.kind}.cleared",
-                           data={"customer_id": customer_id})  # fmt: skip
+        cleared = NewEvent(stream=f"{resource.kind}s-of-{customer_id}",
+                           event=events_of(resource.kind).cleared(customer_id=customer_id))  # fmt: skip
         named = any(resource.kind in ref.kinds for refs in table.values() for ref in refs)
         unlinked = references.unlink(conn, table, customer_id, resource.kind,
                                      reads.ids_of(conn, resource.kind, customer_id)) if named else []  # fmt: skip

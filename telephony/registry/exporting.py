@@ -3,8 +3,8 @@
 Customers, then users with their credentials (password hash, sealed SIP password, remembered
 devices), their live API tokens and API keys (digest and sealed copy), uploaded files, every
 registry collection by id (the records a derived kind is drawn from together, in the order it drew
-them: an import draws it again in that order), then the highest id of each kind. What an export leaves out, and why,
-is in the README.
+them: an import draws it again in that order), then the highest id of each kind. What an export
+leaves out, and why, is in `docs/import-export.md`.
 """
 
 from __future__ import annotations

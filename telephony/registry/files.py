@@ -18,10 +18,11 @@ from aiohttp import web
 from ..api.context import authorize
 from ..api.errors import NotFound
 from ..api.responses import collection, streamed
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..documents import reads
-from ..domain import calls
+from ..domain.calls.call import stream_of
+from ..domain.events.calls import CallEnded
 from ..domain.nouns import not_found
 from ..keys import EVENT_LOG, PRINCIPAL, READER
 from ..media import dialogue, mp3, pcap, pdf, sip
@@ -107,14 +108,14 @@ async def _call_dialogue(request: web.Request, kind: str, record: dict) -> list[
         return None
     if not isinstance(call_id, int):
         return None
-    events = await request.app[EVENT_LOG].read_stream(calls.stream_of(call_id))
-    if not events or events[-1].type != calls.ENDED:
+    events = await request.app[EVENT_LOG].read_stream(stream_of(call_id))
+    ended = events[-1].event if events else None
+    if not isinstance(ended, CallEnded) or ended.records is None or ended.final is None:
         return None
-    ended = events[-1].data
-    claimed = ended["records"]["cdr"] if leg is None else ended["records"]["msdr"].get(leg)
-    if claimed != record["id"] or ended["final"]["customer_id"] != request[PRINCIPAL].customer_id:
+    claimed = ended.records.cdr if leg is None else ended.records.msdr.get(leg)
+    if claimed != record["id"] or ended.final.customer_id != request[PRINCIPAL].customer_id:
         return None
-    pairs = [(event.type, event.data) for event in events]
+    pairs = dialogue.stored(event.event for event in events)
     return dialogue.dialogue(pairs) if leg is None else dialogue.leg_dialogue(pairs, leg)
 
 

@@ -12,12 +12,13 @@ from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, parse
 from ..documents import listing, reads
+from ..domain import phone
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
 from ..domain.nouns import not_found
 from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, REFERENCES, SETTINGS
 from . import decisions
-from .attachments import Store, attached, then
+from .attachments import Store, after_storing, attached
 from .coercion import fields_of
 from .rendering import render_many, render_one
 from .resource import Resource
@@ -27,7 +28,7 @@ _decode = msgspec.json.decode
 
 def _id(resource: Resource, request: web.Request):
     raw = request.match_info[resource.id_name]
-    return ("+" + raw.lstrip("+")) if resource.text_ids else int(raw)
+    return phone.e164(raw) if resource.text_ids else int(raw)
 
 
 def _ids(request: web.Request) -> list[int]:
@@ -119,7 +120,7 @@ def create_handler(resource: Resource):
         fields, _, store = await _sent_fields(request, resource, creating=True)
         now = wire_time(request.app[CLOCK].now())
         decision = decisions.create(resource, who.customer_id, fields, now)
-        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        await request.app[EVENT_LOG].transact(after_storing(store, decision), meta_of(request))
         document = decision.result
         path = f"/{resource.path}/{document['id']}"
         return single(request, await render_one(request, resource, document), path, status=201)
@@ -136,7 +137,7 @@ def update_handler(resource: Resource):
         changes, echoed, store = await _sent_fields(request, resource, creating=False)
         now = wire_time(request.app[CLOCK].now())
         decision = decisions.update(resource, who.customer_id, {id_: changes}, {id_: echoed}, now)
-        await request.app[EVENT_LOG].transact(then(store, decision), meta_of(request))
+        await request.app[EVENT_LOG].transact(after_storing(store, decision), meta_of(request))
         (document,) = decision.result
         return single(request, await render_one(request, resource, document), f"/{resource.path}/{id_}")
 

@@ -15,10 +15,13 @@ import msgspec
 from .. import accounts
 from ..api.errors import BadRequest, FieldError
 from ..documents import reads
+from ..domain import phone
 from ..domain.errors import DomainError
+from ..domain.events import events_of
+from ..domain.events.log import SequenceReserved
 from ..eventlog import NewEvent, store
 from ..projections.blobs import store_once
-from ..projections.sequences import SEQUENCE_RESERVED, next_id
+from ..projections.sequences import next_id
 from ..security import Resealer
 from .catalogue import BY_PATH
 from .coercion import new_document
@@ -60,8 +63,7 @@ def _record_events(conn: sqlite3.Connection, record: Record, known: set[int], no
         return
     if record.resource == "sequences":
         if value.last >= next_id(conn, value.kind):
-            yield NewEvent(stream=f"sequence-{value.kind}", type=SEQUENCE_RESERVED,
-                           data={"kind": value.kind, "last": value.last})  # fmt: skip
+            yield NewEvent(stream=f"sequence-{value.kind}", event=SequenceReserved(kind=value.kind, last=value.last))
         return
     if customer_id not in known:
         if not accounts.customer_exists(conn, customer_id):
@@ -128,7 +130,7 @@ def _document_event(conn: sqlite3.Connection, resource: Resource, fields: dict, 
         number = fields.get(resource.id_name) or id_
         if not number:
             raise BadRequest.field(resource.id_name, "This field is required.")
-        id_ = fields[resource.id_name] = "+" + str(number).lstrip("+")
+        id_ = fields[resource.id_name] = phone.e164(str(number))
         if reads.exists(conn, resource.kind, id_):
             raise BadRequest.field(resource.id_name, f"{id_} is already provisioned")
     elif id_ is None:
@@ -139,5 +141,5 @@ def _document_event(conn: sqlite3.Connection, resource: Resource, fields: dict, 
     if lived and not resource.text_ids:  # a number names one stream across its lives; an id, one record
         raise BadRequest(f"{resource.path} {id_} was deleted here: the id of a deleted record is not used again")
     body = new_document(resource, fields, id_, customer_id, fields.get("created_at") or now)
-    return NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", expected_version=lived,
-                    data={"id": id_, "customer_id": customer_id, "body": body})  # fmt: skip
+    made = events_of(resource.kind).created(id=id_, customer_id=customer_id, body=body)
+    return NewEvent(stream=f"{resource.kind}-{id_}", event=made, expected_version=lived)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..documents import reads
 from ..domain.dictionaries import TARGET_TYPE
+from ..domain.events import events_of
 from ..domain.references import number_id
 from ..eventlog import NewEvent
 
@@ -29,7 +30,7 @@ def _numbers(values: Iterable[Any] | None) -> list[str]:
 
 
 def _update(kind: str, id_: Any, changes: dict[str, Any]) -> NewEvent:
-    return NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.updated", data={"id": id_, "changes": changes})
+    return NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).updated(id=id_, changes=changes))
 
 
 def _listing(conn: sqlite3.Connection, customer_id: int, number: str) -> list[tuple[str, dict]]:

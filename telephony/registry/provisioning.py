@@ -15,6 +15,7 @@ from ..api.responses import json_response
 from ..api.wire import read_json
 from ..clock import wire_time
 from ..documents import reads
+from ..domain import phone
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from ..domain.errors import Invalid, Problems, Unknown
 from ..domain.nouns import not_found
@@ -77,7 +78,7 @@ def _targeted(body: NewDdi | DdiChange) -> Problems:
 async def provision_ddi(request: web.Request) -> web.Response:
     customer_id = int(request.match_info["id"])
     body = await read_json(request, NewDdi, _targeted)
-    number = "+" + body.e164.lstrip("+")
+    number = phone.e164(body.e164)
     fields = {**msgspec.structs.asdict(body), "e164": number, "name": body.name or number,
               "target_type": _target_code(body.target_type)}  # fmt: skip
     now = wire_time(request.app[CLOCK].now())
@@ -99,7 +100,7 @@ async def target_ddi(request: web.Request) -> web.Response:
     """Change a number (the operator's part): where its calls go (users, voicemail, hang-up; a ring
     group, IVR, queue or conference it names lists it, and any other that did drops it), its SMS and
     fax settings."""
-    number = "+" + request.match_info["e164"].lstrip("+")
+    number = phone.e164(request.match_info["e164"])
     body = await read_json(request, DdiChange, _targeted)
     owner = await reads.owned_by(request.app[READER], DDIS.kind, number)
     if owner is None:

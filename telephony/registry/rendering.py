@@ -13,7 +13,7 @@ import msgspec
 from aiohttp import web
 
 from ..api.context import principal
-from ..api.routing import included
+from ..api.route_table import included
 from ..documents import reads
 from ..keys import READER
 from .resource import Resource

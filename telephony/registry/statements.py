@@ -5,18 +5,16 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..api.context import authorize, meta_of
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
+from ..domain.events.log import StatementsCleared
 from ..eventlog import NewEvent
 from ..keys import EVENT_LOG
-
-STATEMENTS_CLEARED = "statement.cleared"
 
 
 async def delete_statements(request: web.Request) -> web.Response:
     who = authorize(request, "history", write=True)
-    event = NewEvent(stream=f"statements-{who.customer_id}", type=STATEMENTS_CLEARED,
-                     data={"customer_id": who.customer_id})  # fmt: skip
+    event = NewEvent(stream=f"statements-{who.customer_id}", event=StatementsCleared(customer_id=who.customer_id))
     await request.app[EVENT_LOG].append([event], meta_of(request))
     return web.Response(status=204)
 

@@ -40,7 +40,7 @@ from ..domain.types import Email, NonNegative, PositiveId, WireTime
 from ..projections.blobs import sha256_of
 from ..security import Resealer, is_password_hash
 from .catalogue import BY_PATH, RESOURCES
-from .records import code_problems, decode_checked, document_fields, time_problems
+from .import_checks import code_problems, decode_checked, document_fields, time_problems
 
 MAX_REPORTED = 20
 Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]

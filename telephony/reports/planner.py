@@ -16,16 +16,17 @@ from typing import Any
 
 import msgspec
 
-from ..clock import Clock, wire_time
+from ..clock import Clock, wire_epoch, wire_time
 from ..documents import reads
 from ..documents.connections import Reader
-from ..documents.projection import CUSTOMER_DELETED
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..domain.reports import active, next_run
 from ..eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from ..mail import Mailer
 from ..reactors.reactor import Reaction, Reactor
 from ..reactors.scheduler import Job, Scheduler
-from .runs import KIND, ran, since
+from .runs import KIND, SCHEDULE, ran
 
 SCHEDULED = Metadata(source="reports")
 RETRY_AFTER = (60.0, 300.0, 900.0, 3600.0)
@@ -49,7 +50,9 @@ class ReportRuns:
         found = await self._log.query(lambda conn: list(reads.every(conn, KIND)))
         for customer_id, body in found:
             schedule = msgspec.json.decode(body)
-            after = since(schedule.get("last_run_at")) or since(schedule.get("created_at")) or self._clock.time()
+            after = (
+                wire_epoch(schedule.get("last_run_at")) or wire_epoch(schedule.get("created_at")) or self._clock.time()
+            )
             self.plan(customer_id, schedule, after, catch_up=True)
 
     def plan(self, customer_id: int, schedule: dict[str, Any], after: float | None = None,
@@ -103,18 +106,24 @@ class ReportPlanner(Reactor):
     """Plans a schedule again when it changes, and keeps its `next_run_at`."""
 
     name = "report-planner"
-    handles = frozenset({f"{KIND}.created", f"{KIND}.updated", f"{KIND}.deleted", f"{KIND}.cleared",
-                         CUSTOMER_DELETED})  # fmt: skip
+    handles = frozenset({*SCHEDULE.all, CustomerDeleted})
 
     def __init__(self, runs: ReportRuns, reader: Reader) -> None:
         self._runs = runs
         self._reader = reader
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if event.type == CUSTOMER_DELETED or event.type.endswith(".cleared"):
-            self._runs.drop_customer(event.data["customer_id"] if "customer_id" in event.data else event.data["id"])
-            return None
-        schedule_id = event.data["id"]
+        match event.event:
+            case CustomerDeleted(id=customer_id) | ResourceCleared(customer_id=customer_id):
+                self._runs.drop_customer(customer_id)
+            case (
+                ResourceCreated(id=schedule_id) | ResourceUpdated(id=schedule_id) | ResourceDeleted(id=schedule_id)
+            ) if isinstance(schedule_id, int):
+                return await self._planned(schedule_id)
+        return None
+
+    async def _planned(self, schedule_id: int) -> Reaction:
+        """The schedule planned again as it is now, and its `next_run_at` when that moved."""
         owner = await reads.owned_by(self._reader, KIND, schedule_id)
         if owner is None:
             self._runs.drop(schedule_id)
@@ -124,8 +133,8 @@ class ReportPlanner(Reactor):
         shown = wire_time(due) if due is not None else None
         if schedule.get("next_run_at") == shown:
             return None
-        return [NewEvent(stream=f"{KIND}-{schedule_id}", type=f"{KIND}.updated",
-                         data={"id": schedule_id, "changes": {"next_run_at": shown}})]  # fmt: skip
+        return [NewEvent(stream=f"{KIND}-{schedule_id}",
+                         event=SCHEDULE.updated(id=schedule_id, changes={"next_run_at": shown}))]  # fmt: skip
 
 
 def _key(schedule_id: int) -> str:

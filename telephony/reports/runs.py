@@ -9,25 +9,21 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from ..clock import wire_time
+from ..clock import wire_epoch, wire_time
 from ..documents import reads
 from ..domain.dictionaries import REPORT_FORMAT
+from ..domain.events import RESOURCES
+from ..domain.events.mail import Attachment
+from ..domain.events.reports import ReportRan
 from ..domain.reports import REPORTS, active, next_run_at, period_before, rows
 from ..eventlog import Decision, NewEvent
 from ..media.tables import MEDIA_TYPES, rendered
 from ..projections.blobs import sha256_of, store_once
 
 KIND = "reportschedule"
-RAN = "report.ran"
-Mail = Callable[[str, str, str, list[dict]], NewEvent]
-
-
-def since(text: str | None) -> float | None:
-    """An epoch from a wire time or date."""
-    if not text:
-        return None
-    form = "%Y-%m-%d %H:%M:%S" if len(text) > 10 else "%Y-%m-%d"
-    return dt.datetime.strptime(text, form).replace(tzinfo=dt.UTC).timestamp()
+SCHEDULE = RESOURCES[KIND]
+"""The events of a report schedule's own record."""
+Mail = Callable[[str, str, str, list[Attachment]], NewEvent]
 
 
 def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Callable[[], float], mail: Mail
@@ -40,7 +36,7 @@ def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Calla
         schedule = reads.documents(conn, KIND, [schedule_id], customer_id).get(schedule_id)
         if schedule is None or not active(schedule):
             return [], None
-        last = since(schedule.get("last_run_at"))
+        last = wire_epoch(schedule.get("last_run_at"))
         if last is not None and last >= due - 1e-6:
             return [], None
         start, end = (last if last is not None else period_before(schedule, due)), at
@@ -53,17 +49,26 @@ def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Calla
         title = f"{REPORTS.get(report_id, 'Report')}: {schedule.get('name') or schedule_id}"
         data = rendered(kind, title, columns, table, dt.datetime.fromtimestamp(at, dt.UTC))
         media_type = MEDIA_TYPES[kind]
-        file = {"filename": f"report-{schedule_id}-{wire_time(at)[:10]}.{kind}", "media_type": media_type,
-                "size": len(data), "blob": sha256_of(data)}  # fmt: skip
+        file = Attachment(filename=f"report-{schedule_id}-{wire_time(at)[:10]}.{kind}", media_type=media_type,
+                          size=len(data), blob=sha256_of(data))  # fmt: skip
         changes = {"last_run_at": wire_time(at), **next_run_at(schedule, at)}
-        record = {"schedule_id": schedule_id, "customer_id": customer_id, "at": at, "due": due, "missed": missed,
-                  "period_from": wire_time(start), "period_to": wire_time(end), "rows": len(table),
-                  "file": file}  # fmt: skip
-        events = [*store_once(conn, data, media_type),
-                  NewEvent(stream=f"reportrun-{schedule_id}", type=RAN, data=record),
-                  NewEvent(stream=f"{KIND}-{schedule_id}", type=f"{KIND}.updated",
-                           data={"id": schedule_id, "changes": changes})]  # fmt: skip
-        said = f"{title}, from {record['period_from']} to {record['period_to']} UTC: {len(table)} rows." + (
+        record = ReportRan(
+            schedule_id=schedule_id,
+            customer_id=customer_id,
+            at=at,
+            due=due,
+            missed=missed,
+            period_from=wire_time(start),
+            period_to=wire_time(end),
+            rows=len(table),
+            file=file,
+        )
+        events = [
+            *store_once(conn, data, media_type),
+            NewEvent(stream=f"reportrun-{schedule_id}", event=record),
+            NewEvent(stream=f"{KIND}-{schedule_id}", event=SCHEDULE.updated(id=schedule_id, changes=changes)),
+        ]
+        said = f"{title}, from {record.period_from} to {record.period_to} UTC: {len(table)} rows." + (
             " This run fell due while the server was down, and ran once when it started." if missed else ""
         )
         events += [mail(to, title, said, [file]) for to in schedule.get("emails") or ()]

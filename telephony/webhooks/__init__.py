@@ -1,9 +1,12 @@
 """Webhooks: signed HTTPS delivery of call and SMS events, with retries, inspection and a dashboard."""
 
+from .bodies import CHANGES, Made, call_events, inbound_sms
 from .configuration import KIND
 from .deliveries import CLAIMING, FEEDS, PendingDeliveries
 from .dispatcher import Dispatcher
-from .sender import Sender
+from .sender import DeliveryFaults, Sender
 from .service import Webhooks
+from .urls import allowed as allowed_url
 
-__all__ = ["CLAIMING", "FEEDS", "KIND", "Dispatcher", "PendingDeliveries", "Sender", "Webhooks"]
+__all__ = ["CHANGES", "CLAIMING", "FEEDS", "KIND", "DeliveryFaults", "Dispatcher", "Made", "PendingDeliveries",
+           "Sender", "Webhooks", "allowed_url", "call_events", "inbound_sms"]  # fmt: skip

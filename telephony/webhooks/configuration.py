@@ -15,11 +15,14 @@ import msgspec
 
 from ..documents import reads
 from ..domain.errors import Invalid, Unknown
+from ..domain.events import RESOURCES
 from ..eventlog import NO_STREAM, Decision, NewEvent
 from ..projections.sequences import next_id
 from .urls import displayed
 
 KIND = "webhook"
+WEBHOOK = RESOURCES[KIND]
+"""The events of a webhook's own record."""
 EventType = Literal["call.missed", "call.ringing", "call.connected", "call.hangup", "call.state", "sms.received"]
 NAMED = "a free name: letters, digits, spaces, dots, dashes, underscores"
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$",
@@ -89,9 +92,8 @@ def create(customer_id: int, body: WebhookCreate, sealed: str, now: str) -> Deci
         document = {"id": id_, "name": body.name, "url": body.url, "events": list(dict.fromkeys(body.events)),
                     "enabled": body.enabled, "created_at": now, "updated_at": now, "failing_since": None,
                     "disabled_reason": None, "secret_sealed": sealed}  # fmt: skip
-        data = {"id": id_, "customer_id": customer_id, "body": document}
-        return [NewEvent(stream=f"{KIND}-{id_}", type=f"{KIND}.created", data=data, expected_version=NO_STREAM)], (
-            document)  # fmt: skip
+        made = WEBHOOK.created(id=id_, customer_id=customer_id, body=document)
+        return [NewEvent(stream=f"{KIND}-{id_}", event=made, expected_version=NO_STREAM)], document
 
     return Decision(decide)
 
@@ -108,9 +110,8 @@ def change(customer_id: int, name: str, changes: dict[str, Any], now: str) -> De
             fields["events"] = list(dict.fromkeys(fields["events"]))
         if fields.get("enabled") and not current["enabled"]:
             fields.update(failing_since=None, disabled_reason=None)
-        event = NewEvent(stream=f"{KIND}-{current['id']}", type=f"{KIND}.updated",
-                         data={"id": current["id"], "changes": fields})  # fmt: skip
-        return [event], {**current, **fields}
+        changed = WEBHOOK.updated(id=current["id"], changes=fields)
+        return [NewEvent(stream=f"{KIND}-{current['id']}", event=changed)], {**current, **fields}
 
     return Decision(decide)
 
@@ -118,7 +119,6 @@ def change(customer_id: int, name: str, changes: dict[str, Any], now: str) -> De
 def delete(customer_id: int, name: str) -> Decision[dict[str, Any]]:
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         current = _named_or_404(conn, customer_id, name)
-        return [NewEvent(stream=f"{KIND}-{current['id']}", type=f"{KIND}.deleted", data={"id": current["id"]})], (
-            current)  # fmt: skip
+        return [NewEvent(stream=f"{KIND}-{current['id']}", event=WEBHOOK.deleted(id=current["id"]))], current
 
     return Decision(decide)

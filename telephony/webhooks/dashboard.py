@@ -20,7 +20,7 @@ from aiohttp import web
 from ..accounts import checked_login, customer_name_of
 from ..api.context import meta_of
 from ..api.errors import ApiError, from_domain
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..collections import parse, properties
 from ..documents import listing

@@ -1,11 +1,9 @@
 """Deliveries: one event to one webhook, queued, then attempted until delivered or given up.
 
-Events, on the stream `delivery-<id>`:
-    `webhook.delivery_queued` {id, customer_id, webhook_id, webhook, lane, call_id, event_id,
-        event_name, body, at}: the event's body (the exact bytes sent), on its lane (the webhook and
-        the call, or the SMS: a lane's deliveries go out one after another, in order)
-    `webhook.delivery_attempted` {id, attempt, at, status, latency_ms, error, excerpt, outcome,
-        next_at, history}: one POST and how it went; `outcome` delivered, retry (at `next_at`) or failed
+Events, on the stream `delivery-<id>` (`domain.events.webhooks`): `webhook.delivery_queued`, the
+event's body (the exact bytes sent) on its lane (the webhook and the call, or the SMS: a lane's
+deliveries go out one after another, in order); `webhook.delivery_attempted`, one POST and how it
+went (`outcome` delivered, retry at `next_at`, or failed).
 
 Two read models follow them: the `delivery` documents that inspection lists, and `PendingDeliveries`,
 in memory, the lanes of deliveries still to send, which the sender works through (and which a
@@ -14,25 +12,27 @@ restart folds again from the log, so pending deliveries resume).
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ..clock import wire_time
 from ..documents import reads
-from ..documents.projection import CUSTOMER_DELETED, DocumentChange, patch, put
+from ..documents.projection import DocumentChange, Feed, patch, put
 from ..domain.errors import Unknown
+from ..domain.events import Event
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.webhooks import AttemptSeen, DeliveryAttempted, DeliveryQueued
 from ..domain.webhooks import retry_delay
 from ..eventlog import Decision, NewEvent, RecordedEvent
 from ..projections.memory import MemoryProjection
 from ..projections.sequences import next_id
 
-QUEUED = "webhook.delivery_queued"
-ATTEMPTED = "webhook.delivery_attempted"
-CLAIMING = (QUEUED,)
+CLAIMING = (DeliveryQueued,)
 """The delivery events that claim a delivery id."""
 KIND = "delivery"
 HISTORY = 16
@@ -41,7 +41,7 @@ EXCERPT = 500
 """The characters of a receiver's answer kept with an attempt."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outgoing:
     """An event for one webhook, to be queued."""
 
@@ -59,14 +59,14 @@ def queued(conn: sqlite3.Connection, customer_id: int, outgoing: Iterable[Outgoi
     events = []
     for n, out in enumerate(outgoing):
         id_ = first + n
-        data = {"id": id_, "customer_id": customer_id, "webhook_id": out.webhook["id"], "webhook": out.webhook["name"],
-                "lane": out.lane, "call_id": out.call_id, "event_id": out.event_id, "event_name": out.event_name,
-                "body": out.body, "at": at, "claims": {KIND: [id_]}}  # fmt: skip
-        events.append(NewEvent(stream=f"{KIND}-{id_}", type=QUEUED, data=data))
+        queued_ = DeliveryQueued(id=id_, customer_id=customer_id, webhook_id=out.webhook["id"],
+                                 webhook=out.webhook["name"], lane=out.lane, call_id=out.call_id, event_id=out.event_id,
+                                 event_name=out.event_name, body=out.body, at=at, claims={KIND: [id_]})  # fmt: skip
+        events.append(NewEvent(stream=f"{KIND}-{id_}", event=queued_))
     return events
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Attempt:
     """How one POST went: the HTTP status (None when there was no answer), its time, the error."""
 
@@ -88,24 +88,26 @@ Consequences = Callable[[sqlite3.Connection, dict[str, Any], Attempt], list[NewE
 """What an attempt brings on its webhook (its failure noted, the webhook disabled), in the transaction."""
 
 
-def recorded(attempt: Attempt, seed: int, consequences: Consequences) -> Decision[dict[str, Any] | None]:
+def recorded(attempt: Attempt, seed: int, consequences: Consequences) -> Decision[DeliveryAttempted | None]:
     """An attempt's record (nothing when the delivery moved on meanwhile): delivered, retried at its
     next time, or given up after the last retry."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any] | None]:
+    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], DeliveryAttempted | None]:
         current = reads.documents(conn, KIND, [attempt.delivery_id], attempt.customer_id).get(attempt.delivery_id)
         if current is None or current["status"] != "pending" or current["attempts"] + 1 != attempt.attempt:
             return [], None
         delay = None if attempt.delivered else retry_delay(attempt.attempt, f"{seed}:{attempt.delivery_id}")
         outcome = "delivered" if attempt.delivered else "retry" if delay is not None else "failed"
-        entry = {"attempt": attempt.attempt, "at": wire_time(attempt.at), "status": attempt.status,
-                 "latency_ms": round(attempt.latency_ms, 1), "error": attempt.error,
-                 "excerpt": attempt.excerpt[:EXCERPT]}  # fmt: skip
-        data = {"id": attempt.delivery_id, **entry, "at": attempt.at, "outcome": outcome,
-                "next_at": None if delay is None else attempt.at + delay,
-                "history": [*(current.get("history") or []), entry][-HISTORY:]}  # fmt: skip
-        events = [NewEvent(stream=f"{KIND}-{attempt.delivery_id}", type=ATTEMPTED, data=data)]
-        return events + consequences(conn, current, attempt), data
+        seen = AttemptSeen(attempt=attempt.attempt, at=wire_time(attempt.at), status=attempt.status,
+                           latency_ms=round(attempt.latency_ms, 1), error=attempt.error,
+                           excerpt=attempt.excerpt[:EXCERPT])  # fmt: skip
+        history = [msgspec.convert(entry, AttemptSeen) for entry in current.get("history") or []]
+        attempted = DeliveryAttempted(id=attempt.delivery_id, attempt=seen.attempt, at=attempt.at, status=seen.status,
+                                      latency_ms=seen.latency_ms, error=seen.error, excerpt=seen.excerpt,
+                                      outcome=outcome, next_at=None if delay is None else attempt.at + delay,
+                                      history=[*history, seen][-HISTORY:])  # fmt: skip
+        events = [NewEvent(stream=f"{KIND}-{attempt.delivery_id}", event=attempted)]
+        return events + consequences(conn, current, attempt), attempted
 
     return Decision(decide)
 
@@ -118,10 +120,11 @@ def redelivered(customer_id: int, delivery_id: int, at: float) -> Decision[dict[
         if found is None:
             raise Unknown(f"Delivery {delivery_id} not found")
         webhook = {"id": found["webhook_id"], "name": found["webhook"]}
-        again = Outgoing(webhook, found["lane"], found["call_id"], found["event_id"], found["event_name"],
-                         found["body"])  # fmt: skip
+        again = Outgoing(webhook=webhook, lane=found["lane"], call_id=found["call_id"], event_id=found["event_id"],
+                         event_name=found["event_name"], body=found["body"])  # fmt: skip
         events = queued(conn, customer_id, [again], at)
-        return events, document(events[0].data)
+        assert isinstance(events[0].event, DeliveryQueued)
+        return events, document(events[0].event)
 
     return Decision(decide)
 
@@ -129,28 +132,30 @@ def redelivered(customer_id: int, delivery_id: int, at: float) -> Decision[dict[
 # --- read models ------------------------------------------------------------------------------------
 
 
-def document(data: dict[str, Any]) -> dict[str, Any]:
+def document(queued_: DeliveryQueued) -> dict[str, Any]:
     """A queued delivery as inspection shows it."""
-    return {"id": data["id"], "webhook_id": data["webhook_id"], "webhook": data["webhook"], "lane": data["lane"],
-            "call_id": data["call_id"], "event_id": data["event_id"], "event_name": data["event_name"],
-            "status": "pending", "attempts": 0, "next_at": wire_time(data["at"]), "created_at": wire_time(data["at"]),
-            "body": data["body"], "history": []}  # fmt: skip
+    at = wire_time(queued_.at)
+    return {"id": queued_.id, "webhook_id": queued_.webhook_id, "webhook": queued_.webhook, "lane": queued_.lane,
+            "call_id": queued_.call_id, "event_id": queued_.event_id, "event_name": queued_.event_name,
+            "status": "pending", "attempts": 0, "next_at": at, "created_at": at, "body": queued_.body,
+            "history": []}  # fmt: skip
 
 
 STATUS = {"delivered": "delivered", "retry": "pending", "failed": "failed"}
 
 
 def documents(event: RecordedEvent) -> Iterable[DocumentChange]:
-    d = event.data
-    if event.type == QUEUED:
-        yield put(d["id"], d["customer_id"], document(d))
-    else:
-        next_at = None if d["next_at"] is None else wire_time(d["next_at"])
-        yield patch(d["id"], {"status": STATUS[d["outcome"]], "attempts": d["attempt"], "next_at": next_at,
-                              "history": d["history"]})  # fmt: skip
+    match event.event:
+        case DeliveryQueued() as queued_:
+            yield put(queued_.id, queued_.customer_id, document(queued_))
+        case DeliveryAttempted() as attempted:
+            next_at = None if attempted.next_at is None else wire_time(attempted.next_at)
+            history = msgspec.to_builtins(attempted.history)
+            yield patch(attempted.id, {"status": STATUS[attempted.outcome], "attempts": attempted.attempt,
+                                       "next_at": next_at, "history": history})  # fmt: skip
 
 
-FEEDS = {KIND: {QUEUED: documents, ATTEMPTED: documents}}
+FEEDS: dict[str, dict[type[Event], Feed]] = {KIND: {DeliveryQueued: documents, DeliveryAttempted: documents}}
 
 
 @dataclass
@@ -173,7 +178,7 @@ class PendingDeliveries(MemoryProjection):
     event that freed it (its queueing, or the attempt that ended the delivery before it)."""
 
     name = "pending_deliveries"
-    handles = frozenset({QUEUED, ATTEMPTED, CUSTOMER_DELETED})
+    handles = frozenset({DeliveryQueued, DeliveryAttempted, CustomerDeleted})
     kept_as = tuple[list[Pending], list[tuple[int, str, list[int]]]]
 
     def __init__(self, on_change: Callable[[tuple[int, str], float], None] | None = None) -> None:
@@ -185,28 +190,23 @@ class PendingDeliveries(MemoryProjection):
         self.lanes: dict[tuple[int, str], deque[int]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
-        d = event.data
-        if event.type == CUSTOMER_DELETED:
-            for gone in [p for p in self.pending.values() if p.customer_id == d["id"]]:
-                self._drop(gone, 0.0)
-            return
-        if event.type == QUEUED:
-            pending = Pending(d["id"], d["customer_id"], d["webhook_id"], d["lane"], d["event_id"], d["body"], 0,
-                              d["at"])  # fmt: skip
-            self.pending[pending.id] = pending
-            lane = self.lanes.setdefault((pending.webhook_id, pending.lane), deque())
-            lane.append(pending.id)
-            if len(lane) == 1:
-                self._changed((pending.webhook_id, pending.lane), d["at"])
-            return
-        pending_ = self.pending.get(d["id"])
-        if pending_ is None:
-            return
-        if d["outcome"] == "retry":
-            pending_.attempts, pending_.due = d["attempt"], d["next_at"]
-            self._changed((pending_.webhook_id, pending_.lane), d["at"])
-        else:
-            self._drop(pending_, d["at"])
+        match event.event:
+            case CustomerDeleted(id=customer_id):
+                for gone in [p for p in self.pending.values() if p.customer_id == customer_id]:
+                    self._drop(gone, 0.0)
+            case DeliveryQueued() as q:
+                pending = Pending(q.id, q.customer_id, q.webhook_id, q.lane, q.event_id, q.body, 0, q.at)
+                self.pending[pending.id] = pending
+                lane = self.lanes.setdefault((pending.webhook_id, pending.lane), deque())
+                lane.append(pending.id)
+                if len(lane) == 1:
+                    self._changed((pending.webhook_id, pending.lane), q.at)
+            case DeliveryAttempted(id=id_) as attempted if (pending_ := self.pending.get(id_)) is not None:
+                if attempted.outcome == "retry":
+                    pending_.attempts, pending_.due = attempted.attempt, attempted.next_at or attempted.at
+                    self._changed((pending_.webhook_id, pending_.lane), attempted.at)
+                else:
+                    self._drop(pending_, attempted.at)
 
     def _drop(self, pending: Pending, since: float) -> None:
         key = (pending.webhook_id, pending.lane)
@@ -246,10 +246,3 @@ class PendingDeliveries(MemoryProjection):
 
     def fresh(self) -> MemoryProjection:
         return PendingDeliveries()
-
-
-def since(text: str | None) -> float | None:
-    """An epoch from a wire time."""
-    if text is None:
-        return None
-    return dt.datetime.strptime(text, "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC).timestamp()

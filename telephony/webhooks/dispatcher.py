@@ -17,31 +17,27 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
-
+from ..clock import parse_wire_time
 from ..documents import reads
 from ..documents.connections import Reader
-from ..domain import calls as rules
 from ..domain import webhooks as hooks
-from ..domain.accounts import CUSTOMER_DELETED
+from ..domain.calls.fold import fold
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.calls import CallEvent
+from ..domain.events.messaging import SmsCreated
 from ..eventlog import NewEvent, RecordedEvent, store
 from ..reactors.reactor import Reaction, Reactor
-from .configuration import KIND
-from .deliveries import Outgoing, queued, since
-
-SMS_CREATED = "sms.created"
-"""An SMS's record: an inbound one (`type` in) is delivered as the spec's `sms.received`."""
-CHANGES = frozenset({rules.PLACED, "call.ringing", "call.answered", "call.held", "call.resumed", rules.ENDED})
-"""The call events that can change a call's state; the others make no webhook event."""
-WEBHOOK_CREATED = f"{KIND}.created"
-GONE = frozenset({f"{KIND}.deleted", CUSTOMER_DELETED})
-"""Events after which no webhook may be left: whether any is, is asked again."""
-_encode = msgspec.json.encode
+from .bodies import CHANGES, Made, call_events, inbound_sms
+from .configuration import KIND, WEBHOOK
+from .deliveries import Outgoing, queued
 
 
 class Dispatcher(Reactor):
+    """An inbound SMS's record (`sms.created` of `type` in) is delivered as the spec's `sms.received`;
+    after a webhook's or a customer's deletion, whether any webhook is left is asked again."""
+
     name = "webhook-dispatcher"
-    handles = frozenset({*CHANGES, SMS_CREATED, WEBHOOK_CREATED, *GONE})
+    handles = frozenset({*CHANGES, SmsCreated, WEBHOOK.created, WEBHOOK.deleted, CustomerDeleted})
 
     def __init__(self, reader: Reader) -> None:
         self._reader = reader
@@ -49,19 +45,22 @@ class Dispatcher(Reactor):
         """Whether some customer may have a webhook (None: to be asked)."""
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if event.type == WEBHOOK_CREATED:
+        if isinstance(event.event, WEBHOOK.created):
             self._any_webhook = True
             return None
-        if event.type in GONE:
+        if isinstance(event.event, WEBHOOK.deleted | CustomerDeleted):
             self._any_webhook = None  # asked again at the next event
             return None
         if self._any_webhook is None:
             self._any_webhook = await reads.any_of(self._reader, KIND)
         if not self._any_webhook:
             return None  # no customer has a webhook yet: no transaction for an event nobody can want
-        if event.type == SMS_CREATED:
-            return (lambda conn: _sms(conn, event)) if event.data["body"].get("type") == "in" else None
-        return lambda conn: _call(conn, event)
+        match event.event:
+            case SmsCreated() as sms if (made := inbound_sms(event.position, sms)) is not None:
+                return lambda conn: _sms(conn, event.position, sms, made)
+            case CallEvent() as changed:
+                return lambda conn: _call(conn, event, changed)
+        return None
 
 
 def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, position: int) -> list[dict]:
@@ -73,27 +72,20 @@ def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, pos
             and (store.opened_at(conn, f"{KIND}-{w['id']}") or 0) < position]  # fmt: skip
 
 
-def _call(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
-    data = event.data
-    so_far = store.stream_content(conn, event.stream)[: event.version]
-    before = rules.fold(data["id"], so_far[:-1])
-    after = rules.evolve(before, event.type, data)
+def _call(conn: sqlite3.Connection, event: RecordedEvent, changed: CallEvent) -> list[NewEvent]:
+    so_far = store.stream_events(conn, event.stream)[: event.version]
+    after, made = call_events(event.position, changed, fold(changed.id, so_far[:-1]))  # type: ignore[arg-type]
     if not after.customer_id:
         return []
-    outgoing = []
-    for n, name in enumerate(hooks.events_of(event.type, before, after)):
-        event_id = f"evt_{event.position}_{n}"
-        body = _encode(hooks.call_body(event_id, name, after, data["at"])).decode()
-        outgoing += [Outgoing(webhook, f"call:{after.id}", after.id, event_id, name, body)
-                     for webhook in _subscribed(conn, after.customer_id, name, event.position)]  # fmt: skip
-    return queued(conn, after.customer_id, outgoing, data["at"])
+    outgoing = [Outgoing(webhook=webhook, lane=f"call:{after.id}", call_id=after.id, event_id=m.event_id,
+                         event_name=m.name, body=m.body)
+                for m in made for webhook in _subscribed(conn, after.customer_id, m.name, event.position)]  # fmt: skip
+    return queued(conn, after.customer_id, outgoing, changed.at)
 
 
-def _sms(conn: sqlite3.Connection, event: RecordedEvent) -> list[NewEvent]:
-    customer_id, sms = event.data["customer_id"], event.data["body"]
-    event_id = f"evt_{event.position}_0"
-    body = _encode(hooks.sms_body(event_id, sms["created_at"], customer_id, sms.get("user_id"), sms["from"],
-                                  sms["to"], sms["message"])).decode()  # fmt: skip
-    outgoing = [Outgoing(webhook, f"sms:{sms['id']}", None, event_id, hooks.SMS_RECEIVED, body)
-                for webhook in _subscribed(conn, customer_id, hooks.SMS_RECEIVED, event.position)]  # fmt: skip
-    return queued(conn, customer_id, outgoing, since(sms["created_at"]) or 0.0)
+def _sms(conn: sqlite3.Connection, position: int, created: SmsCreated, made: Made) -> list[NewEvent]:
+    customer_id, sms = created.customer_id, created.body
+    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms['id']}", call_id=None, event_id=made.event_id,
+                         event_name=made.name, body=made.body)
+                for webhook in _subscribed(conn, customer_id, made.name, position)]  # fmt: skip
+    return queued(conn, customer_id, outgoing, parse_wire_time(sms["created_at"]).timestamp())

@@ -20,7 +20,7 @@ from aiohttp import web
 from ..api.context import meta_of
 from ..api.errors import Forbidden, NotFound
 from ..api.responses import collection, json_response, raw_collection
-from ..api.routing import Route
+from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties

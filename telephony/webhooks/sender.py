@@ -21,43 +21,51 @@ never follows a redirect, and any 2xx within `timeout_seconds` is a delivery. Th
 record the POST is made again (at least once), with the same `webhook-id`. An address the networks
 refuse (`urls`: checked again at each POST, since a name may resolve elsewhere by then) is a failed
 attempt. A webhook whose receiver has failed every attempt for `[webhooks] disable_after` seconds is
-disabled, and the customer's root users are mailed.
+disabled, and the customer's root users are mailed. A fault rule (`testing`, given as `faults`) may
+delay a POST, drop it (a failed attempt with no answer, retried as any) or send it twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import aiohttp
 import msgspec
 
-from ..clock import Clock, wire_time
+from ..clock import Clock, wire_epoch, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
 from ..documents.connections import Reader
+from ..domain.events.webhooks import DeliveryAttempted
+from ..domain.faults import Effects
 from ..domain.webhooks import RETRY_SECONDS, sign
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
 from ..reactors.scheduler import Job, Scheduler
 from ..security import Sealer
 from . import urls
-from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded, since
+from .configuration import WEBHOOK
+from .deliveries import EXCERPT, Attempt, Pending, PendingDeliveries, recorded
 
 log = logging.getLogger(__name__)
 SENDER = Metadata(source="webhooks")
 USER_AGENT = "telephony-webhooks/1.0"
+DeliveryFaults = Callable[[str], Awaitable[Effects | None]]
+"""What the fault rules do to a delivery to the webhook named (`testing.Faults.for_delivery`)."""
 
 
 class Sender:
     def __init__(self, settings: Settings, seed: int, pending: PendingDeliveries, event_log: EventLog, reader: Reader,
                  scheduler: Scheduler, clock: Clock, sealer: Sealer, mailer: Mailer,
-                 wall: Callable[[], float] = time.time) -> None:  # fmt: skip
-        """`wall` is real time, for the `webhook-timestamp` of each POST (the clock is the domain's)."""
+                 wall: Callable[[], float] = time.time, faults: DeliveryFaults | None = None) -> None:  # fmt: skip
+        """`wall` is real time, for the `webhook-timestamp` of each POST (the clock is the domain's);
+        `faults` tells what the fault rules do to a delivery to the webhook it names."""
         self._settings = settings
         self._seed = seed
         self._pending = pending
@@ -68,6 +76,7 @@ class Sender:
         self._sealer = sealer
         self._mailer = mailer
         self._wall = wall
+        self._faults = faults
         self._networks = urls.Networks(settings)
         self._session: aiohttp.ClientSession | None = None
         self._limits: dict[int, asyncio.Semaphore] = {}
@@ -79,8 +88,6 @@ class Sender:
         self._tasks: set[asyncio.Task] = set()
         self._idle = asyncio.Event()
         self._idle.set()
-        pending.on_change = self.kick
-        scheduler.derive(self._timers)
 
     # --- lanes and timers --------------------------------------------------------------------------
 
@@ -107,7 +114,8 @@ class Sender:
         for lane in self._pending.of_webhook(webhook_id):
             self.kick(lane, since)
 
-    def _timers(self) -> Iterator[tuple[float, str, Job]]:
+    def timers(self) -> Iterator[tuple[float, str, Job]]:
+        """The timer of every lane's head, derived from the pending deliveries at every start."""
         for lane in list(self._pending.lanes):
             head = self._pending.head(lane)
             if head is not None:
@@ -166,7 +174,7 @@ class Sender:
         self._heard(pending.webhook_id, attempt, record.result)
         self.kick((pending.webhook_id, pending.lane), attempt.at)  # a retry, or the lane's next delivery
 
-    def _heard(self, webhook_id: int, attempt: Attempt, result: dict[str, Any] | None) -> None:
+    def _heard(self, webhook_id: int, attempt: Attempt, result: DeliveryAttempted | None) -> None:
         """A receiver that gave no answer or a 5xx is taken for down until the attempt's retry: its
         other lanes wait (one attempt, the probe, goes then), so a dead receiver costs one attempt per
         retry rather than one per call, and holds back only its own deliveries. An answer wakes them."""
@@ -174,7 +182,7 @@ class Sender:
             if self._down.pop(webhook_id, None) is not None:
                 self._wake(webhook_id, attempt.at)
             return
-        retry = result.get("next_at") if result else None
+        retry = result.next_at if result else None
         until = retry if retry is not None else attempt.at + RETRY_SECONDS[0]
         self._down[webhook_id] = until
         self._scheduler.at(until, f"webhook-probe:{webhook_id}", self._probe(webhook_id))
@@ -191,12 +199,17 @@ class Sender:
         return self._limits[webhook_id]
 
     async def _post(self, pending: Pending, webhook: dict[str, Any] | None, at: float) -> Attempt:
+        fault = await self._faults(webhook["name"]) if webhook is not None and self._faults is not None else None
+        if fault is not None and fault.delay_ms:
+            await asyncio.sleep(fault.delay_ms / 1000)
         started = time.perf_counter()
         status, error, excerpt = None, None, ""
         if webhook is None:
             error = "the webhook was deleted"
         elif refused := urls.refusal(webhook["url"], self._networks):
             error = refused
+        elif fault is not None and fault.drop:
+            error = f"fault {fault.by[-1]}: dropped"
         else:
             body = pending.body.encode()
             secret = self._sealer.unseal(webhook["secret_sealed"])
@@ -209,11 +222,10 @@ class Sender:
                 "webhook-signature": sign(secret, pending.event_id, stamp, body),
             }
             try:
-                async with self.session.post(webhook["url"], data=body, headers=headers, allow_redirects=False,
-                                             timeout=aiohttp.ClientTimeout(total=self._settings.timeout_seconds)
-                                             ) as response:  # fmt: skip
-                    status = response.status
-                    excerpt = (await response.content.read(EXCERPT)).decode(errors="replace")
+                status, excerpt = await self._sent(webhook["url"], body, headers)
+                if fault is not None and fault.duplicate:
+                    with contextlib.suppress(TimeoutError, aiohttp.ClientError):
+                        await self._sent(webhook["url"], body, headers)
             except TimeoutError:
                 error = "timeout"
             except aiohttp.ClientConnectorCertificateError:
@@ -223,7 +235,15 @@ class Sender:
             except aiohttp.ClientError as exc:
                 error = type(exc).__name__
         latency = (time.perf_counter() - started) * 1000
-        return Attempt(pending.id, pending.customer_id, pending.attempts + 1, at, status, latency, error, excerpt)
+        return Attempt(delivery_id=pending.id, customer_id=pending.customer_id, attempt=pending.attempts + 1, at=at,
+                       status=status, latency_ms=latency, error=error, excerpt=excerpt)  # fmt: skip
+
+    async def _sent(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+        """One POST: the answer's status and the start of its body."""
+        async with self.session.post(url, data=body, headers=headers, allow_redirects=False,
+                                     timeout=aiohttp.ClientTimeout(total=self._settings.timeout_seconds)
+                                     ) as response:  # fmt: skip
+            return response.status, (await response.content.read(EXCERPT)).decode(errors="replace")
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -243,7 +263,7 @@ class Sender:
             if webhook.get("failing_since") is not None:
                 changes["failing_since"] = None
         else:
-            failing = since(webhook.get("failing_since"))
+            failing = wire_epoch(webhook.get("failing_since"))
             if failing is None:
                 changes["failing_since"] = wire_time(attempt.at)
             elif attempt.at - failing >= self._settings.disable_after and webhook["enabled"]:
@@ -251,8 +271,7 @@ class Sender:
                 changes.update(enabled=False, updated_at=wire_time(attempt.at), disabled_reason=reason)
         if not changes:
             return []
-        events = [NewEvent(stream=f"webhook-{webhook['id']}", type="webhook.updated",
-                           data={"id": webhook["id"], "changes": changes})]  # fmt: skip
+        events = [NewEvent(stream=f"webhook-{webhook['id']}", event=WEBHOOK.updated(id=webhook["id"], changes=changes))]
         if changes.get("enabled") is False:
             url = urls.displayed(webhook["url"])
             text = (f"The webhook {webhook['name']} ({url}) was disabled: every delivery to it failed "

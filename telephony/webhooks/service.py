@@ -13,9 +13,11 @@ from ..clock import Clock, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
 from ..documents.connections import Reader
-from ..domain import calls as rules
 from ..domain import webhooks as hooks
+from ..domain.calls.call import Call, stream_of
+from ..domain.calls.fold import evolve
 from ..domain.errors import Invalid
+from ..domain.events.calls import CallEvent, CallPlaced
 from ..eventlog import EventLog, Metadata
 from ..security import Sealer
 from . import configuration, deliveries, urls
@@ -106,8 +108,9 @@ class Webhooks:
     async def call_flow(self, call_id: int, customer_id: int) -> dict[str, Any] | None:
         """A call's flow (the spec's call flow view): its states in time, and each of its events with
         every delivery of it and their attempts; None for a call that is not the customer's."""
-        recorded = await self._log.read_stream(rules.stream_of(call_id))
-        if not recorded or recorded[0].data.get("customer_id") != customer_id:
+        recorded = await self._log.read_stream(stream_of(call_id))
+        placed = recorded[0].event if recorded else None
+        if not isinstance(placed, CallPlaced) or placed.customer_id != customer_id:
             return None
         sent: dict[str, list[dict]] = {}
         async for body in reads.each_with(self._reader, deliveries.KIND, customer_id, "call_id", call_id):
@@ -115,14 +118,16 @@ class Webhooks:
             sent.setdefault(delivery["event_id"], []).append(
                 {k: v for k, v in delivery.items() if k not in ("body", "lane", "event_id", "call_id")}
             )
-        call, states, events = rules.Call(id=call_id), list[dict[str, Any]](), list[dict[str, Any]]()
+        call, states, events = Call(id=call_id), list[dict[str, Any]](), list[dict[str, Any]]()
         for event in recorded:
-            before, call = call, rules.evolve(call, event.type, event.data)
+            changed = event.event
+            assert isinstance(changed, CallEvent)
+            before, call = call, evolve(call, changed)
             if not states or states[-1]["state"] != call.state:
-                states.append({"state": call.state, "at": wire_time(event.data["at"])})
-            for n, name in enumerate(hooks.events_of(event.type, before, call)):
+                states.append({"state": call.state, "at": wire_time(changed.at)})
+            for n, name in enumerate(hooks.events_of(changed, before, call)):
                 event_id = f"evt_{event.position}_{n}"
-                events.append({"event_id": event_id, "event_name": name, "event_time": wire_time(event.data["at"]),
+                events.append({"event_id": event_id, "event_name": name, "event_time": wire_time(changed.at),
                                "state": call.state, "deliveries": sent.get(event_id, [])})  # fmt: skip
         return {"call_id": call_id, "states": states, "events": events}
 

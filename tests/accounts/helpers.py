@@ -163,6 +163,6 @@ async def token_id_of(client: TestClient, token: str) -> str:
     """The id the event log knows a token by (it keeps only the token's digest)."""
     wanted = digest(token)
     for event in await events(client, "token.issued"):
-        if event.data["digest"] == wanted:
-            return event.data["token_id"]
+        if event.event.digest == wanted:
+            return event.event.token_id
     raise AssertionError("no token.issued event for this token")

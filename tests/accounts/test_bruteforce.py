@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from telephony import wiring
-from telephony.api.routing import template
+from telephony.api.route_table import template
 from telephony.app import create_app
 from tests.accounts.conftest import HOME
 from tests.accounts.helpers import (

@@ -12,6 +12,7 @@ from email.utils import parsedate_to_datetime
 import pypdf
 import pytest
 
+from telephony.domain.events.base import data_of
 from tests.accounts.conftest import HOME, ROOT_ID
 from tests.accounts.helpers import (
     CONTROL,
@@ -28,8 +29,8 @@ from tests.accounts.helpers import (
     status_of,
     url,
 )
-from tests.billing.test_history import fax, provision
 from tests.calls.test_voicemail_mail import settled
+from tests.messaging.test_faxes import fax, provision
 
 WIRE_TIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
 ENDPOINTS = [
@@ -180,7 +181,7 @@ async def test_the_operator_changes_any_user_attribute_as_one_event(client, vers
     shown = (await (await client.get(url(version, f"/users/{user_id}"), headers=root.headers())).json())["data"]
     assert shown == changed
     (updated,) = await events(client, "user.updated")
-    assert updated.data == {"id": user_id, "changes": stored}
+    assert data_of(updated.event) == {"id": user_id, "changes": stored}
     assert (updated.meta.token_kind, updated.meta.user_id) == ("control", None)
 
 
@@ -387,7 +388,7 @@ async def test_a_number_of_a_deleted_customer_can_be_provisioned_again_and_its_s
     again = await client.post(f"/_telephony/customers/{HOME}/ddis", json=number, headers=CONTROL)
     assert again.status == 201 and (await again.json())["data"]["e164"] == "+33612345678"
     created = [e for e in await events(client, "ddi.created") if e.stream == "ddi-+33612345678"]
-    assert [(e.version, e.data["customer_id"]) for e in created] == [(1, customer_id), (2, HOME)]
+    assert [(e.version, e.event.customer_id) for e in created] == [(1, customer_id), (2, HOME)]
     twice = await client.post(f"/_telephony/customers/{HOME}/ddis", json=number, headers=CONTROL)
     assert (await error_of(twice, 400))["errors"][0]["field"] == "e164"
 
@@ -401,4 +402,4 @@ async def test_a_number_of_a_deleted_customer_can_be_imported_again_and_its_stre
     line = {"resource": "ddis", "customer_id": HOME, "data": number}
     assert (await client.post("/_telephony/import", data=json.dumps(line), headers=CONTROL)).status == 200
     created = [e for e in await events(client, "ddi.created") if e.stream == "ddi-+33612345679"]
-    assert [(e.version, e.data["customer_id"]) for e in created] == [(1, customer_id), (2, HOME)]
+    assert [(e.version, e.event.customer_id) for e in created] == [(1, customer_id), (2, HOME)]

@@ -12,6 +12,7 @@ import pytest
 from telephony.accounts import Registrations
 from telephony.app import create_app
 from telephony.config import Simulator
+from telephony.domain.events.base import data_of
 from telephony.keys import MEMORY
 from tests.accounts.conftest import HOME, ROOT_ID
 from tests.accounts.helpers import (
@@ -90,13 +91,13 @@ async def test_a_new_user_starts_with_one_simulated_softphone(client, root_v12):
 
 async def test_the_default_registrations_are_recorded_with_the_user_in_one_transaction(client):
     user_id = await create_user(client, HOME, "ann@example.com")
-    created = next(e for e in await events(client, "user.created") if e.data["id"] == user_id)
-    (registered,) = [e for e in await events(client, "sip.registered") if e.data["user_id"] == user_id]
+    created = next(e for e in await events(client, "user.created") if e.event.id == user_id)
+    (registered,) = [e for e in await events(client, "sip.registered") if e.event.user_id == user_id]
     assert (registered.position, registered.stream, registered.version) == (created.position + 1, f"sip-{user_id}", 1)
     assert registered.meta.request_id == created.meta.request_id and registered.recorded_at == created.recorded_at
-    assert registered.data == {"user_id": user_id, "customer_id": HOME, "registration_id": 1,
+    assert data_of(registered.event) == {"user_id": user_id, "customer_id": HOME, "registration_id": 1,
                                "user_agent": DEFAULT_AGENT, "contact": f"sip:{user_id}@198.51.100.1:5060;transport=udp",
-                               "registered_at": created.data["body"]["created_at"], "locations": 1}  # fmt: skip
+                               "registered_at": created.event.body["created_at"], "locations": 1}  # fmt: skip
 
 
 async def test_the_bootstrap_root_user_and_a_new_customers_root_user_have_their_softphone(client, root_v12):
@@ -105,7 +106,7 @@ async def test_the_bootstrap_root_user_and_a_new_customers_root_user_have_their_
     assert [r["user_id"] for r in await registrations(client, other_root)] == [other_root]
     other = await login(client, "v1.2", "root@b.example", PASSWORD)
     assert await locations(client, other, other_root) == 1
-    registered = [e.data for e in await events(client, "sip.registered")]
+    registered = [data_of(e.event) for e in await events(client, "sip.registered")]
     assert [(d["user_id"], d["customer_id"]) for d in registered] == [(ROOT_ID, HOME), (other_root, customer_id)]
 
 
@@ -170,13 +171,14 @@ async def test_the_changes_are_events_with_the_count_they_leave(client):
     user_id = await create_user(client, HOME, "ann@example.com")
     await register(client, user_id, user_agent="desk/1", contact="sip:ann@192.0.2.9")
     await unregister(client, user_id, 1)
-    (_, added) = [e for e in await events(client, "sip.registered") if e.data["user_id"] == user_id]
+    (_, added) = [e for e in await events(client, "sip.registered") if e.event.user_id == user_id]
     assert added.stream == f"sip-{user_id}" and added.meta.request_id
-    assert {k: added.data[k] for k in ("registration_id", "user_agent", "contact", "locations", "customer_id")} == {
+    fields = ("registration_id", "user_agent", "contact", "locations", "customer_id")
+    assert {k: data_of(added.event)[k] for k in fields} == {
         "registration_id": 2, "user_agent": "desk/1", "contact": "sip:ann@192.0.2.9", "locations": 2,
         "customer_id": HOME}  # fmt: skip
     (removed,) = await events(client, "sip.unregistered")
-    assert (removed.stream, removed.data) == (
+    assert (removed.stream, data_of(removed.event)) == (
         f"sip-{user_id}",
         {"user_id": user_id, "customer_id": HOME, "registration_id": 1, "locations": 1},
     )

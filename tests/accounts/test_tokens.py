@@ -10,6 +10,7 @@ import pytest
 from telephony.accounts import service
 from telephony.app import create_app
 from telephony.clock import wire_time
+from telephony.domain.events.base import data_of
 from tests.accounts.conftest import HOME, ROOT_ID
 from tests.accounts.helpers import (
     HEX40,
@@ -101,7 +102,7 @@ async def test_an_api_key_authenticates_with_both_schemes_and_needs_no_login(cli
     response = await client.get(url(version, "/me"), headers=api_key.headers(scheme))
     assert response.status == 200
     assert (await response.json())["data"]["email"] == "integration@example.com"
-    issued = [e.data for e in await events(client, "token.issued") if e.data["user_id"] == user_id]
+    issued = [data_of(e.event) for e in await events(client, "token.issued") if e.event.user_id == user_id]
     assert [t["kind"] for t in issued] == ["apikey"]
 
 
@@ -150,9 +151,9 @@ async def test_the_expiry_timer_records_the_expiry_as_token_revoked_events(clien
     creds = await login(client, "v1.1", root_email, root_password)
     survivor = await login(client, "v1.2", root_email, root_password)
     await advance(client, 15 * 60 + 1)
-    revoked = {e.data["token_id"]: e for e in await events(client, "token.revoked")}
+    revoked = {e.event.token_id: e for e in await events(client, "token.revoked")}
     expired = revoked[await token_id_of(client, creds.token)]
-    assert expired.data["reason"] == "expired"
+    assert expired.event.reason == "expired"
     assert expired.meta.source == "scheduler"
     assert await token_id_of(client, survivor.token) not in revoked
     assert await status_of(client, "v1.1", creds) == 401
@@ -190,9 +191,9 @@ async def test_an_api_token_with_an_expiry_dies_after_that_many_seconds(client, 
     await advance(client, 100)
     assert await status_of(client, "v1.2", api_token) == 200
     await advance(client, 21)  # its expiry timer records the expiry at 120 s
-    revoked = {e.data["token_id"]: e for e in await events(client, "token.revoked")}
+    revoked = {e.event.token_id: e for e in await events(client, "token.revoked")}
     expired = revoked[await token_id_of(client, api_token.token)]
-    assert expired.data["reason"] == "expired"
+    assert expired.event.reason == "expired"
     assert expired.recorded_at.startswith(wire_time(api_token_created + 120).replace(" ", "T"))
     assert await status_of(client, "v1.2", api_token) == 401
 
@@ -396,8 +397,8 @@ async def test_a_user_cannot_delete_a_colleagues_api_token(client, root_v12):
 async def test_an_api_token_creation_records_the_acting_user_and_token_kind(client, root_v12, kind):
     actor = root_v12 if kind == "login" else await create_api_key(client, ROOT_ID)
     api_token = await create_api_token(client, actor, "ci")
-    (issued,) = [e for e in await events(client, "token.issued") if e.data["name"] == "ci"]
-    assert issued.data["token_id"] == await token_id_of(client, api_token.token)
+    (issued,) = [e for e in await events(client, "token.issued") if e.event.name == "ci"]
+    assert issued.event.token_id == await token_id_of(client, api_token.token)
     assert (issued.meta.user_id, issued.meta.customer_id, issued.meta.token_kind) == (ROOT_ID, HOME, kind)
     assert issued.meta.api_version == "v1.2" and issued.meta.request_id
 
@@ -406,6 +407,6 @@ async def test_a_revocation_records_the_acting_token(client, root_v12):
     api_token = await create_api_token(client, root_v12, "ci")
     await client.delete(url("v1.2", f"/apitokens/{api_token.token}"), headers=api_token.headers())
     (revoked,) = await events(client, "token.revoked")
-    assert revoked.data["reason"] == "deleted"
+    assert revoked.event.reason == "deleted"
     assert (revoked.meta.user_id, revoked.meta.token_kind) == (ROOT_ID, "apitoken")
-    assert revoked.meta.token_id == revoked.data["token_id"]
+    assert revoked.meta.token_id == revoked.event.token_id

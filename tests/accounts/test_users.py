@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from telephony.accounts.models import USER_FIELDS
+from telephony.domain.events.base import data_of
 from tests.accounts.conftest import HOME, ROOT_ID
 from tests.accounts.helpers import (
     PASSWORD,
@@ -232,7 +233,7 @@ async def test_a_root_user_cannot_delete_itself(client, version, root):
 async def test_a_user_deletion_records_the_acting_user_and_token_kind(client, version, root, staff):
     await client.delete(url(version, f"/users/{staff[AGENT]}"), headers=root.headers())
     (deleted,) = await events(client, "user.deleted")
-    assert deleted.data == {"id": staff[AGENT]}
+    assert data_of(deleted.event) == {"id": staff[AGENT]}
     assert (deleted.meta.user_id, deleted.meta.customer_id, deleted.meta.token_kind) == (ROOT_ID, HOME, "login")
     assert deleted.meta.api_version == version
 

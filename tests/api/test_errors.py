@@ -6,7 +6,7 @@ import pytest
 
 from telephony import wiring
 from telephony.api.responses import json_response
-from telephony.api.routing import Route
+from telephony.api.route_table import Route
 from telephony.api.wire import read_json
 from telephony.eventlog import ConcurrencyError
 
@@ -115,7 +115,7 @@ async def test_health_is_open_and_reports_the_log_position(client):
     assert response.status == 200
     body = await response.json()
     assert body.pop("clock")
-    assert set(body.pop("reactors")) == {"call-simulator", "voicemail-mail", "webhook-dispatcher", "report-planner"}
+    assert set(body.pop("reactors")) == {"voicemail-mail", "webhook-dispatcher", "report-planner"}
     assert body == {"status": "ok", "position": 3, "writing": True, "failed_projections": {}}
 
 

@@ -11,7 +11,8 @@ import pytest_asyncio
 from msgspec import inspect as mi
 
 from telephony import wiring
-from telephony.api.routing import Route, template
+from telephony.api.route_table import Route, template
+from telephony.domain.events import events_of
 from telephony.domain.validation import patterns_of
 from telephony.eventlog import NewEvent
 from telephony.keys import ACCOUNTS, EVENT_LOG
@@ -125,7 +126,7 @@ async def stored(api, kind: str, caller, body: dict) -> int:
     stored.count = getattr(stored, "count", 0) + 1
     id_ = 900 + stored.count
     data = {"id": id_, "customer_id": caller.customer_id, "body": {"id": id_, **body}}
-    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)])
+    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).created(**data))])
     return id_
 
 
@@ -260,6 +261,8 @@ async def test_an_include_the_route_does_not_offer_is_a_400_naming_it_and_one_it
 
 MOVING = {"/_telephony/clock"}
 """GET answers whose length moves with the (real) clock between two requests."""
+ENDLESS = {"/_telephony/events/stream"}
+"""GET answers whose body goes on until the client leaves (server-sent events): their headers are compared."""
 PATHS = sorted({(path_of(r), tuple(sorted({x.method for x in ROUTES if path_of(x) == path_of(r)}))) for r in ROUTES})
 ORIGIN = {"Origin": "https://crm.example.com"}
 
@@ -268,7 +271,8 @@ ORIGIN = {"Origin": "https://crm.example.com"}
 async def test_head_answers_as_get_without_the_body(api, home, route):
     headers = {**home.headers, **CONTROL}
     get = await api.client.get(path_of(route), headers=headers)
-    body = await get.read()
+    body = b"" if template(route.path) in ENDLESS else await get.read()
+    get.close()
     head = await api.client.head(path_of(route), headers=headers)
     assert head.status == get.status and await head.read() == b""
     assert head.headers.get("Content-Type") == get.headers.get("Content-Type")

@@ -7,7 +7,10 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from telephony.domain.calls import Call, evolve
+from telephony.domain.calls.call import Call
+from telephony.domain.calls.fold import evolve
+from telephony.domain.events.base import data_of
+from telephony.domain.events.calls import CallEvent
 from telephony.keys import EVENT_LOG
 from tests.accounts.helpers import CONTROL, Creds, url
 
@@ -42,9 +45,14 @@ def by_live_id(call_id: int) -> str:
     return "?filter=" + json.dumps([{"property": "live_id", "operator": "=", "value": call_id}])
 
 
+async def typed_events(client: TestClient, call_id: int) -> list[CallEvent]:
+    return [e.event for e in await client.app[EVENT_LOG].read_stream(f"call-{call_id}")]  # type: ignore[misc]
+
+
 async def call_events(client: TestClient, call_id: int) -> list[tuple[str, dict]]:
+    """A call's events as (type, data as the log stores it)."""
     events = await client.app[EVENT_LOG].read_stream(f"call-{call_id}")
-    return [(e.type, e.data) for e in events]
+    return [(e.type, data_of(e.event)) for e in events]
 
 
 async def legs(client: TestClient, call_id: int) -> list[int]:
@@ -61,8 +69,8 @@ async def legs(client: TestClient, call_id: int) -> list[int]:
 async def states(client: TestClient, call_id: int) -> list[str]:
     """The states a call went through, in order (each change once)."""
     call, seen = Call(id=call_id), []
-    for type_, data in await call_events(client, call_id):
-        call = evolve(call, type_, data)
+    for event in await typed_events(client, call_id):
+        call = evolve(call, event)
         if not seen or seen[-1] != call.state:
             seen.append(call.state)
     return seen

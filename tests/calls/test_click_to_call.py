@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from telephony.domain import calls as rules
+from telephony.domain.calls.call import Call
+from telephony.domain.calls.fold import evolve
 from tests.accounts.helpers import create_user, login
 from tests.calls.conftest import ANSWERS
-from tests.calls.helpers import advance, by_live_id, call_events, get, place
+from tests.calls.helpers import advance, by_live_id, call_events, get, place, typed_events
 
 
 async def test_a_click_to_call_goes_through_every_state_and_ends_as_linked_history(client, root):
@@ -25,9 +26,9 @@ async def test_a_click_to_call_goes_through_every_state_and_ends_as_linked_histo
     assert (await get(client, caller, "/calls"))["total"] == 0
 
     events = await call_events(client, call_id)
-    states, call = [], rules.Call(id=call_id)
-    for type_, data in events:
-        call = rules.evolve(call, type_, data)
+    states, call = [], Call(id=call_id)
+    for event in await typed_events(client, call_id):
+        call = evolve(call, event)
         states.append(call.state)
     assert [t for t, _ in events] == ["call.placed", "call.accepted", "call.ringing", "call.answered", "call.ringing",
                                       "call.answered", "call.recording_started", "call.ended"]  # fmt: skip

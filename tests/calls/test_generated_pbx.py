@@ -110,15 +110,15 @@ async def test_random_configurations_and_calls_end_with_one_cdr_per_call_and_mis
     response = await client.get("/v1.2/voipstudio/cdrs?limit=5000", headers=root.headers())
     cdrs = Counter(c["live_id"] for c in (await response.json())["data"])
     log = client.app[EVENT_LOG]
-    every = [e.data["id"] for e in await log.read(types=["call.placed"])]
+    every = [e.event.id for e in await log.read(types=["call.placed"])]
     assert set(placed) <= set(every)  # and the legs IVRs moved their callers on to
     for call_id in every:
         events = await log.read_stream(f"call-{call_id}")
         assert events[-1].type == "call.ended"
-        missed = sum(1 for e in events if e.type == "call.routed" and e.data.get("missed"))
-        assert cdrs[call_id] == 1 + missed, [(e.type, e.data.get("cause")) for e in events]
+        missed = sum(1 for e in events if e.type == "call.routed" and e.event.missed)
+        assert cdrs[call_id] == 1 + missed, [(e.type, getattr(e.event, "cause", None)) for e in events]
     assert sum(cdrs.values()) == len(every) + sum(
-        1 for e in await log.read(types=["call.routed"]) if e.data.get("missed")
+        1 for e in await log.read(types=["call.routed"]) if e.event.missed
     )  # no CDR of anything else
     response = await client.post("/_telephony/verify", headers=CONTROL)
     assert (await response.json())["data"]["problem"] is None

@@ -14,6 +14,8 @@ from telephony.collections import Kind, parse
 from telephony.collections import cache as cache_module
 from telephony.collections.cache import PageCache
 from telephony.documents.listing import Page
+from telephony.domain.events import RESOURCES
+from telephony.domain.events.calls import CallEnded
 from telephony.eventlog import Metadata, RecordedEvent
 from telephony.keys import MEMORY, PAGE_CACHE
 from tests.conftest import CONTROL_KEY
@@ -74,8 +76,7 @@ def test_a_page_read_before_a_change_is_not_served_after_it():
     assert cache.get(("contact", 1, "")) is None
     started = cache.generation("contact")
     cache.put(("contact", 1, ""), started, b"fresh")
-    cache.apply(RecordedEvent(position=9, stream="contact-1", version=2, type="contact.updated", schema=1,
-                              data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
+    contact_changed(cache)
     cache.put(("contact", 1, ""), started, b"stale")
     assert cache.get(("contact", 1, "")) is None
 
@@ -83,7 +84,8 @@ def test_a_page_read_before_a_change_is_not_served_after_it():
 def test_an_event_that_feeds_a_kind_retires_that_kinds_pages():
     cache = PageCache(max_bytes=10_000, fed={"call.ended": ["cdr"]})
     cache.put(("cdr", 1, ""), cache.generation("cdr"), b"before the call ended")
-    cache.apply(RecordedEvent(position=1, stream="call-7", version=3, type="call.ended", schema=1, data={},
+    ended = CallEnded(id=7, at=0.0, cause="normal clearing", disposition="CONNECTED", by="src", leg=None)
+    cache.apply(RecordedEvent(position=1, stream="call-7", version=3, type="call.ended", schema=1, event=ended,
                               meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
     assert cache.get(("cdr", 1, "")) is None
 
@@ -123,8 +125,9 @@ def page(*ids: int, total: int, continued: bool = True) -> Page:
 
 
 def contact_changed(cache: PageCache) -> None:
+    changed = RESOURCES["contact"].updated(id=1, changes={})
     cache.apply(RecordedEvent(position=9, stream="contact-1", version=2, type="contact.updated", schema=1,
-                              data={}, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
+                              event=changed, meta=Metadata(), recorded_at="", hash=""))  # fmt: skip
 
 
 def test_a_total_and_where_a_page_starts_are_recalled_until_a_change_of_their_kind():

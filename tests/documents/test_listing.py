@@ -18,6 +18,7 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import listing
+from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER
 from telephony.registry.catalogue import BY_PATH
@@ -116,13 +117,13 @@ async def test_cdr_lists_equal_the_reference_while_records_come_and_go(api: Api,
             records.update((d["id"], d) for d in added)
         elif step < 0.25 and records:
             gone = rng.choice(list(records))
-            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", event=events_of("cdr").deleted(id=gone)))
             del records[gone]
         elif step < 0.33 and records:
             changed, fields = rng.choice(list(records)), a_cdr(rng)
             del fields["live_id"]
             await append_event(
-                api, NewEvent(stream=f"cdr-{changed}", type="cdr.updated", data={"id": changed, "changes": fields})
+                api, NewEvent(stream=f"cdr-{changed}", event=events_of("cdr").updated(id=changed, changes=fields))
             )
             records[changed].update(fields)
         elif step < 0.34:

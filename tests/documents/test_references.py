@@ -211,7 +211,7 @@ async def test_deleting_a_named_record_removes_it_from_the_record_naming_it_in_t
     request_id = await remove(api, target_of, target, home)
     events = (await api.app[EVENT_LOG].read_stream(f"{kind}-{holder}"))[len(before) :]
     assert [e.type for e in events] == [f"{kind}.updated"]
-    assert set(events[0].data["changes"]) <= set(ref.fields)
+    assert set(events[0].event.changes) <= set(ref.fields)
     if request_id is not None:
         assert events[0].meta.request_id == request_id
     assert (target_of, target) not in ref.named(await document(api, kind, holder, home))

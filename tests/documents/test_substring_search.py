@@ -21,6 +21,7 @@ import pytest
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
 from telephony.documents.names import prop_sql
+from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER, SETTINGS
 from telephony.projections import Projections
@@ -99,7 +100,7 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
             records.update((d["id"], d) for d in added)
         elif step < 0.22 and records:
             gone = rng.choice(list(records))
-            await append_event(api, NewEvent(stream=f"cdr-{gone}", type="cdr.deleted", data={"id": gone}))
+            await append_event(api, NewEvent(stream=f"cdr-{gone}", event=events_of("cdr").deleted(id=gone)))
             del records[gone]
         elif step < 0.32 and records:
             amended = rng.choice(list(records))
@@ -107,7 +108,7 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
             if rng.random() < 0.3:
                 changes["type"] = "outgoing"
             data = {"id": amended, "changes": changes}
-            await append_event(api, NewEvent(stream=f"cdr-{amended}", type="cdr.updated", data=data))
+            await append_event(api, NewEvent(stream=f"cdr-{amended}", event=events_of("cdr").updated(**data)))
             records[amended].update(changes)
         elif step < 0.34:
             assert (await api.call("DELETE", "/cdrs", caller)).status == 204

@@ -7,6 +7,9 @@ import pytest
 from telephony import config
 from telephony.domain import sip_clients as sip
 from telephony.domain.errors import Invalid, Unknown
+from telephony.domain.events.base import data_of
+
+from .given import shapes, typed
 
 CUSTOMER, USER = 100001, 1000001
 AT = "2026-07-01 12:00:00"
@@ -14,31 +17,31 @@ STREAM = f"sip-{USER}"
 
 
 def registered(rid: int, locations: int, agent: str = "phone/1", contact: str = "sip:a@192.0.2.1") -> tuple[str, dict]:
-    return sip.SIP_REGISTERED, {"user_id": USER, "customer_id": CUSTOMER, "registration_id": rid, "user_agent": agent,
+    return "sip.registered", {"user_id": USER, "customer_id": CUSTOMER, "registration_id": rid, "user_agent": agent,
                                 "contact": contact, "registered_at": AT, "locations": locations}  # fmt: skip
 
 
 def unregistered(rid: int, locations: int) -> tuple[str, dict]:
-    return sip.SIP_UNREGISTERED, {"user_id": USER, "customer_id": CUSTOMER, "registration_id": rid,
+    return "sip.unregistered", {"user_id": USER, "customer_id": CUSTOMER, "registration_id": rid,
                                   "locations": locations}  # fmt: skip
 
 
 def given(*events: tuple[str, dict], live: bool = True) -> sip.SipClients:
-    return sip.folded(USER, CUSTOMER, live, events)
+    return sip.folded(USER, CUSTOMER, live, [typed(*e) for e in events])
 
 
 def test_a_first_client_registers_with_id_1_on_a_new_stream_and_one_location():
     state = given()
     (fact,) = sip.register(state, state.next_id, "phone/1", "sip:a@192.0.2.1", AT)
-    assert (fact.stream, fact.type, fact.expected) == (STREAM, sip.SIP_REGISTERED, 0)
-    assert fact.data == registered(1, 1)[1]
+    assert shapes([fact]) == [(STREAM, "sip.registered", 0)]
+    assert data_of(fact.event) == registered(1, 1)[1]
 
 
 def test_a_further_client_counts_the_locations_after_it_and_guards_the_stream_version():
     state = given(registered(1, 1), registered(2, 2), unregistered(1, 1))
     assert state.next_id == 3
     (fact,) = sip.register(state, state.next_id, "desk/2", "sips:b@192.0.2.2", AT)
-    assert (fact.expected, fact.data["registration_id"], fact.data["locations"]) == (3, 3, 2)
+    assert (fact.expected_version, fact.event.registration_id, fact.event.locations) == (3, 3, 2)  # type: ignore[attr-defined]
 
 
 def test_an_id_once_used_is_never_registered_again_even_after_it_was_unregistered():
@@ -62,9 +65,10 @@ def test_the_configured_default_is_bounded_by_the_same_limit():
 
 def test_default_clients_register_one_after_another_as_simulated_softphones():
     facts = sip.register_defaults(given(registered(1, 1)), 2, AT)
-    assert [(f.expected, f.data["registration_id"], f.data["locations"]) for f in facts] == [(1, 2, 2), (2, 3, 3)]
-    assert {f.data["user_agent"] for f in facts} == {sip.DEFAULT_USER_AGENT}
-    assert [f.data["contact"] for f in facts] == [f"sip:{USER}@198.51.100.2:5060;transport=udp",
+    added = [(f.expected_version, data_of(f.event)) for f in facts]
+    assert [(version, d["registration_id"], d["locations"]) for version, d in added] == [(1, 2, 2), (2, 3, 3)]
+    assert {d["user_agent"] for _, d in added} == {sip.DEFAULT_USER_AGENT}
+    assert [d["contact"] for _, d in added] == [f"sip:{USER}@198.51.100.2:5060;transport=udp",
                                                   f"sip:{USER}@198.51.100.3:5060;transport=udp"]  # fmt: skip
     assert sip.register_defaults(given(), 0, AT) == []
 
@@ -76,8 +80,8 @@ def test_default_contacts_stay_within_the_test_network():
 
 def test_unregistering_leaves_the_count_of_the_others():
     (fact,) = sip.unregister(given(registered(1, 1), registered(2, 2)), 1)
-    assert (fact.stream, fact.type, fact.expected) == (STREAM, sip.SIP_UNREGISTERED, 2)
-    assert fact.data == unregistered(1, 1)[1]
+    assert shapes([fact]) == [(STREAM, "sip.unregistered", 2)]
+    assert data_of(fact.event) == unregistered(1, 1)[1]
 
 
 def test_unregistering_an_unknown_or_gone_registration_is_unknown():

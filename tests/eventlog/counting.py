@@ -7,12 +7,14 @@ import sqlite3
 from telephony.eventlog import RecordedEvent
 from telephony.projections import Projection
 
+from .things import ThingHappened, ThingUndone
+
 
 class StreamCounts(Projection):
     name = "stream_counts"
     version = 1
     tables = ("test_stream_counts",)
-    handles = frozenset({"thing.happened", "thing.undone"})
+    handles = frozenset({ThingHappened, ThingUndone})
     reads_envelope = True  # counts by stream
 
     def create(self, conn: sqlite3.Connection) -> None:
@@ -21,11 +23,15 @@ class StreamCounts(Projection):
         )
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
-        delta = 1 if event.type == "thing.happened" else -1
+        match event.event:
+            case ThingHappened(n=n):
+                delta = 1
+            case ThingUndone(n=n):
+                delta = -1
         conn.execute(
             "INSERT INTO test_stream_counts VALUES (?, ?, ?) ON CONFLICT (stream) DO UPDATE "
             "SET n = n + excluded.n, total = total + excluded.total",
-            (event.stream, delta, event.data.get("n", 0)),
+            (event.stream, delta, n),
         )
 
     @staticmethod
@@ -38,7 +44,7 @@ class EnvelopeTrail(Projection):
 
     name = "envelope_trail"
     tables = ("test_envelope_trail",)
-    handles = frozenset({"thing.happened"})
+    handles = frozenset({ThingHappened})
     reads_envelope = True
 
     def create(self, conn: sqlite3.Connection) -> None:

@@ -7,17 +7,18 @@ import random
 import sqlite3
 import threading
 
-import msgspec
 import pytest
 import zstandard
 
 from telephony.audit import replay_into, verify_chain
+from telephony.domain.events import EVENTS, RESOURCES
 from telephony.eventlog import LOG_FILE, NewEvent, compression
 from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
 from .counting import StreamCounts
 from .test_contract import open_log
+from .things import THINGS, Tick
 
 
 def cdr_like(rng: random.Random, n: int) -> NewEvent:
@@ -30,7 +31,7 @@ def cdr_like(rng: random.Random, n: int) -> NewEvent:
         "src_name": None,
         "info": None,
     }
-    return NewEvent(stream=f"cdr-{n}", type="cdr.created", data={"id": n, "customer_id": 1, "body": body})
+    return NewEvent(stream=f"cdr-{n}", event=RESOURCES["cdr"].created(id=n, customer_id=1, body=body))
 
 
 def stored(data_dir) -> list[tuple[int, bytes]]:
@@ -91,7 +92,7 @@ async def test_data_is_stored_compressed_once_the_log_has_trained_and_reads_back
         read = await log.read()
     finally:
         await log.close()
-    assert [e.data for e in read] == [e.data for e in events]
+    assert [e.event for e in read] == [e.event for e in events]
     with sqlite3.connect(tmp_path / LOG_FILE) as conn:
         compression.load(conn)
         assert verify_chain(conn) is None
@@ -108,9 +109,9 @@ async def test_a_reopened_log_goes_on_with_its_latest_dictionary(tmp_path, small
 
 async def test_data_that_would_not_shrink_stays_plain(tmp_path, small_thresholds):
     rng = random.Random(3)
-    tiny = [NewEvent(stream="t", type="tick", data=n) for n in range(5)]
+    tiny = [NewEvent(stream="t", event=Tick(n=n)) for n in range(5)]
     await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 251)] + tiny)
-    assert [data for _, data in stored(tmp_path)[-5:]] == [b"0", b"1", b"2", b"3", b"4"]
+    assert [data for _, data in stored(tmp_path)[-5:]] == [b'{"n":%d}' % n for n in range(5)]
 
 
 async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresholds, forgetful):
@@ -118,12 +119,12 @@ async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresh
     events = [cdr_like(rng, n) for n in range(1, 401)]
     await append_all(tmp_path / "data", events)
     forgetful()
-    replay_into(tmp_path / "data", tmp_path / "copy", Projections([StreamCounts()]), progress=False)
+    replay_into(tmp_path / "data", tmp_path / "copy", Projections([StreamCounts()], THINGS), progress=False)
     assert dictionaries(tmp_path / "copy") == [200]
     forgetful()
     log = await open_log(tmp_path / "copy")
     try:
-        assert [e.data for e in await log.read()] == [e.data for e in events]
+        assert [e.event for e in await log.read()] == [e.event for e in events]
     finally:
         await log.close()
 
@@ -174,14 +175,14 @@ async def test_a_dictionary_trained_in_a_request_that_fails_goes_with_its_events
     finally:
         await log.close()
     assert dictionaries(tmp_path) == [200]
-    assert [e.data for e in read] == [e.data for e in events]
+    assert [e.event for e in read] == [e.event for e in events]
     assert all(data.startswith(compression.MAGIC) for position, data in stored(tmp_path) if position > 200)
 
 
 def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_thresholds):
     """The writer's thread, the loop's and the readers' decompress at once: each has its own decompressor."""
     rng = random.Random(31)
-    originals = [msgspec.json.encode(cdr_like(rng, n).data) for n in range(1, 3001)]
+    originals = [EVENTS.written(cdr_like(rng, n).event)[2] for n in range(1, 3001)]
     dictionary = zstandard.train_dictionary(compression.DICTIONARY_BYTES, originals[:1000])
     compression._register(dictionary.as_bytes())
     packer = zstandard.ZstdCompressor(dict_data=dictionary, level=compression.LEVEL)
@@ -215,7 +216,7 @@ async def test_a_reader_connected_before_a_dictionary_was_trained_reads_what_it_
     reader = sqlite_store.connect(tmp_path / LOG_FILE, readonly=True)  # as another process would
     await append_all(tmp_path, events[50:])
     forgetful()  # the writer's process knew the new dictionary; this one never heard of it
-    assert [e.data for e in sqlite_store.read_events(reader)] == [e.data for e in events]
+    assert [e.event for e in sqlite_store.read_events(reader)] == [e.event for e in events]
     assert verify_chain(reader) is None
 
 
@@ -224,7 +225,7 @@ async def test_a_copy_up_to_a_point_takes_only_the_dictionaries_its_events_need(
     await append_all(tmp_path / "data", [cdr_like(rng, n) for n in range(1, 1001)])
     for until, kept in ((150, []), (500, [200]), (1000, [200, 800])):
         out = tmp_path / f"until-{until}"
-        replay_into(tmp_path / "data", out, Projections([StreamCounts()]), until=until, progress=False)
+        replay_into(tmp_path / "data", out, Projections([StreamCounts()], THINGS), until=until, progress=False)
         assert dictionaries(out) == kept
 
 
@@ -243,7 +244,7 @@ async def test_a_dictionary_that_cannot_be_trained_never_fails_a_write(tmp_path,
         assert dictionaries(tmp_path) == []
         for start in range(300, 900, 50):  # tried again once the log has grown fourfold
             await log.append(events[start : start + 50])
-        assert [e.data for e in await log.read()] == [e.data for e in events]
+        assert [e.event for e in await log.read()] == [e.event for e in events]
     finally:
         await log.close()
     assert dictionaries(tmp_path) == [800]

@@ -6,24 +6,29 @@ import asyncio
 import random
 import sqlite3
 from collections import deque
+from collections.abc import Mapping
+from typing import ClassVar
 
 import pytest
 
 from telephony.audit import verify_chain
 from telephony.clock import Clock
-from telephony.eventlog import NO_STREAM, ConcurrencyError, EventLog, Metadata, NewEvent, Upcasters
+from telephony.domain.events import Catalogue, Event
+from telephony.domain.events.base import Upcaster
+from telephony.eventlog import NO_STREAM, ConcurrencyError, EventLog, Metadata, NewEvent
 from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
 from .counting import StreamCounts
+from .things import THINGS, AMade, BMade, CMade, Made, ThingHappened
 
 
-async def open_log(data_dir, upcasters=None) -> EventLog:
-    return await EventLog.open(data_dir, Projections([StreamCounts()], upcasters), Clock(), progress=False)
+async def open_log(data_dir, catalogue: Catalogue = THINGS) -> EventLog:
+    return await EventLog.open(data_dir, Projections([StreamCounts()], catalogue), Clock(), progress=False)
 
 
 def event(stream: str, n: int = 0, expected: int = -1) -> NewEvent:
-    return NewEvent(stream=stream, type="thing.happened", data={"n": n}, expected_version=expected)
+    return NewEvent(stream=stream, event=ThingHappened(n=n), expected_version=expected)
 
 
 @pytest.fixture
@@ -106,21 +111,35 @@ async def test_subscribers_see_new_events_in_order(log):
     assert seen == [1, 2, 3]
 
 
+class Counted(Event, tag="thing.counted"):
+    """The first shape of a type: its field is `count`."""
+
+    count: int
+
+
+class CountedAsN(Event, tag="thing.counted"):
+    """Its second shape: the field is `n` now; data of schema 1 is upcast."""
+
+    schema: ClassVar[int] = 2
+    upcasters: ClassVar[Mapping[int, Upcaster]] = {1: lambda d: {"n": d["count"]}}
+    n: int
+
+
 async def test_upcasters_turn_old_shapes_into_new_ones_on_read(tmp_path):
-    first = await open_log(tmp_path)
-    await first.append([NewEvent(stream="u", type="thing.happened", data={"count": 3}, schema=1)])
+    first = await open_log(tmp_path, THINGS.with_types(Counted))
+    await first.append([NewEvent(stream="u", event=Counted(count=3))])
     await first.close()
-    upcasters = Upcasters()
-    upcasters.register("thing.happened", 1, lambda d: {"n": d.get("count", d.get("n"))})
-    second = await open_log(tmp_path, upcasters)
+    second = await open_log(tmp_path, THINGS.with_types(CountedAsN))
     try:
         (stored,) = await second.read()
-        assert stored.data == {"n": 3} and stored.schema == 2
-        await second.append([NewEvent(stream="u", type="thing.happened", data={"count": 4}, schema=1)])
-        (kept,) = await second.read(after=1)  # an old shape written now, read from memory
-        assert kept.data == {"n": 4} and kept.schema == 2
+        assert stored.event == CountedAsN(n=3) and stored.schema == 2
+        await second.append([NewEvent(stream="u", event=CountedAsN(n=4))])
+        (kept,) = await second.read(after=1)  # written in the new shape now, read from memory
+        assert kept.event == CountedAsN(n=4) and kept.schema == 2
     finally:
         await second.close()
+    conn = sqlite3.connect(tmp_path / "events.db")
+    assert conn.execute("SELECT schema FROM events ORDER BY position").fetchall() == [(1,), (2,)]
 
 
 @pytest.mark.parametrize("column", ["stream", "version", "type", "data", "meta", "recorded_at", "hash"])
@@ -159,8 +178,8 @@ async def test_a_deleted_event_is_reported_as_a_gap(tmp_path):
 async def test_reading_by_type_gives_those_events_in_position_order_in_chunks(log, monkeypatch, scanned_span):
     """Whether a span is read by the index of types or through (short spans: a live reactor's tail)."""
     monkeypatch.setattr(sqlite_store, "SCANNED_SPAN", scanned_span)
-    kinds = ["a.made", "b.made", "c.made"]
-    await log.append([NewEvent(stream=f"s-{i % 5}", type=kinds[i * 7 % 3], data={"n": i}) for i in range(90)])
+    kinds, made = ["a.made", "b.made", "c.made"], [AMade, BMade, CMade]
+    await log.append([NewEvent(stream=f"s-{i % 5}", event=made[i * 7 % 3](n=i)) for i in range(90)])
     everything = await log.read()
     for wanted in (["a.made"], ["a.made", "c.made"], kinds):
         for after in (0, 17, 89):
@@ -175,11 +194,12 @@ async def test_a_tail_read_from_memory_equals_the_same_read_of_the_log(log):
     the same events, chunks and order as a read of the stored log, with types or not, across commits
     of several requests and after a bulk append that kept nothing (memory starts over then)."""
     rng = random.Random(11)
-    kinds = ["a.made", "b.made", "c.made"]
+    kinds: list[type[Made]] = [AMade, BMade, CMade]
 
     def batch(n: int) -> list[NewEvent]:
-        data = {"n": n, "xs": [n, 1.5], "pair": ("t", n), 7: "int key", "nan": float("nan")}  # JSON reshapes these
-        return [NewEvent(stream=f"s-{rng.randrange(9)}", type=rng.choice(kinds), data=data)
+        extra = {7: "int key", "nan": float("nan")}  # JSON reshapes these
+        return [NewEvent(stream=f"s-{rng.randrange(9)}", event=rng.choice(kinds)(n=n, xs=[n, 1.5], pair=("t", n),
+                                                                                  extra=extra))  # type: ignore[arg-type]
                 for _ in range(rng.randint(1, 4))]  # fmt: skip
 
     queried = 0

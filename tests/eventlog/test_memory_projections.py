@@ -13,12 +13,14 @@ from telephony.eventlog import EventLog, NewEvent, RecordedEvent
 from telephony.projections import Projections
 from telephony.projections.memory import MemoryProjection, MemoryProjections
 
+from .things import THINGS, OtherThing, ThingHappened, ThingUndone
+
 
 class Tally(MemoryProjection):
     """Events counted per stream, and the sum of their `n`, in memory."""
 
     name = "tally"
-    handles = frozenset({"thing.happened", "thing.undone"})
+    handles = frozenset({ThingHappened, ThingUndone})
 
     def __init__(self) -> None:
         self.reset()
@@ -29,9 +31,11 @@ class Tally(MemoryProjection):
 
     def apply(self, event: RecordedEvent) -> None:
         self.seen.append(event.position)
-        count = self.counts.setdefault(event.data["stream"], [0, 0])
-        count[0] += 1 if event.type == "thing.happened" else -1
-        count[1] += event.data["n"]
+        thing = event.event
+        assert isinstance(thing, ThingHappened | ThingUndone)
+        count = self.counts.setdefault(thing.stream, [0, 0])
+        count[0] += 1 if isinstance(thing, ThingHappened) else -1
+        count[1] += thing.n
 
     def state(self) -> dict[str, list[int]]:
         return self.counts
@@ -41,7 +45,7 @@ class Fragile(Tally):
     name = "fragile"
 
     def apply(self, event: RecordedEvent) -> None:
-        if event.data["n"] == 13:
+        if getattr(event.event, "n", None) == 13:
             raise ValueError("unlucky")
         super().apply(event)
 
@@ -50,13 +54,13 @@ def batch(rng: random.Random) -> list[NewEvent]:
     events = []
     for _ in range(rng.randrange(1, 4)):
         stream = f"s-{rng.randrange(6)}"
-        type_ = rng.choice(["thing.happened", "thing.undone", "other.thing"])
-        events.append(NewEvent(stream=stream, type=type_, data={"stream": stream, "n": rng.randrange(-9, 9)}))
+        kind = rng.choice([ThingHappened, ThingUndone, OtherThing])
+        events.append(NewEvent(stream=stream, event=kind(stream=stream, n=rng.randrange(-9, 9))))
     return events
 
 
 async def open_with(path, memory: MemoryProjections) -> EventLog:
-    log = await EventLog.open(path, Projections([]), Clock.virtual(), progress=False)
+    log = await EventLog.open(path, Projections([], THINGS), Clock.virtual(), progress=False)
     await memory.attach(log)
     log.follow_commits("memory", memory.follow)
     return log
@@ -95,7 +99,7 @@ def test_a_fold_from_the_log_equals_the_projection_built_live(tmp_path_factory, 
 async def test_verify_catches_a_live_projection_that_differs_from_the_log(tmp_path):
     memory = MemoryProjections([Tally()])
     log = await open_with(tmp_path, memory)
-    await log.append([NewEvent(stream="a", type="thing.happened", data={"stream": "a", "n": 1})])
+    await log.append([NewEvent(stream="a", event=ThingHappened(stream="a", n=1))])
     memory[Tally].counts["a"][1] = 99
     difference = await memory.verify(log)
     await log.close()
@@ -106,7 +110,7 @@ async def test_a_projection_that_raises_stops_neither_the_writer_nor_the_others(
     memory = MemoryProjections([Fragile(), Tally()])
     log = await open_with(tmp_path, memory)
     for n in (12, 13, 14):
-        await log.append([NewEvent(stream="a", type="thing.happened", data={"stream": "a", "n": n})])
+        await log.append([NewEvent(stream="a", event=ThingHappened(stream="a", n=n))])
     await log.close()
     assert memory[Tally].counts == {"a": [3, 39]}
     assert memory[Fragile].counts == {"a": [2, 26]}
@@ -119,7 +123,7 @@ async def test_a_projection_without_history_starts_at_the_head_and_empty_after_a
         history = False
 
     def happened(n: int) -> list[NewEvent]:
-        return [NewEvent(stream="a", type="thing.happened", data={"stream": "a", "n": n})]
+        return [NewEvent(stream="a", event=ThingHappened(stream="a", n=n))]
 
     first = MemoryProjections([Recent()])
     log = await open_with(tmp_path, first)

@@ -8,6 +8,18 @@ from telephony import wiring
 from telephony.accounts.sessions import SessionIndex
 from telephony.audit import verify_projections
 from telephony.clock import Clock
+from telephony.domain.events import events_of
+from telephony.domain.events.accounts import (
+    CustomerDeleted,
+    DeviceAdded,
+    PasswordChanged,
+    TokenIssued,
+    TokenRevoked,
+    TokenTouched,
+    UserCreated,
+    UserDeleted,
+    UserUpdated,
+)
 from telephony.eventlog import EventLog, NewEvent
 from telephony.eventlog import store as sqlite_store
 from telephony.projections.memory import MemoryProjections
@@ -33,18 +45,18 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
         if roll < 0.35 or not alive[kind]:
             alive[kind].append(n)
             body = {"id": n, "name": f"r{n}", "value": rng.choice(VALUES), "customer_id": 100001}
-            event = NewEvent(stream=f"{kind}-{n}", type=f"{kind}.created",
-                             data={"id": n, "customer_id": rng.choice([100001, 100002]), "body": body})  # fmt: skip
+            event = NewEvent(stream=f"{kind}-{n}", event=events_of(kind).created(
+                id=n, customer_id=rng.choice([100001, 100002]), body=body))  # fmt: skip
         elif roll < 0.75:
             target = rng.choice(alive[kind])
             changes = {rng.choice(["name", "value", "extra"]): rng.choice(VALUES) for _ in range(rng.randint(1, 3))}
-            event = NewEvent(stream=f"{kind}-{target}", type=f"{kind}.updated", data={"id": target, "changes": changes})
+            event = NewEvent(stream=f"{kind}-{target}", event=events_of(kind).updated(id=target, changes=changes))
         elif roll < 0.85:
             target = alive[kind].pop(rng.randrange(len(alive[kind])))
-            event = NewEvent(stream=f"{kind}-{target}", type=f"{kind}.deleted", data={"id": target})
+            event = NewEvent(stream=f"{kind}-{target}", event=events_of(kind).deleted(id=target))
         elif roll < 0.87:
             alive[kind].clear()
-            event = NewEvent(stream=f"{kind}s", type=f"{kind}.cleared", data={"customer_id": 100001})
+            event = NewEvent(stream=f"{kind}s", event=events_of(kind).cleared(customer_id=100001))
         elif roll < 0.95 or not tokens:
             token = f"{n:016x}"
             tokens.append(token)
@@ -52,13 +64,13 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
                       "customer_id": 100001, "kind": "apitoken", "name": f"t{n}", "expiry": 0, "inactivity": 0,
                       "api_version": "v1.2", "host": None, "user_agent": None, "created_at": "2026-01-01 00:00:00",
                       "issued_epoch": float(n)}  # fmt: skip
-            event = NewEvent(stream=f"token-{token}", type="token.issued", data=issued)
+            event = NewEvent(stream=f"token-{token}", event=TokenIssued(**issued))
         else:
             token = rng.choice(tokens)
             event = rng.choice([
-                NewEvent(stream=f"token-{token}", type="token.touched",
-                         data={"token_id": token, "at": "2026-01-02 00:00:00", "epoch": float(n)}),
-                NewEvent(stream=f"token-{token}", type="token.revoked", data={"token_id": token, "reason": "deleted"}),
+                NewEvent(stream=f"token-{token}",
+                         event=TokenTouched(token_id=token, at="2026-01-02 00:00:00", epoch=float(n))),
+                NewEvent(stream=f"token-{token}", event=TokenRevoked(token_id=token, reason="deleted")),
             ])  # fmt: skip
         batches.append([event])
     return batches
@@ -74,23 +86,21 @@ def user_event(rng: random.Random, n: int, users: list[int]) -> NewEvent:
                 "customer_id_id": customer_id, "roles": [rng.choice(["ROLE_AGENT", "ROLE_ADMIN"])]}  # fmt: skip
         data = {"id": n, "customer_id": customer_id, "body": body,
                 "password_hash": f"scrypt${n}", "sip_password_sealed": rng.choice([None, f"sealed{n}"])}  # fmt: skip
-        return NewEvent(stream=f"user-{n}", type="user.created", data=data)
+        return NewEvent(stream=f"user-{n}", event=UserCreated(**data))
     target = rng.choice(users)
     if roll < 0.55:
         changes = rng.choice([{"two_factor_auth": rng.choice(["D", "E"])}, {"first_name": f"n{n}"},
                               {"roles": ["ROLE_READ_ONLY"], "active": rng.random() < 0.5}])  # fmt: skip
-        return NewEvent(stream=f"user-{target}", type="user.updated", data={"id": target, "changes": changes})
+        return NewEvent(stream=f"user-{target}", event=UserUpdated(id=target, changes=changes))
     if roll < 0.7:
-        return NewEvent(stream=f"user-{target}", type="user.password_changed",
-                        data={"id": target, "password_hash": f"scrypt${n}"})  # fmt: skip
+        return NewEvent(stream=f"user-{target}", event=PasswordChanged(id=target, password_hash=f"scrypt${n}"))
     if roll < 0.85:
-        return NewEvent(stream=f"user-{target}", type="user.device_added",
-                        data={"id": target, "device_digest": f"{n:064x}"})  # fmt: skip
+        return NewEvent(stream=f"user-{target}", event=DeviceAdded(id=target, device_digest=f"{n:064x}"))
     if roll < 0.99:
         users.remove(target)
-        return NewEvent(stream=f"user-{target}", type="user.deleted", data={"id": target})
+        return NewEvent(stream=f"user-{target}", event=UserDeleted(id=target))
     users.clear()
-    return NewEvent(stream="customer-100002", type="customer.deleted", data={"id": 100002})
+    return NewEvent(stream="customer-100002", event=CustomerDeleted(id=100002))
 
 
 async def test_a_rebuild_reproduces_the_live_projections_exactly(tmp_path):

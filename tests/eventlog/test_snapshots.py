@@ -11,6 +11,7 @@ from telephony.eventlog import NewEvent
 from telephony.projections import snapshots
 from telephony.projections.memory import MemoryProjections
 from tests.eventlog.test_memory_projections import Tally, open_with
+from tests.eventlog.things import ThingHappened
 
 
 class KeptTally(Tally):
@@ -31,7 +32,7 @@ class KeptTallyNext(KeptTally):
 
 
 def happened(stream: str, n: int) -> list[NewEvent]:
-    return [NewEvent(stream=stream, type="thing.happened", data={"stream": stream, "n": n})]
+    return [NewEvent(stream=stream, event=ThingHappened(stream=stream, n=n))]
 
 
 async def run(path, memory: MemoryProjections, ns: list[int], every: int = snapshots.SAVE_EVERY) -> None:

@@ -13,12 +13,12 @@ from telephony.clock import Clock
 from telephony.eventlog import EventLog
 from telephony.projections import Projections
 from telephony.reactors.reactor import ReactorRunner, Reactors
-from tests.reactors.kinds import Echo, happened
+from tests.reactors.kinds import THINGS, Echo, happened
 
 
 async def main(data_dir: Path) -> None:
     clock = Clock()
-    log = await EventLog.open(data_dir, Projections([]), clock, progress=False)
+    log = await EventLog.open(data_dir, Projections([], THINGS), clock, progress=False)
     reactors = Reactors([ReactorRunner(Echo(), log, clock, chunk=7)])
     reactors.start()
     n = 0

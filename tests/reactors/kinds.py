@@ -5,21 +5,35 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from telephony.domain.events import EVENTS, Event
 from telephony.eventlog import EventLog, NewEvent, RecordedEvent
 from telephony.reactors.reactor import Reaction, Reactor
 
 HAPPENED, ECHOED = "thing.happened", "thing.echoed"
 
 
+class ThingHappened(Event, tag=HAPPENED):
+    n: int
+
+
+class ThingEchoed(Event, tag=ECHOED):
+    of: int
+    n: int
+
+
+THINGS = EVENTS.with_types(ThingHappened, ThingEchoed)
+"""The app's events and the contract tests' own."""
+
+
 def happened(n: int) -> NewEvent:
-    return NewEvent(stream=f"thing-{n % 5}", type=HAPPENED, data={"n": n})
+    return NewEvent(stream=f"thing-{n % 5}", event=ThingHappened(n=n))
 
 
 class Echo(Reactor):
     """A process reactor: appends one `thing.echoed` for each `thing.happened`."""
 
     name = "echo"
-    handles = frozenset({HAPPENED})
+    handles = frozenset({ThingHappened})
     from_beginning = True
 
     def __init__(self) -> None:
@@ -27,10 +41,12 @@ class Echo(Reactor):
         self.seen: list[int] = []
 
     async def react(self, event: RecordedEvent) -> Reaction:
-        if self.broken_at is not None and event.data["n"] >= self.broken_at:
-            raise RuntimeError(f"cannot echo {event.data['n']}")
+        assert isinstance(event.event, ThingHappened)
+        n = event.event.n
+        if self.broken_at is not None and n >= self.broken_at:
+            raise RuntimeError(f"cannot echo {n}")
         self.seen.append(event.position)
-        return [NewEvent(stream="echoes", type=ECHOED, data={"of": event.position, "n": event.data["n"]})]
+        return [NewEvent(stream="echoes", event=ThingEchoed(of=event.position, n=n))]
 
 
 class DecidingEcho(Echo):
@@ -68,7 +84,7 @@ KINDS = (Echo, DecidingEcho, Outside)
 
 async def echoes(log: EventLog) -> list[int]:
     """The `n` of each event echoed, in log order."""
-    return [e.data["n"] for e in await log.read(types=[ECHOED])]
+    return [e.event.n for e in await log.read(types=[ECHOED])]  # type: ignore[attr-defined]
 
 
 async def happenings(log: EventLog) -> list[int]:

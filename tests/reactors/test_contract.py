@@ -20,7 +20,7 @@ from telephony.projections import Projections
 from telephony.reactors import tracking
 from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
 
-from .kinds import ECHOED, HAPPENED, KINDS, Echo, Outside, echoes, happened, happenings
+from .kinds import ECHOED, HAPPENED, KINDS, THINGS, Echo, Outside, echoes, happened, happenings
 
 SOON = 10  # seconds a test may wait for background work before it fails
 
@@ -36,7 +36,7 @@ def clock() -> Clock:
 
 
 async def open_log(path, clock) -> EventLog:
-    return await EventLog.open(path, Projections([]), clock, progress=False)
+    return await EventLog.open(path, Projections([], THINGS), clock, progress=False)
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ async def test_it_reacts_once_to_each_handled_event_in_order(log, clock, kind):
     await settled(runner, log)
     assert await echoes(log) == [0, 1, 2, 3]
     echoed = await log.read(types=[ECHOED])
-    assert [e.data["of"] for e in echoed] == reactor.seen == await happenings(log)
+    assert [e.event.of for e in echoed] == reactor.seen == await happenings(log)
     assert {e.meta.source for e in echoed} == {f"reactor:{kind.name}"}
     await reactors.stop()
 
@@ -106,7 +106,7 @@ async def test_a_reactor_that_raises_stops_neither_writes_nor_other_reactors_and
     await settled(failing, log)
     await asyncio.wait_for(_state(failing, "following"), SOON)
     assert failing.failures == 0 and failing.retry_at is None
-    mine = [e.data["n"] for e in await log.read(types=[ECHOED]) if e.meta.source == f"reactor:{kind.name}"]
+    mine = [e.event.n for e in await log.read(types=[ECHOED]) if e.meta.source == f"reactor:{kind.name}"]
     assert mine == [0, 1, 2, 3]  # each event echoed once, in order
     await reactors.stop()
 
@@ -214,7 +214,7 @@ async def test_after_kill_9_a_reactor_resumes_and_its_effects_on_the_log_are_not
     await settled(runner, log)
     await reactors.stop()
     after, happened_positions = await echoes(log), await happenings(log)
-    echoed_positions = [e.data["of"] for e in await log.read(types=[ECHOED])]
+    echoed_positions = [e.event.of for e in await log.read(types=[ECHOED])]
     await log.close()
     assert len(before) >= 300
     assert after == sorted(after) == list(range(len(happened_positions)))  # once each, none lost

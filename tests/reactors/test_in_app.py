@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from telephony import wiring
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.keys import EVENT_LOG, MEMORY, REACTORS, READER, SCHEDULER
+from telephony.projections import Projections
+from telephony.wiring import read_models
 from tests.accounts.helpers import advance
 from tests.serving import ADMIN, SERVICE, login
 
-from .kinds import HAPPENED, Echo, happened
+from .kinds import HAPPENED, THINGS, Echo, happened
 from .test_scheduler import START, Ticking
 
 CONTROL = {"X-Control-Key": "test-control-key-0123456789"}
@@ -21,6 +26,12 @@ class Watcher(Echo):
     """Echoes `thing.happened`, and fails while `broken_at` is set."""
 
     name = "watcher"
+
+
+@pytest.fixture(autouse=True)
+def things(monkeypatch):
+    """The app's log takes the contract tests' own events besides its own."""
+    monkeypatch.setattr(read_models, "projection_set", lambda: Projections(wiring.projections(), THINGS))
 
 
 async def health(client) -> tuple[int, dict]:

@@ -30,6 +30,7 @@ from telephony.config import Control, Settings, Storage
 from telephony.documents import reads
 from telephony.documents.names import table_of
 from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
+from telephony.domain.events import events_of
 from telephony.domain.references import DESTINATION_KINDS, Destination, Ref, Reference
 from telephony.domain.types import dictionary_fields
 from telephony.eventlog import NewEvent
@@ -423,7 +424,7 @@ async def seed_many(api: Api, resource: Resource, customer_id: int, rows: list[d
             if "created_at" in document and not document["created_at"]:
                 document["created_at"] = "2026-01-01 00:00:00"  # as the platform stamps what it provisions
             data = {"id": id_, "customer_id": customer_id, "body": document}
-            events.append(NewEvent(stream=f"{resource.kind}-{id_}", type=f"{resource.kind}.created", data=data))
+            events.append(NewEvent(stream=f"{resource.kind}-{id_}", event=events_of(resource.kind).created(**data)))
         return events
 
     await api.app[EVENT_LOG].transact(decide)

@@ -11,6 +11,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from telephony.domain.events import events_of
 from telephony.domain.types import MAX_CALL_SECONDS
 from telephony.eventlog import NewEvent
 from telephony.keys import EVENT_LOG
@@ -83,10 +84,10 @@ async def store_raw(api: Api, kind: str, customer_id: int, body: dict) -> int:
     def decide(conn):
         id_ = next_id(conn, kind)
         data = {"id": id_, "customer_id": customer_id, "body": {**body, "id": id_}}
-        return [NewEvent(stream=f"{kind}-{id_}", type=f"{kind}.created", data=data)]
+        return [NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).created(**data))]
 
     (event,) = await api.app[EVENT_LOG].transact(decide)
-    return event.data["id"]
+    return event.event.id
 
 
 @LOOP

@@ -47,7 +47,7 @@ def races() -> list[Any]:
 async def committed_changes(api, resource: Resource, id_: Any) -> list[dict]:
     """The changes of every update event of the record's stream."""
     events = await api.app[EVENT_LOG].read_stream(f"{resource.kind}-{id_}")
-    return [event.data["changes"] for event in events if event.type == f"{resource.kind}.updated"]
+    return [event.event.changes for event in events if event.type == f"{resource.kind}.updated"]
 
 
 async def in_one_batch(api, monkeypatch, *requests: Coroutine[Any, Any, Reply]) -> list[Reply]:
@@ -123,7 +123,7 @@ async def test_a_bulk_patch_of_users_racing_a_users_deletion_answers_what_it_com
         deleted, patched = await in_one_batch(api, monkeypatch, delete, patch)
     assert deleted.status == 204, deleted
     events = await api.app[EVENT_LOG].read_stream(f"user-{user['id']}")
-    committed = [event.data["changes"] for event in events if event.type == "user.updated"]
+    committed = [event.event.changes for event in events if event.type == "user.updated"]
     if first == "delete":
         patched.error(404)
         assert committed == []

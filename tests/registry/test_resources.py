@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from telephony import wiring
-from telephony.api.routing import template
+from telephony.api.route_table import template
 from telephony.domain.dictionaries import DICTIONARIES
 from telephony.registry.catalogue import RESOURCES
 from telephony.registry.resource import Op, Resource

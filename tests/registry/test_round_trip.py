@@ -20,7 +20,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from telephony import wiring
-from telephony.api.routing import template
+from telephony.api.route_table import template
 from telephony.app import create_app
 from telephony.collections import Kind
 from telephony.config import Control, Settings, Storage
@@ -173,9 +173,11 @@ async def remember_a_device(api: Api, email: str) -> None:
 
 # --- what every endpoint answers -------------------------------------------------------------------
 
-LEFT_OUT = {"/_telephony/health", "/_telephony/clock", "/_telephony/outbox", "/_telephony/export"}
+LEFT_OUT = {"/_telephony/health", "/_telephony/clock", "/_telephony/outbox", "/_telephony/export", "/_telephony/faults",
+            "/_telephony/events/stream"}  # fmt: skip
 """Operator endpoints an export does not carry (the README says why): the log's position, the clock,
-mail already sent; the export itself is compared line by line apart."""
+mail already sent, fault rules, the log's events as they come; the export itself is compared line by
+line apart."""
 LEFT_OUT_UNDER = ("/_telephony/webhooks", "/_telephony/dashboard", "/_telephony/calls/", "/_telephony/outbox/")
 """Webhooks and their deliveries (receivers of the exporting place, never carried), the dashboard, and the
 attachments of mail already sent."""

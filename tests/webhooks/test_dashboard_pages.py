@@ -102,8 +102,8 @@ async def test_deliveries_show_their_times_and_one_is_redelivered_from_the_page(
     flow = await posted(client, f"/redeliver/{delivery['id']}", csrf=csrf, back=f"calls/{call_id}")
     assert f"Call flow of call {call_id}" in flow and f"Delivery {delivery['id']} queued again" in flow
     (queued,) = [e for e in await client.server.app[EVENT_LOG].read(types=["webhook.delivery_queued"])
-                 if e.data["id"] != delivery["id"]]  # fmt: skip
-    assert (queued.data["event_id"], queued.data["body"]) == (delivery["event_id"], delivery["body"])
+                 if e.event.id != delivery["id"]]  # fmt: skip
+    assert (queued.event.event_id, queued.event.body) == (delivery["event_id"], delivery["body"])
     await advance(client, 6)  # the retry goes first, then the redelivery queued behind it on its lane
     await delivered(client)
     assert [h["webhook-id"] for h, _ in receiver.got] == [delivery["event_id"]] * 3

@@ -67,8 +67,8 @@ async def test_a_click_to_call_rings_once_when_the_destination_rings_not_when_th
     await delivered(client)
     (ringing,) = receiver.bodies()  # the caller's own client rang first (1 s), then the destination
     events = await client.server.app[EVENT_LOG].read_stream(f"call-{placed['id']}")
-    (destination_rang,) = [e for e in events if e.type == "call.ringing" and e.data["leg"] == "dst"]
-    assert ringing["event_time"] == wire_time(destination_rang.data["at"])
+    (destination_rang,) = [e for e in events if e.type == "call.ringing" and e.event.leg == "dst"]
+    assert ringing["event_time"] == wire_time(destination_rang.event.at)
     assert (ringing["state"], ringing["dst"], ringing["src"]) == ("RINGING", ANSWERS + "1", placed["src"])
 
 
@@ -300,10 +300,10 @@ async def test_a_webhook_gets_only_what_happened_after_it_was_created(client, ro
     await answered_call(client, root)
     await delivered(client)
     (_, after) = await event_log.read(types=["call.ended"])
-    late = await event_log.query(lambda conn: dispatcher_call(conn, before[0]))
+    late = await event_log.query(lambda conn: dispatcher_call(conn, before[0], before[0].event))
     assert late == []
-    again = await event_log.query(lambda conn: dispatcher_call(conn, after))
-    assert [e.data["event_name"] for e in again] == ["call.hangup"]
+    again = await event_log.query(lambda conn: dispatcher_call(conn, after, after.event))
+    assert [e.event.event_name for e in again] == ["call.hangup"]
 
 
 async def test_a_queue_caller_is_connected_once_as_it_joins_whether_an_agent_takes_it_or_not(client, root, receiver):

@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .rules import Event, refuse
-from .state import MENU_REPLAYED, TRANSITIONS, Call, Target
+from ..events.calls import CallEvent, MenuReplayed
+from .call import Call, Target
+from .fold import TRANSITIONS
+from .rules import refuse
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +47,14 @@ def heard(menu: Menu, keys: Sequence[tuple[str, float]], used: int, action: Call
     return None, elapsed, used
 
 
-def replay(call: Call, at: float, menu: Menu, key: str) -> list[Event] | None:
+def replay(call: Call, at: float, menu: Menu, key: str) -> list[CallEvent] | None:
     """A key that does nothing, pressed now: the menu plays again (the play it cut short counts), or
     None when that was its last play and the caller goes to the final destination."""
-    if call.state not in TRANSITIONS[MENU_REPLAYED]:
+    if call.state not in TRANSITIONS[MenuReplayed]:
         raise refuse(call, "replay its menu", "digits")
     since = call.menu_since if call.menu_since is not None else call.connected_at
     elapsed = 0.0 if since is None else at - since
     played = call.menu_played + int(elapsed // menu.timeout) + 1
     if played >= menu.plays:
         return None
-    return [(MENU_REPLAYED, {"id": call.id, "at": at, "key": key, "played": played,
-                             "wait": (menu.plays - played) * menu.timeout})]  # fmt: skip
+    return [MenuReplayed(id=call.id, at=at, key=key, played=played, wait=(menu.plays - played) * menu.timeout)]

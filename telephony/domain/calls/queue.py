@@ -30,7 +30,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .state import Call
+from .call import Call
 
 RING_ALL = "ringall"
 DEFAULT_STRATEGY = RING_ALL

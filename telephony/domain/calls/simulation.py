@@ -12,8 +12,9 @@ import random
 from dataclasses import dataclass
 
 from ...config import Simulator
-from .rules import CAUSES, Event, answer, end
-from .state import TALKING, Call, Plan
+from ..events.calls import CallEvent
+from .call import TALKING, Call, Plan
+from .rules import CAUSES, answer, end
 
 OUTCOMES = ("answer", "busy", "reject", "fail")
 CREDIT_EXHAUSTED = "credit exhausted"
@@ -128,7 +129,7 @@ def _reaching(call: Call) -> Step | None:
     return Step(failed, "route", leg) if call.fallback else Step(failed, "end", leg, CAUSES[plan.outcome], "dst")
 
 
-def take(call: Call, step: Step, at: float) -> list[Event]:
+def take(call: Call, step: Step, at: float) -> list[CallEvent]:
     """The events of a step that fell due (a "route" step is taken by the routing, which reads the
     configuration)."""
     if step.action == "answer":

@@ -31,7 +31,7 @@ from .customer import (
     UserGroupPolicy,
     UserGroupPolicyCreate,
 )
-from .history import Cdr, Chat, ChatMsg, MediaSession, Monitor, MonitorCreate, Msdr, Voicemessage
+from .records import Cdr, Chat, ChatMsg, MediaSession, Monitor, MonitorCreate, Msdr, Voicemessage
 from .reports import (
     Frequency,
     ReportSchedule,

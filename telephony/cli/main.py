@@ -1,0 +1,49 @@
+"""The `telephony` command: its parser and the exit status of every subcommand.
+
+Each subcommand lives in a module of this package with an `add(add_command)` that declares it (its
+name, options and the function that runs it); `COMMANDS` lists them in the order `--help` shows
+them. A command returns its exit status: 0 done, 1 what it checked was refused; one that cannot run
+as asked raises `CliError` (or a configuration or data dir error) and exits 2 with one line on
+standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+
+from .. import datadir
+from ..config import ConfigError
+from . import events, import_export, listen, log, replay, routes, serve, verify
+from .arguments import CliError
+
+COMMANDS = (serve, log, replay, verify, routes, import_export, events, listen)
+"""The modules that declare the subcommands, in the order of `--help`."""
+DESCRIPTION = "The `telephony` command: serve, log, replay, verify, routes, export, import, events, listen."
+CONFIG_HELP = "config file (default: ./config.toml when present)"
+DATA_DIR_HELP = "data directory (overrides [storage] data_dir)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="telephony", description=DESCRIPTION)
+    parser.add_argument("--config", help=CONFIG_HELP)
+    parser.add_argument("--data-dir", help=DATA_DIR_HELP)
+    anywhere = argparse.ArgumentParser(add_help=False)
+    """The two global options, accepted after the command as well (`telephony replay --data-dir D`)."""
+    anywhere.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+    anywhere.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_command = functools.partial(sub.add_parser, parents=[anywhere])
+    for command in COMMANDS:
+        command.add(add_command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CliError, ConfigError, datadir.DataDirUnusable) as exc:
+        print(f"telephony: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,42 @@
+"""The events of fault rules, on the stream `fault-<id>`; `at` is clock time.
+
+A rule is added (by the API or from `[faults]` in the configuration), matched by requests or
+deliveries (each match recorded, so a restart keeps its counts and draws), and removed.
+"""
+
+from __future__ import annotations
+
+from ...fault_rule import FaultRule
+from .base import Event
+
+
+class FaultAdded(Event, frozen=True, kw_only=True, tag="fault.added"):
+    """A fault rule is in force from now on."""
+
+    id: int
+    at: float
+    source: str
+    """Where it came from: `api` or `config`."""
+    rule: FaultRule
+
+
+class FaultRemoved(Event, frozen=True, kw_only=True, tag="fault.removed"):
+    """A fault rule is no longer in force."""
+
+    id: int
+    at: float
+
+
+class FaultMatched(Event, frozen=True, kw_only=True, tag="fault.matched"):
+    """A request or delivery matched a rule: its matches and firings so far, this one counted."""
+
+    id: int
+    at: float
+    matched: int
+    fired: int
+    effect: str | None
+    """What it did (`status`, `latency`, `drop`, `slow_body`, `delay`, `duplicate`); None when its
+    probability spared the match."""
+
+
+FAULT_EVENTS = (FaultAdded, FaultRemoved, FaultMatched)

@@ -1,0 +1,37 @@
+"""Events of the log's own upkeep: the clock moved, a file stored, ids reserved, statements cleared."""
+
+from __future__ import annotations
+
+from .base import Event
+
+
+class ClockMoved(Event, frozen=True, kw_only=True, tag="clock.moved"):
+    """The operator moved the clock: it now reads `epoch`, `offset` seconds ahead of wall-clock time.
+    On the stream `clock`."""
+
+    offset: float
+    epoch: float
+
+
+class BlobStored(Event, frozen=True, kw_only=True, tag="blob.stored"):
+    """An uploaded or generated file, stored once by content, on `blob-<sha256>`."""
+
+    sha256: str
+    media_type: str
+    base64: str
+
+
+class SequenceReserved(Event, frozen=True, kw_only=True, tag="sequence.reserved"):
+    """A kind's highest id is raised without a record (an import carries the exporting log's)."""
+
+    kind: str
+    last: int
+
+
+class StatementsCleared(Event, frozen=True, kw_only=True, tag="statement.cleared"):
+    """The customer cleared its billing statements (`DELETE /statements`), on `statements-<customer>`."""
+
+    customer_id: int
+
+
+LOG_EVENTS = (ClockMoved, BlobStored, SequenceReserved, StatementsCleared)

@@ -1,0 +1,207 @@
+"""The bootstrap: what the app opens at start, in order, and the object graph built once from it.
+
+`resources` lists the app's cleanup contexts: each opens one resource at start and closes it at
+cleanup, in reverse order. The services are built in one step (`_services`), where every
+constructor only keeps what it is given. What follows the log is attached here and nowhere else,
+in this order:
+
+1. commit followers, as their resources open: the in-memory projections, then their snapshots;
+2. once the services are built, change hooks: pending SMS and chats to their timers, pending
+   deliveries to the webhook sender; and the call timers, a commit follower after the in-memory
+   projections: each commit's calls get the timer of their next step from their live state;
+3. timer sources (`timer_sources`), derived again at every start, then the scheduler started;
+4. reactors (`reactors`), each a task owned by the app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from aiohttp import web
+
+from .. import control_key, datadir, messaging, reports, testing, webhooks
+from ..accounts import Registrations
+from ..accounts.service import Accounts, open_sealer
+from ..accounts.sessions import SessionIndex
+from ..billing import Billing
+from ..calls.decisions import Engine
+from ..calls.engine import Calls, CallSimulator, PerMinute, planner
+from ..calls.floor import LiveFloor, QueueRecords
+from ..calls.live import LiveCalls
+from ..calls.voicemail import VoicemailMail
+from ..clock import Clock
+from ..collections.cache import PageCache
+from ..config import Settings
+from ..documents.connections import Reader
+from ..eventlog import EventLog
+from ..keys import (
+    ACCOUNTS,
+    BILLING,
+    CALLS,
+    CLOCK,
+    CONTROL_KEY_DIGEST,
+    EVENT_LOG,
+    FAULTS,
+    MEMORY,
+    MESSAGING,
+    PAGE_CACHE,
+    REACTORS,
+    READER,
+    REPORTS,
+    SCHEDULER,
+    SEALER,
+    SETTINGS,
+    STREAMS,
+    WEBHOOKS,
+)
+from ..mail import Mailer, SmtpDelivery
+from ..projections import snapshots
+from ..projections.clock import ClockOffset
+from ..projections.memory import MemoryProjections
+from ..reactors.reactor import Reactor, runners
+from ..reactors.scheduler import Scheduler, Source
+from . import read_models
+
+Context = Callable[[web.Application], AsyncIterator[None]]
+
+
+def resources(progress: bool = False, extra: Sequence[Reactor] = ()) -> list[Context]:
+    """The app's cleanup contexts, opened in this order and closed in reverse. `progress` shows the
+    rebuild of stale projections; `extra` reactors run beside the app's own (a test's, an embedder's)."""
+    return [_event_log(progress), _reader, _memory, _services, _timers, _webhooks, _reactors(extra)]
+
+
+def _event_log(progress: bool) -> Context:
+    async def event_log(app: web.Application) -> AsyncIterator[None]:
+        """The data dir's log, locked against other writers (stale projections rebuilt first), and the
+        keys it was written with (a new control key shown)."""
+        settings = app[SETTINGS]
+        with datadir.exclusive(settings.data_dir):
+            projections = read_models.projection_set()
+            opened = await EventLog.open(settings.data_dir, projections, app[CLOCK], progress=progress,
+                                         synchronous=settings.eventlog.synchronous,
+                                         max_batch=settings.eventlog.max_batch)  # fmt: skip
+            try:
+                app[SEALER] = await open_sealer(settings.data_dir, opened)
+                app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
+            except BaseException:
+                await opened.close()
+                raise
+            app[EVENT_LOG] = opened
+            yield
+            await opened.close()
+
+    return event_log
+
+
+async def _reader(app: web.Application) -> AsyncIterator[None]:
+    """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
+    app[READER] = reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
+    yield
+    await reader.close()
+
+
+async def _memory(app: web.Application) -> AsyncIterator[None]:
+    """The in-memory projections, restored from their snapshots and folded up to the log's head, then
+    following its commits; the clock where the operator last moved it."""
+    event_log = app[EVENT_LOG]
+    memory = MemoryProjections(read_models.memory_projections(app[SETTINGS]))
+    kept = await event_log.query(lambda conn: snapshots.load(conn, memory.kept))
+    restored = snapshots.restore(memory, kept)
+    await memory.attach(event_log, restored)
+    keeper = snapshots.Keeper(memory, event_log.query, restored)
+    unfollow = [event_log.follow_commits("in-memory projections", memory.follow),
+                event_log.follow_commits("snapshots", keeper.follow)]  # fmt: skip
+    if (moved := memory[ClockOffset]).epoch:
+        app[CLOCK].restore(moved.offset, moved.epoch)
+    app[MEMORY], app[PAGE_CACHE] = memory, memory[PageCache]
+    yield
+    for stop in reversed(unfollow):
+        stop()
+    await keeper.close()
+
+
+async def _services(app: web.Application) -> AsyncIterator[None]:
+    """The object graph, built once in dependency order; then the first customer of an empty log and
+    the fault rules of the configuration."""
+    settings, clock, event_log, reader, memory = app[SETTINGS], app[CLOCK], app[EVENT_LOG], app[READER], app[MEMORY]
+    sealer = app[SEALER]
+    app[SCHEDULER] = scheduler = Scheduler(clock)
+    mailer = Mailer(settings.mail, event_log, sealer, clock)
+    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler)
+    app[BILLING] = billing = Billing(settings.billing, event_log, scheduler, clock)
+    app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler)
+    app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
+    app[REPORTS] = reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
+    app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
+    sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
+                             reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
+    app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender)
+    app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
+    await app[ACCOUNTS].bootstrap()
+    await faults.configure(settings.faults.rules)
+    yield
+
+
+async def end_streams(app: web.Application) -> None:
+    """At shutdown, before the server waits for its handlers: the event streams end."""
+    if STREAMS in app:
+        app[STREAMS].close()
+
+
+def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,
+                 scheduler: Scheduler) -> Calls:  # fmt: skip
+    """The call engine: the PBX's decisions over the live floor, the simulator that takes their steps."""
+    live = memory[LiveCalls]
+    floor = LiveFloor(live, memory[QueueRecords], settings.simulator.seed)
+    simulator = CallSimulator(live, Engine(planner(settings.simulator), floor, billing), event_log, scheduler, clock)
+    per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
+    return Calls(settings.simulator, live, simulator, event_log, clock, per_minute, memory[Registrations])
+
+
+async def _timers(app: web.Application) -> AsyncIterator[None]:
+    """The change hooks and timer sources attached, then the scheduler started and the report schedules
+    planned (a run missed while the server was down runs at once); at the end, the jobs under way finish."""
+    memory, scheduler = app[MEMORY], app[SCHEDULER]
+    memory[messaging.Pending].on_change = app[MESSAGING].follow
+    memory[webhooks.PendingDeliveries].on_change = app[WEBHOOKS].sender.kick
+    unfollow = app[EVENT_LOG].follow_commits("call timers", app[CALLS].simulator.follow_commit)
+    for source in timer_sources(app):
+        scheduler.derive(source)
+    scheduler.start()
+    await app[REPORTS].start()
+    yield
+    unfollow()
+    await scheduler.stop()
+
+
+def timer_sources(app: web.Application) -> list[Source]:
+    """What derives timers from the projections at every start, in the order they are added."""
+    return [app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers, app[WEBHOOKS].sender.timers,
+            app[CALLS].simulator.timers]  # fmt: skip
+
+
+async def _webhooks(app: web.Application) -> AsyncIterator[None]:
+    """The webhooks the configuration makes; at the end, the POSTs under way are finished and recorded."""
+    await app[WEBHOOKS].configure(await app[ACCOUNTS].first_customer())
+    yield
+    await app[WEBHOOKS].stop()
+
+
+def _reactors(extra: Sequence[Reactor]) -> Context:
+    async def reactors_running(app: web.Application) -> AsyncIterator[None]:
+        """Every reactor's task, owned by the app: started after everything they use, stopped first."""
+        app[REACTORS] = running = runners([*reactors(app), *extra], app[EVENT_LOG], app[CLOCK])
+        running.start()
+        yield
+        await running.stop()
+
+    return reactors_running
+
+
+def reactors(app: web.Application) -> list[Reactor]:
+    """The app's reactors, in the order they start."""
+    settings, reader, mailer = app[SETTINGS], app[READER], app[ACCOUNTS].mailer
+    smtp = [SmtpDelivery(settings.mail, app[SEALER], app[CLOCK], reader)] if settings.mail.host else []
+    return [VoicemailMail(reader, mailer), webhooks.Dispatcher(reader),
+            reports.ReportPlanner(app[REPORTS], reader), *smtp]  # fmt: skip
