@@ -10,8 +10,7 @@ makes the same changes from the event's stored JSON, which a rebuild then hands 
 (`Projection.replays_json`), as it does a table's own `created` events.
 
 `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
-id; `searched`, the text properties of the substring index (`documents.search`). All are columns
-stored in the table (`names.COLUMNS`): indexes are built from them, never from bodies. The SQL is `Rows`'.
+id; `searched`, the text properties of the substring index (`documents.search`): all of `names.COLUMNS`.
 """
 
 from __future__ import annotations
@@ -98,13 +97,9 @@ class DocumentTable(Rows, Projection):
         self.replays_json = {f"{kind}.created": self._created_json} | {
             type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
             if hasattr(feed, "from_json")}  # fmt: skip
-        self._actions: dict[str, Callable[[sqlite3.Connection, Any], None]] = {
-            "created": self.created,
-            "updated": self.updated,
-            "deleted": self.deleted,
-            "cleared": self.cleared,
-        }
-        """What each of the four changes does (by its `action`)."""
+        writes = self.created, self.updated, self.deleted, self.cleared
+        self._actions: dict[str, Callable[[sqlite3.Connection, Any], None]] = {w.__name__: w for w in writes}
+        """What each of the four changes does, by its `action` (the name of `Rows`' method)."""
 
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self._fed.items()))

@@ -1,13 +1,11 @@
 """The SQL of one kind's document table: its rows, their counts per customer, search and indexes.
 
-`DocumentTable` is a `Rows`: each method below writes one of the kind's own events (a document
-created, its fields changed, the document deleted, or every document of a customer cleared, or only
-those whose properties have the values of `where`). Of the columns every table has (`names.COLUMNS`),
-those the kind indexes or searches are stored, written with the body as `json_extract` reads it
-from the body (`columns`); the others are virtual, read from the body when asked.
-During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so one
-created and then changed a few times is written once; `settle` then fills the counts and the search
-index in one pass each, and `index` builds the indexes once, from the columns.
+`DocumentTable` is a `Rows`: each method below applies one of the four changes of a kind's documents
+(`domain.events.resources`). The columns the kind indexes or searches (`names.COLUMNS`) are stored,
+written with the body as `json_extract` reads them from it (`columns`); the others are virtual.
+During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so each
+is written once; `settle` fills the counts and the search index in one pass each, and `index`
+builds the indexes once, from the columns.
 """
 
 from __future__ import annotations
@@ -83,9 +81,7 @@ class Rows:
     def settle(self, conn: sqlite3.Connection) -> None:
         self.held.flush(conn)
         conn.execute(f'DELETE FROM "{self.counts}"')
-        conn.execute(
-            f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY customer_id'
-        )
+        conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY 1')
         if self.search is not None:
             self.search.fill(conn, self.table)
 
