@@ -30,7 +30,7 @@ def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
             *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
             *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
-            *openapi.ROUTES]  # fmt: skip
+            *openapi.ROUTES, *testing.SCENARIO_ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:
