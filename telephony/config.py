@@ -47,12 +47,6 @@ class Api(Section, frozen=True):
     list_cache_bytes: int = 32 * 1024 * 1024
     inline_read_steps: int = 50_000
 
-    @property
-    def list_cache_half(self) -> int:
-        """Bytes of each half of the list cache: rendered pages (`collections.cache`) and pages kept by
-        rank (`documents.kept`)."""
-        return self.list_cache_bytes // 2
-
 
 class Storage(Section, frozen=True):
     data_dir: str = "./data"

@@ -29,11 +29,11 @@ import aiosmtplib
 
 from .clock import Clock, wire_time
 from .config import Mail
-from .documents import blobs
-from .documents.reader import Reader
+from .documents.connections import Reader
 from .domain.events.mail import Attachment, MailFailed, MailQueued, MailSent
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
+from .projections import blobs
 from .reactors.reactor import Reaction, Reactor
 from .security import Sealer
 

@@ -17,7 +17,7 @@ import msgspec
 
 from ..clock import Clock, wire_time
 from ..config import Settings
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import acl
 from ..domain.events.accounts import CustomerCreated, UserCreated
 from ..eventlog import EventLog, Metadata

@@ -43,16 +43,15 @@ async def list_tokens(request: web.Request) -> web.Response:
     accounts, who = request.app[ACCOUNTS], principal(request)
     api = request.app[SETTINGS].api
     q = parse(request.query, API_TOKEN_FIELDS, default_limit=api.default_page_size, max_limit=api.max_page_size)
-    bodies, total = await read.api_tokens_page(accounts.reader, who.user_id, q)
+    found = await read.api_tokens_page(accounts.reader, who.user_id, q)
     items = []
-    for raw in bodies:
-        item = msgspec.json.decode(raw)
+    for item in found.documents():
         item["token"] = accounts.unseal(item.pop("sealed"))
         session = accounts.index.by_id.get(item.pop("_token_id"))
         if session is not None and (last := accounts.activity.last_request(session)) is not None:
             item["last_request_at"] = wire_time(last)
-        items.append(msgspec.json.encode(item).decode())
-    return raw_collection(envelope(items, total))
+        items.append(item)
+    return raw_collection(envelope(msgspec.json.encode(items)[1:-1], found.total))
 
 
 async def delete(request: web.Request) -> web.Response:

@@ -16,7 +16,7 @@ import msgspec
 
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import phone
 from ..domain.billing import Leg, Tariff
 from ..domain.calls.call import Call, Party, Target

@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain.events.calls import CallEnded
 from ..eventlog import RecordedEvent
 from ..mail import Mailer, recording

@@ -1,23 +1,31 @@
-"""Rendered list pages, kept until their collection changes: an in-memory projection without history.
+"""What a list read leaves for the next, until its collection changes: an in-memory projection.
 
-A page is stored under (kind, customer, query string) with the generation of its kind at the time
-the query started; any committed event of that kind (or of a type that feeds the kind's table, as
-call events feed CDRs; or a customer's deletion) moves the generation on, so a page read before a
-change is never served after it. After a bulk load the cache starts empty again. Bounded in bytes,
-least recently used first out; only pages starting within a list's first `KEPT_ROWS` rows are kept.
-`[api] list_cache_bytes = 0` turns it off.
+Rendered pages, under (kind, customer, query string), and what a read learnt: a filtered list's
+total, and where a full page ends (`listing.Page.last`), so the next starts there instead of
+skipping every row before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its
+kind when the query started; any committed event of that kind (or of a type that feeds its table,
+as call events feed CDRs; or a customer's deletion) moves the generation on, so nothing read before
+a change is served after it; a bulk load empties the cache. Pages are bounded in bytes (`[api]
+list_cache_bytes`, 0 keeps none), least recently used out, and only those starting within a list's
+first `KEPT_ROWS` rows are kept; what was learnt is bounded in number (`LEARNT`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
 
-from ..documents.kept import KEPT_ROWS
+from ..documents.listing import Page
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
+from .query import ListQuery
 
-Key = tuple[str, int, str]
+Key = tuple[str, int, Hashable]
+"""(kind, customer, what else tells the entry apart)."""
+KEPT_ROWS = 10_000
+"""The rows whose pages clients read again; a walk reads each deeper page once."""
+LEARNT = 4096
 
 
 class PageCache(MemoryProjection):
@@ -34,7 +42,8 @@ class PageCache(MemoryProjection):
         self.reset()
 
     def reset(self) -> None:
-        self._pages: OrderedDict[Key, tuple[int, bytes]] = OrderedDict()
+        self._pages: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
+        self._learnt: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
         self._bytes = 0
         self._everything += 1
 
@@ -45,26 +54,47 @@ class PageCache(MemoryProjection):
         return self._generations[kind] + self._everything
 
     def get(self, key: Key) -> bytes | None:
-        entry = self._pages.get(key)
-        if entry is None or entry[0] != self.generation(key[0]):
-            return None
-        self._pages.move_to_end(key)
-        return entry[1]
+        return self._current(self._pages, key)
 
     def put(self, key: Key, generation: int, body: bytes, first_row: int = 0) -> None:
         """Keep a page read at `generation` whose first row is the list's `first_row` (from 0)."""
-        if not self.max_bytes or len(body) > self.max_bytes // 8 or first_row >= KEPT_ROWS:
+        kept = self.max_bytes and len(body) <= self.max_bytes // 8 and first_row < KEPT_ROWS
+        if not kept or generation != self.generation(key[0]):
             return
-        if generation != self.generation(key[0]):
-            return
-        old = self._pages.pop(key, None)
-        if old is not None:
-            self._bytes -= len(old[1])
+        self._bytes -= len(self._pages.pop(key, (0, b""))[1])
         self._pages[key] = (generation, body)
         self._bytes += len(body)
         while self._bytes > self.max_bytes:
             _, (_, evicted) = self._pages.popitem(last=False)
             self._bytes -= len(evicted)
+
+    def recall(self, kind: str, customer_id: int, q: ListQuery) -> tuple[int | None, Any]:
+        """What is known of a customer's list: its total, and the key of the row its page starts after."""
+        return self._current(self._learnt, _key(kind, customer_id, q)), self._current(
+            self._learnt, _key(kind, customer_id, q, q.offset))  # fmt: skip
+
+    def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, page: Page) -> None:
+        """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
+        and where the next page starts when the page is full."""
+        if generation != self.generation(kind):
+            return
+        if q.where.sql != "1" or q.group_by is not None:
+            self._keep(_key(kind, customer_id, q), generation, page.total)
+        if page.last is not None and page.size == q.limit:
+            self._keep(_key(kind, customer_id, q, q.offset + q.limit), generation, page.last)
+
+    def _keep(self, key: Key, generation: int, value: Any) -> None:
+        self._learnt[key] = (generation, value)
+        self._learnt.move_to_end(key)
+        if len(self._learnt) > LEARNT:
+            self._learnt.popitem(last=False)
+
+    def _current(self, entries: OrderedDict[Key, tuple[int, Any]], key: Key) -> Any:
+        entry = entries.get(key)
+        if entry is None or entry[0] != self.generation(key[0]):
+            return None
+        entries.move_to_end(key)
+        return entry[1]
 
     def apply(self, event: RecordedEvent) -> None:
         """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""
@@ -75,3 +105,9 @@ class PageCache(MemoryProjection):
         self._generations[kind] += 1
         for fed in self._fed.get(event.type, ()):
             self._generations[fed] += 1
+
+
+def _key(kind: str, customer_id: int, q: ListQuery, start: int | None = None) -> Key:
+    """Where a list's total is kept, or (`start`: an offset) the key of the row before that offset."""
+    order = (q.sort, q.descending, start) if start is not None else (q.group_by,)
+    return kind, customer_id, (q.where.sql, q.where.params, *order)

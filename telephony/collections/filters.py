@@ -1,11 +1,11 @@
 """`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made SQL.
 
-Every operator of version 1.2 and its aliases; conditions are ANDed, and each names its operator.
-Values are read as the property's type ("10" equals 10 on a number); time properties compare as
-times and take a bare date, whose meaning depends on the operator (real-platform.md; in `in`, a bare
-date is that whole day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring,
-case-insensitively in any alphabet; on a property the kind keeps a substring index of, `like` is
-answered from it when it can (`documents.search`). Property names are whitelisted, values always bound.
+Every operator of version 1.2 and its aliases, ANDed, each naming its operator. Values are read as
+the property's type ("10" equals 10 on a number); time properties compare as times and take a bare
+date, whose meaning depends on the operator (real-platform.md; in `in`, a bare date is that whole
+day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring, case-insensitively in any
+alphabet, from the kind's substring index when it can (`documents.search`). Property names are
+whitelisted, values always bound.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 import msgspec
 
-from ..documents import json_path, search, unicode_lower
+from ..documents import prop_sql, search, unicode_lower
+from ..documents.listing import Where
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 from .fields import Kind
@@ -42,23 +43,12 @@ SQL_INTEGERS = range(-(2**63), 2**63)
 PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})?")
 """A date (from year 1000), or a time with a space or a `T`, in digits of exactly their width (hours
 to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
-Comparisons = tuple[tuple[str, str, Any], ...]
-"""Conditions that are each (property, one of = < <= > >=, value)."""
 
 
 class Condition(msgspec.Struct, forbid_unknown_fields=False):
     property: str
     operator: Any = None
     value: Any = None
-
-
-class Where(msgspec.Struct, frozen=True):
-    sql: str
-    params: tuple[Any, ...]
-    match: search.Match | None = None
-    """The first condition the search index answers, when there is one: a list can be driven by it."""
-    others: tuple[str, tuple[Any, ...]] = ("1", ())
-    """The AND of the conditions other than `match` (SQL, params)."""
 
 
 def _bad(field: str, message: str) -> Invalid:
@@ -158,26 +148,22 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def to_sql(
-    conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "", searched: Collection[str] = ()
-) -> Where:
-    """The AND of every condition, with bound parameters only; `like` on a text property of `searched`
-    reads the search index of documents of `kind` when it can."""
+def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "",
+           searched: Collection[str] = ()) -> Where:  # fmt: skip
+    """The AND of every condition, with bound parameters only. On documents of `kind` (when given) a
+    property kept as a column is read from it, and `like` on a text property of `searched` reads the
+    kind's search index when it can; otherwise every property is read from the rows' JSON `body`."""
     clauses: list[str] = []
     params: list[Any] = []
     match: tuple[search.Match, int, int] | None = None
     """The first condition the index answers, with where its clause and its parameter are."""
     for prop, operator, value in conditions:
-        column = json_path(prop)
+        column = prop_sql(prop, bool(kind))
         kind_ = props[prop]
         if operator == "in":
             clauses.append(_among(column, kind_, value, params))
-        elif (
-            operator == "like"
-            and prop in searched
-            and kind_ is Kind.TEXT
-            and (found := search.match(kind, prop, value))
-        ):
+        elif operator == "like" and prop in searched and kind_ is Kind.TEXT and (
+                found := search.match(kind, prop, value)):  # fmt: skip
             if match is None:
                 match = found, len(clauses), len(params)
             clauses.append(found.condition)
@@ -230,39 +216,15 @@ def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
 
 
 def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
-    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day.
-
-    A stored bare date (`start_at`) is its own first second: as text it sorts before
-    `<day> 00:00:00`, so the lower bounds are the bare day itself wherever that gives the same answer.
-    """
-    if operator == "!=":
-        params.extend((day, f"{day} 23:59:59"))
-        return f"{column} NOT BETWEEN ? AND ?"
-    bounds = _day_bounds(operator, day)
-    params.extend(value for _, value in bounds)
-    return " AND ".join(f"{column} {op} ?" for op, _ in bounds)
-
-
-def _day_bounds(operator: str, day: str) -> list[tuple[str, str]]:
-    """A comparison with a bare date as comparisons with times (`_bare_date`); not for `!=`."""
+    """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day. A
+    stored bare date (`start_at`) is its own first second: as text it sorts before `<day> 00:00:00`,
+    so the lower bounds are the bare day itself wherever that gives the same answer."""
     last = f"{day} 23:59:59"
-    if operator == "=":
-        return [(">=", day), ("<=", last)]
-    return [(operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))]
-
-
-def comparisons(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Comparisons | None:
-    """The conditions as plain comparisons (=, <, <=, >, >=) of a property with a value, as `to_sql`
-    means them; None when one is something else (`in`, `like`, `!=`, a null)."""
-    out: list[tuple[str, str, Any]] = []
-    for prop, operator, value in conditions:
-        if operator not in ("=", "<", "<=", ">", ">=") or value is None:
-            return None
-        if props[prop] is Kind.TIME and len(value) == 10:
-            out.extend((prop, op, bound) for op, bound in _day_bounds(operator, value))
-        else:
-            out.append((prop, operator, _bind(value)))
-    return tuple(out)
+    if operator in ("=", "!="):
+        params.extend((day, last))
+        return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
+    params.append({"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))
+    return f"{column} {operator} ?"
 
 
 def _bind(value: Any) -> Any:

@@ -11,26 +11,12 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-import msgspec
-
+from ..documents import listing
 from ..domain.errors import Invalid
 from . import filters
 from .fields import Kind
 
-
-class ListQuery(msgspec.Struct, frozen=True):
-    page: int
-    limit: int
-    where: filters.Where
-    sort: str | None
-    descending: bool
-    group_by: str | None
-    compared: filters.Comparisons | None = None
-    """The conditions as plain comparisons, when they all are (`filters.comparisons`)."""
-
-    @property
-    def offset(self) -> int:
-        return (self.page - 1) * self.limit
+ListQuery = listing.Query
 
 
 def _positive(query: Mapping[str, str], name: str, default: int) -> int:
@@ -40,24 +26,16 @@ def _positive(query: Mapping[str, str], name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise Invalid.field(name, f"'{name}' must be a positive integer") from None
+        value = 0
     if value < 1:
         raise Invalid.field(name, f"'{name}' must be a positive integer")
     return value
 
 
-def parse(
-    query: Mapping[str, str],
-    props: Mapping[str, Kind],
-    *,
-    default_limit: int,
-    max_limit: int,
-    extra: list[tuple[str, str, Any]] = (),  # type: ignore[assignment]
-    kind: str = "",
-    searched: Collection[str] = (),
-) -> ListQuery:
-    """Read a list request's parameters; anything unknown or malformed is a 400 naming it. `like` on the
-    `searched` properties of documents of `kind` reads their search index when it can."""
+def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int,
+          extra: list[tuple[str, str, Any]] = (), kind: str = "", searched: Collection[str] = ()) -> ListQuery:  # type: ignore[assignment]  # fmt: skip
+    """Read a list request's parameters; anything unknown or malformed is a 400 naming it. The conditions
+    are on documents of `kind` when given (`filters.to_sql`), else on rows with a JSON `body`."""
     page = _positive(query, "page", 1)
     limit = min(_positive(query, "limit", default_limit), max_limit)
     conditions = [*extra, *filters.parse(query.get("filter"), props)]
@@ -73,16 +51,10 @@ def parse(
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    where, compared = filters.to_sql(conditions, props, kind, searched), filters.comparisons(conditions, props)
-    return ListQuery(page, limit, where, sort, descending, group_by, compared)
+    return ListQuery(page, limit, filters.to_sql(conditions, props, kind, searched), sort, descending, group_by)
 
 
-def envelope(bodies: list[str], total: int) -> bytes:
-    """`{data: [...], total}` built from stored JSON without decoding it."""
-    return joined_envelope(",".join(bodies).encode(), total)
-
-
-def joined_envelope(joined: bytes, total: int) -> bytes:
-    """`{data: [...], total}` around stored JSON bodies already joined by commas (copied once: a chain
-    of `+` copies the page at every step)."""
+def envelope(joined: bytes, total: int) -> bytes:
+    """`{data: [...], total}` around JSON bodies joined by commas, without decoding them (copied once:
+    a chain of `+` copies the page at every step)."""
     return b"".join((b'{"data":[', joined, b'],"total":', str(total).encode(), b"}"))

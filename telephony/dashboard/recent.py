@@ -23,5 +23,4 @@ async def documents(request: web.Request, kind: str, customer_id: int, limit: in
                     descending: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     query = {"limit": str(limit), "sort": sort, "dir": "DESC" if descending else "ASC"}
     q = parse(query, properties(Sorted), default_limit=limit, max_limit=request.app[SETTINGS].api.max_page_size)
-    bodies, _ = await listing.page(request.app[READER], kind, listing.owned_having(customer_id), q)
-    return [msgspec.json.decode(body) for body in bodies]
+    return (await listing.page(request.app[READER], kind, listing.owned_having(customer_id), q)).documents()

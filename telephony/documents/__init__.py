@@ -1,9 +1,9 @@
 """Generic document read models, one per resource kind."""
 
 from . import listing, reads, references, search
+from .connections import unicode_lower
 from .derived import DerivedTable
-from .names import json_path
+from .names import prop_sql
 from .projection import DocumentTable
-from .reader import unicode_lower
 
-__all__ = ["DerivedTable", "DocumentTable", "json_path", "listing", "reads", "references", "search", "unicode_lower"]
+__all__ = ["DerivedTable", "DocumentTable", "listing", "prop_sql", "reads", "references", "search", "unicode_lower"]

@@ -1,12 +1,11 @@
 """A document table drawn from other records, whose documents take ids in the order they are made.
 
-Each document stands for one record, its source (`names.source`: `<kind>:<id>`), and its feeds name
-it by that source wherever a table's feeds name a document by its id: `put` gives it the table's next
-id (1, 2, 3 ... across customers, in log order) and sets its `id`; `patch` and `remove` find it. The
-ids given are kept in a table of their own (`<table>_sources`), never cleared, so a document that
-goes never gives its id to another, and a replay of the log gives every document the same id. An
-export lists the records in the order their documents were made (`reads.in_order_drawn`), so an
-import, which draws the documents again, gives them ids in the same order.
+Each document stands for one record, its source (`names.source`: `<kind>:<id>`), by which its feeds
+name it: `put` gives it the table's next id (1, 2, 3 ... across customers, in log order); `patch`
+and `remove` find it. The ids given are kept in a table of their own (`<table>_sources`), never
+cleared, so no id is given twice and a replay gives every document the same id. An export lists the
+records in the order their documents were made (`reads.in_order_drawn`), so an import gives the
+documents it draws again their ids in the same order.
 """
 
 from __future__ import annotations
@@ -32,18 +31,16 @@ class DerivedTable(DocumentTable):
         self.tables = (*self.tables, self.sources)
         self._give = f'INSERT INTO "{self.sources}" (source) VALUES (?) RETURNING id'
         self._find = f'SELECT id FROM "{self.sources}" WHERE source = ?'
-        self._given: HeldRows[str, int] = HeldRows(
-            f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)', lambda source, id_: (source, id_)
-        )
+        self._given: HeldRows[str, int] = HeldRows(f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)',
+                                                   lambda source, id_: (source, id_))  # fmt: skip
         """During a rebuild: the ids given lately, by source, written in batches."""
         self._last: int | None = None
         """During a rebuild: the last id given."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         super().create(conn)
-        conn.execute(
-            f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE)'
-        )
+        sources = f'"{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE)'
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {sources}")
         self._last = None
 
     def settle(self, conn: sqlite3.Connection) -> None:

@@ -1,176 +1,156 @@
 """One page of a list and its total, read in one parameterised statement.
 
-The list engine (`collections/`) parses and checks a request into a query; this runs it against the
-rows of a resource kind, or of a table (or view) its projection module owns. Such rows have an
-`id`, a `customer_id` and a JSON `body`. The conditions that narrow a list by other documents are
-built here too, so their SQL names the tables it reads.
+The list engine (`collections/`) checks a request into a `Query`; this runs it against the rows of
+a resource kind, or of a table (or view) its projection module owns, with an `id`, a `customer_id`
+and a JSON `body`. The conditions that narrow a list by other documents are made here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple
 
-from .names import counts_of, json_path, table_of
-from .reader import Reader
+import msgspec
+
+from .connections import Reader
+from .names import counts_of, prop_sql, table_of
 from .search import Match
 
 Scope = tuple[str, tuple[Any, ...]]
 """The rows a list may show: an SQL condition and its parameters."""
-Page = tuple[list[str], int]
-"""The JSON bodies of a page's rows and the total count of matches."""
 
 
-class Where(Protocol):
-    """An SQL condition and its bound parameters (`collections.filters.Where`)."""
+class Page(NamedTuple):
+    """A page of a list: its rows' JSON bodies joined by commas, the total of matches, how many rows it
+    holds, and the key of its last row where the next page can start from it (id, or sort value and
+    id: `page`'s `after`)."""
 
-    @property
-    def sql(self) -> str: ...
-    @property
-    def params(self) -> tuple[Any, ...]: ...
-    @property
-    def match(self) -> Match | None: ...
-    @property
-    def others(self) -> Scope: ...
+    joined: bytes
+    total: int
+    size: int
+    last: Any
 
-
-class Query(Protocol):
-    """A checked list request (`collections.ListQuery`): filter, order, grouping and page."""
-
-    @property
-    def where(self) -> Where: ...
-    @property
-    def sort(self) -> str | None: ...
-    @property
-    def descending(self) -> bool: ...
-    @property
-    def group_by(self) -> str | None: ...
-    @property
-    def limit(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
+    def documents(self) -> list[Any]:
+        return msgspec.json.decode(b"[" + self.joined + b"]")
 
 
-async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None) -> Page:
-    """A page of documents of `kind` within `scope`; an unfiltered total is the kept count of customer
-    `counted` when given (so `scope` must then be exactly that customer's rows)."""
+class Where(msgspec.Struct, frozen=True):
+    """The AND of a list's conditions in SQL, with its bound parameters (`collections.filters`)."""
+
+    sql: str
+    params: tuple[Any, ...]
+    match: Match | None = None
+    """The first condition the search index answers, when there is one: a list can be driven by it."""
+    others: Scope = ("1", ())
+    """The AND of the conditions other than `match` (SQL, params)."""
+
+
+class Query(msgspec.Struct, frozen=True):
+    """A checked list request (`collections.parse`): conditions, order, grouping and page."""
+
+    page: int
+    limit: int
+    where: Where
+    sort: str | None
+    descending: bool
+    group_by: str | None
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+
+async def page(reader: Reader, kind: str, scope: Scope, q: Query, *, counted: int | None = None,
+               total: int | None = None, after: Any = None) -> Page:  # fmt: skip
+    """A page of documents of `kind` within `scope`: an unfiltered total is the kept count of customer
+    `counted` when given (`scope` is then exactly that customer's rows). What is known already is not
+    read again: the `total`, and the key of the row just `after` which the page starts (`Page.last`)."""
     counts = (counts_of(kind), counted) if counted is not None else None
-    return await page_of(reader, table_of(kind), scope, q, counts=counts)
+    found = await _page(reader, table_of(kind), scope, q, counts, None, (total, after))
+    assert found is not None
+    return found
+
+
+async def page_of(reader: Reader, table: str, scope: Scope, q: Query) -> Page:
+    """A page of the rows of a table or view that is not a kind's (no property columns) within `scope`."""
+    found = await _page(reader, table, scope, q, None, None, (None, None), False)
+    assert found is not None
+    return found
 
 
 async def page_under(reader: Reader, kind: str, scope: Scope, q: Query, parent: Scope) -> Page | None:
     """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
     read together with the parent: None when the parent is not there."""
-    return await _page(reader, table_of(kind), scope, q, None, parent)
+    return await _page(reader, table_of(kind), scope, q, None, parent, (None, None))
 
 
 def owned_having(customer_id: int, **props: Any) -> Scope:
     """A customer's documents whose properties have these values."""
-    conditions = ["customer_id = ?", *(f"{json_path(prop)} = ?" for prop in props)]
+    conditions = ["customer_id = ?", *(f"{prop_sql(prop)} = ?" for prop in props)]
     return " AND ".join(conditions), (customer_id, *props.values())
 
 
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Scope:
     """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
     nested list's parent."""
-    column = "id" if key == "id" else json_path(key)
+    column = "id" if key == "id" else prop_sql(key)
     sql = f'EXISTS (SELECT 1 FROM "{table_of(kind)}" WHERE {column} = ? AND customer_id = ?)'
     return sql, (value, customer_id)
 
 
-async def page_of(
-    reader: Reader,
-    table: str,
-    scope: Scope,
-    q: Query,
-    *,
-    counts: tuple[str, int] | None = None,
-) -> Page:
-    """The page's JSON bodies and the total count of matches within `scope` (SQL, params).
-
-    One statement does both: the page is chosen on ids alone (a deferred join, so skipped rows
-    are never read) and the total is a scalar subquery, from `counts` (table, customer) when the
-    list is unfiltered, and not run at all when the page is short (`_counted_unless_short`). A
-    second query runs only for a page past the end.
-    """
-    found = await _page(reader, table, scope, q, counts, None)
-    assert found is not None
-    return found
-
-
-async def _page(
-    reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None, parent: Scope | None
-) -> Page | None:
-    """`page_of`; under a `parent`, its condition is part of both queries, so each answer sees the parent
-    and the rows at one moment: rows mean it was there; with none, the second query says whether it was."""
+async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tuple[str, int] | None,
+                parent: Scope | None, known: tuple[int | None, Any], columns: bool = True) -> Page | None:  # fmt: skip
+    """A page within `scope`, in one statement: its ids are chosen from an index where one orders the
+    list (skipped rows are never read), its bodies joined by SQLite in that order; the total is what
+    is `known` (total, start: `page`), or the kept count of an unfiltered list (`counts`: table,
+    customer), or counted only when the page is full (a shorter page that holds a row, or starts the
+    list, ends it: its total is its offset plus its rows). Under a `parent`, its condition narrows
+    the rows and says whether it is there, at the same moment (None: it is not)."""
     if parent is not None:
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction = "DESC" if q.descending else "ASC"
     sort = None if q.sort == "id" else q.sort  # a row's `id` is its body's: the key's order is the same
-    order = f"{json_path(sort)} {direction}, id {direction}" if sort else f"id {direction}"
+    order = f"{prop_sql(sort, columns)} {direction}, %s {direction}" if sort else f"%s {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
-    total_params: tuple[Any, ...]
-    if q.group_by:
-        grouped = f"{base} GROUP BY {json_path(q.group_by)}"
-        total_sql, total_params = f"SELECT count(*) FROM (SELECT 1 {grouped})", tuple(params)
-        sql = f"SELECT ({total_sql}), body, min(id) AS id {grouped} ORDER BY {order} LIMIT ? OFFSET ?"
-        bound = (*total_params, *params, q.limit, q.offset)
+    total_sql, total_params = f"SELECT count(*) {base}", params
+    by_id, (counted, after), skip = order % "id", known, q.offset
+    chosen = f"SELECT id {base} ORDER BY {by_id} LIMIT ? OFFSET ?"
+    key: tuple[str, ...] = ()  # a row's place, in a list whose next page starts where a page ends
+    if not q.group_by and q.where.match is None and not (sort and q.descending):
+        key = ("id",) if sort is None else (prop_sql(sort, columns), "id")
+    if key and after is not None:  # placed first: the index range starts there
+        chosen = (f'SELECT id FROM "{table}" WHERE {scope[0]} AND ({", ".join(key)}) {"<" if q.descending else ">"} '
+                  f"({', '.join('?' * len(after))}) AND ({q.where.sql}) ORDER BY {by_id} LIMIT ? OFFSET ?")  # fmt: skip
+        params, skip = (*scope[1], *after, *q.where.params), 0
+    if q.group_by:  # a group is shown by its first document, and sorted by its values
+        grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
+        total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
+        chosen = f"SELECT min(id) AS id {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
-        sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, f"id {direction}", q)
-    else:
-        chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
-        if counts is not None and q.where.sql == "1":
-            total_sql = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)'
-            total_params = (counts[1],)
-            sql = f'SELECT ({total_sql}), body FROM "{table}" WHERE id IN ({chosen}) ORDER BY {order}'
-            bound = (*total_params, *params, q.limit, q.offset)
-        else:
-            total_sql, total_params = f"SELECT count(*) {base}", params
-            sql, bound = _counted_unless_short(table, total_sql, total_params, chosen, params, order, q)
-    rows = await reader.execute_fetchall(sql, bound)
-    if rows:
-        return [row[1] for row in rows], next(iter(rows))[0]
-    if parent is None and q.offset == 0:
-        return [], 0
-    if parent is None:
-        total = await reader.execute_fetchall(total_sql, total_params)
-        return [], next(iter(total))[0]
-    found = await reader.execute_fetchall(f"SELECT ({total_sql}), {parent[0]}", (*total_params, *parent[1]))
-    total, present = next(iter(found))
-    return ([], total) if present else None
-
-
-def _counted_unless_short(table: str, total_sql: str, total_params: tuple[Any, ...], chosen: str,
-                          params: tuple[Any, ...], order: str, q: Query) -> tuple[str, tuple[Any, ...]]:  # fmt: skip
-    """The page statement whose total is counted only when the page cannot tell it (`total_unless_short`;
-    a page past the end has no row to carry it, and is counted apart). The page's ids are chosen once
-    (`chosen` binds `params`, then LIMIT and OFFSET). Returns the statement and every parameter it binds."""
-    page = f"page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page)"
-    sql = (f'WITH {page} SELECT {total_unless_short(total_sql)}, body FROM "{table}", shown '
-           f"WHERE id IN (SELECT id FROM page) ORDER BY {order}")  # fmt: skip
-    return sql, (*params, q.limit, q.offset, *short_page_params(q.limit, q.offset), *total_params)
-
-
-def total_unless_short(count_sql: str) -> str:
-    """A list's total from its page's row count `n`: a page shorter than the limit that holds a row, or
-    starts the list, ends it, so the total is its offset plus `n`; otherwise `count_sql` is run (SQLite
-    runs a subquery only in the CASE branch that reads it). Binds `short_page_params`, then the count's."""
-    return f"CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({count_sql}) END"
-
-
-def short_page_params(limit: int, offset: int) -> tuple[int, int, int]:
-    return limit, offset, offset
+    elif counts is not None and q.where.sql == "1":
+        total_sql, total_params = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)', counts[1:]
+    if counted is not None:
+        total_sql, total_params = "SELECT ?", (counted,)
+    present = f"({parent[0]})" if parent is not None else "1"
+    joined = f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"{table}\" USING (id)"
+    ended = "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))"  # its last row
+    keyed = ", ".join(f'(SELECT {column} FROM "{table}" WHERE id = {ended})' for column in key) or "NULL"
+    sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT CASE WHEN n < ? "
+           f"AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), n, {present}, {keyed} "
+           "FROM shown")  # fmt: skip
+    bound = (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params, *(parent[1] if parent else ()))
+    total, found, size, there, *last = (await reader.execute_fetchall(sql, bound))[0]
+    return Page(found or b"", total, size, tuple(last) if key and None not in last else None) if there else None
 
 
 def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tuple[str, int] | None, direction: str
               ) -> tuple[str, tuple[Any, ...], str, tuple[Any, ...]]:  # fmt: skip
     """(total SQL, its params, page-of-ids SQL, its params before LIMIT and OFFSET) of a list by id driven by
-    a search table: its matches are read in id order (as the table keeps them) and each looked up,
-    until the page is full. When the customer owns every document of the table (its kept count is the
-    count of all) and nothing else narrows the list, the total is the count of matches alone, read
-    from the index without looking any document up."""
+    a search table: its matches read in id order and each looked up until the page is full. When the
+    customer owns every document of the table and nothing else narrows the list, the total is the
+    count of matches alone, read from the index without looking any document up."""
     fts = f'"{match.table}"'
     joined = (f'FROM {fts} CROSS JOIN "{table}" ON "{table}".id = {fts}.rowid '
               f"WHERE {fts} MATCH ? AND {scope[0]} AND ({others[0]})")  # fmt: skip
@@ -189,15 +169,15 @@ def number_among(kind: str, prop: str, *, numbers: str, number: str, having: str
     """A condition on documents of `kind`: their phone number `prop` ('+' aside) is the `number` of one
     of their customer's documents of kind `numbers` that has `having` set."""
     among = (
-        f"SELECT ltrim({json_path(number)}, '+') FROM {table_of(numbers)} d "
-        f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {json_path(having)} IS NOT NULL"
+        f"SELECT ltrim({prop_sql(number)}, '+') FROM {table_of(numbers)} d "
+        f"WHERE d.customer_id = {table_of(kind)}.customer_id AND {prop_sql(having)} IS NOT NULL"
     )
-    return f"ltrim({json_path(prop)}, '+') IN ({among})"
+    return f"ltrim({prop_sql(prop)}, '+') IN ({among})"
 
 
 def number_held_by(props: Sequence[str], holder: str, numbers: Sequence[str]) -> tuple[str, int]:
     """A condition: one of the documents' phone numbers `props` ('+' aside) is one of the numbers the
     document of kind `holder` whose id is bound holds in `numbers`. Returns the SQL and how many times
     the holder's id is to be bound."""
-    held = " UNION ".join(f"SELECT ltrim({json_path(n)}, '+') FROM {table_of(holder)} WHERE id = ?" for n in numbers)
-    return " OR ".join(f"ltrim({json_path(p)}, '+') IN ({held})" for p in props), len(props) * len(numbers)
+    held = " UNION ".join(f"SELECT ltrim({prop_sql(n)}, '+') FROM {table_of(holder)} WHERE id = ?" for n in numbers)
+    return " OR ".join(f"ltrim({prop_sql(p)}, '+') IN ({held})" for p in props), len(props) * len(numbers)

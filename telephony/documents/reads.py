@@ -1,8 +1,6 @@
 """Reads of document tables, named by resource kind: the only place other packages get documents from.
-
-The async reads serve GET handlers on the read-only `Reader`; the sync ones take the writer's
-connection, so a decision sees the state inside its own transaction.
-"""
+The async reads serve GET handlers on the `Reader`; the sync ones take the writer's connection, so a
+decision sees the state inside its own transaction."""
 
 from __future__ import annotations
 
@@ -12,8 +10,8 @@ from typing import Any
 
 import msgspec
 
-from .names import json_path, source, sources_of, table_of
-from .reader import Reader
+from .connections import Reader
+from .names import prop_sql, source, sources_of, table_of
 
 MAX_ID = 2**63 - 1
 
@@ -23,24 +21,26 @@ def storable(ids: list[Any]) -> list[Any]:
     return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
 
 
+def _among(kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, tuple[Any, ...]]:
+    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
+    ids = storable(ids)
+    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "0"
+    return f'SELECT {selected} FROM "{table_of(kind)}" WHERE {where}', (customer_id, *ids) if ids else ()
+
+
+def _decoded(rows: Iterable[tuple[str]]) -> list[dict]:
+    return [msgspec.json.decode(body) for (body,) in rows]
+
+
 async def body(reader: Reader, kind: str, id_: Any, customer_id: int) -> str | None:
     """The JSON body of a document of `kind`, only if it belongs to `customer_id`."""
-    if not storable([id_]):
-        return None
-    rows = await reader.execute_fetchall(
-        f'SELECT body FROM "{table_of(kind)}" WHERE id = ? AND customer_id = ?', (id_, customer_id)
-    )
-    return next(iter(rows))[0] if rows else None
+    rows = await reader.execute_fetchall(*_among(kind, "body", [id_], customer_id))
+    return rows[0][0] if rows else None
 
 
 async def bodies(reader: Reader, kind: str, ids: list[Any], customer_id: int) -> dict[Any, str]:
     """The JSON bodies of those of `ids` that are documents of `kind` of `customer_id`, by id."""
-    ids = storable(ids)
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
-    return {row[0]: row[1] for row in await reader.execute_fetchall(sql, (customer_id, *ids))}
+    return dict(await reader.execute_fetchall(*_among(kind, "id, body", ids, customer_id)))
 
 
 async def any_of(reader: Reader, kind: str) -> bool:
@@ -57,7 +57,7 @@ async def owned_by(reader: Reader, kind: str, id_: Any) -> tuple[int, str] | Non
 async def bodies_by(reader: Reader, kind: str, prop: str, values: Iterable[Any], customer_id: int) -> dict[Any, str]:
     """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
     values = list(values)
-    column, marks = json_path(prop), ",".join("?" * len(values))
+    column, marks = prop_sql(prop), ",".join("?" * len(values))
     sql = f'SELECT {column}, body FROM "{table_of(kind)}" WHERE customer_id = ? AND {column} IN ({marks})'
     async with reader.execute(sql, (customer_id, *values)) as cursor:
         return {row[0]: row[1] for row in await cursor.fetchall()}
@@ -67,7 +67,7 @@ async def first_with_number(reader: Reader, kind: str, customer_id: int, props: 
                             ) -> str | None:  # fmt: skip
     """The JSON body of a customer's first document of `kind` with `number` ('+' aside) in one of `props`."""
     props = list(props)
-    among = " OR ".join(f"ltrim({json_path(prop)}, '+') = ?" for prop in props)
+    among = " OR ".join(f"ltrim({prop_sql(prop)}, '+') = ?" for prop in props)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND ({among}) ORDER BY id LIMIT 1'
     rows = await reader.execute_fetchall(sql, (customer_id, *[number.lstrip("+")] * len(props)))
     return rows[0][0] if rows else None
@@ -75,7 +75,7 @@ async def first_with_number(reader: Reader, kind: str, customer_id: int, props: 
 
 async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
     """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {prop_sql(prop)} = ? ORDER BY id'
     async with reader.execute(sql, (customer_id, value)) as cursor:
         async for (found,) in cursor:
             yield found
@@ -83,14 +83,7 @@ async def each_with(reader: Reader, kind: str, customer_id: int, prop: str, valu
 
 def owned(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> set[Any]:
     """Those of `ids` that are documents of `kind` of `customer_id`."""
-    ids = storable(ids)
-    if not ids:
-        return set()
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f'SELECT id FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})', (customer_id, *ids)
-    )
-    return {row[0] for row in rows}
+    return {row[0] for row in conn.execute(*_among(kind, "id", ids, customer_id))}
 
 
 def exists(conn: sqlite3.Connection, kind: str, id_: Any) -> bool:
@@ -118,12 +111,7 @@ def in_order_drawn(conn: sqlite3.Connection, derived: str, kinds: Sequence[str])
 
 def documents(conn: sqlite3.Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:
     """The documents of `kind` of `customer_id` among `ids`, decoded, by id (inside a transaction)."""
-    ids = storable(ids)
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    sql = f'SELECT id, body FROM "{table_of(kind)}" WHERE customer_id = ? AND id IN ({marks})'
-    return {row[0]: msgspec.json.decode(row[1]) for row in conn.execute(sql, (customer_id, *ids))}
+    return {id_: msgspec.json.decode(body) for id_, body in conn.execute(*_among(kind, "id, body", ids, customer_id))}
 
 
 def ids_of(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[Any]:
@@ -136,29 +124,29 @@ def holding(conn: sqlite3.Connection, kind: str, customer_id: int, among: Mappin
     conditions, params = [], [customer_id]
     for prop, values in among.items():
         values = list(values)
-        conditions.append(f"{json_path(prop)} IN ({','.join('?' * len(values))})")
+        conditions.append(f"{prop_sql(prop)} IN ({','.join('?' * len(values))})")
         params.extend(values)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {" AND ".join(conditions)}'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, params)]
+    return _decoded(conn.execute(sql, params))
 
 
 def every_document(conn: sqlite3.Connection, kind: str, customer_id: int) -> list[dict]:
     """Every document of `kind` of a customer, by id (small configuration tables)."""
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id,))]
+    return _decoded(conn.execute(sql, (customer_id,)))
 
 
 def having(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` equals `value`, by id."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {json_path(prop)} = ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, value))]
+    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {prop_sql(prop)} = ? ORDER BY id'
+    return _decoded(conn.execute(sql, (customer_id, value)))
 
 
 def between(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, low: Any, high: Any) -> list[dict]:
     """A customer's documents of `kind` whose `prop` is from `low` to before `high`, by id."""
-    path = json_path(prop)
+    path = prop_sql(prop)
     sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND {path} >= ? AND {path} < ? ORDER BY id'
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, low, high))]
+    return _decoded(conn.execute(sql, (customer_id, low, high)))
 
 
 def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str, values: Iterable[Any],
@@ -170,4 +158,4 @@ def listing_any(conn: sqlite3.Connection, kind: str, customer_id: int, prop: str
     item = f"CASE WHEN type = 'object' THEN json_extract(value, '$.{member}') ELSE value END" if member else "value"
     sql = (f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? AND EXISTS '
            f"(SELECT 1 FROM json_each(body, '$.{prop}') WHERE {item} IN ({marks}))")  # fmt: skip
-    return [msgspec.json.decode(row[0]) for row in conn.execute(sql, (customer_id, *values))]
+    return _decoded(conn.execute(sql, (customer_id, *values)))

@@ -1,13 +1,11 @@
 """Substring search of text properties from an index: FTS5 `trigram` tables.
 
 A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
-each in a contentless FTS5 table of its own whose rowid is the document's id, in the same transaction
-as the documents (one table per property, so a trigram common in one, as a user's own number is in
-`src`, costs nothing to a search of another). `like` of three or more ASCII characters without
-wildcards is then a phrase of trigrams answered by the index (`match`), with the meaning of the
-SQL path exactly: the index folds ASCII case as LIKE does, and every other character is indexed as
-one that no such pattern holds. Any other `like` (wildcards, shorter, another alphabet) is read by
-SQL as before.
+each in a contentless FTS5 table of its own whose rowid is the document's id, in the documents'
+transaction (one per property: a trigram common in one costs nothing to a search of another). `like`
+of three or more ASCII characters without wildcards is a phrase of trigrams the index answers
+(`match`), meaning what the SQL path means: it folds ASCII case as LIKE does, and indexes every other
+character as one no such pattern holds. Any other `like` is read by SQL.
 """
 
 from __future__ import annotations
@@ -18,13 +16,13 @@ from typing import Any
 
 import msgspec
 
-from .names import json_path, search_of
+from .names import search_of
 
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
 FILL_HASH_BYTES = 16 * 1024 * 1024
-"""How much a fill lets an index gather in memory before writing it out (FTS5's `hashsize`, 1 MB by
-default): fewer, larger segments, and a third less work merging them over a million documents."""
+"""What a fill gathers in memory before writing it out (FTS5's `hashsize`, 1 MB by default): fewer,
+larger segments, a third less work merging them over a million documents."""
 DEFAULT_HASH_BYTES = 1024 * 1024
 FOREIGN = "\xff"
 """What every non-ASCII character is indexed as: no ASCII pattern can hold it, so none matches it."""
@@ -36,11 +34,7 @@ def searchable(value: Any) -> str | None:
     are text)."""
     if isinstance(value, str):
         return value if value.isascii() else "".join(c if c.isascii() else FOREIGN for c in value)
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int):
-        return str(value)
-    return None
+    return str(int(value)) if isinstance(value, int) else None  # a bool as 1 or 0
 
 
 def phrase(pattern: str) -> str | None:
@@ -78,8 +72,8 @@ class SearchIndex:
         self._remove = tuple(
             f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
         )
-        self.extracted = "".join(f", {json_path(prop)}" for prop in self.props)
-        """The searched properties read from a document row, after what a statement reads first."""
+        self.extracted = "".join(f", {prop}" for prop in self.props)
+        """The searched properties' columns, after what a statement reads first."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:
@@ -94,12 +88,8 @@ class SearchIndex:
             if (text := searchable(value)) is not None:
                 conn.execute(insert, (id_, text))
 
-    def remove(self, conn: sqlite3.Connection, id_: int | str, values: Iterable[Any]) -> None:
-        """Unindex a document: a contentless table needs the very values it was indexed with."""
-        self.remove_rows(conn, [(id_, *values)])
-
     def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
-        """Unindex documents given as (id, value, ...) rows."""
+        """Unindex documents given as (id, value, ...) rows (a contentless table needs what it indexed)."""
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 
@@ -114,25 +104,19 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild). The searched values are
-        read in one pass (each body parsed once) into a temporary table; then, per property, plain ASCII
-        text is indexed by one statement and any other value through `searchable` (looked for only
-        when the statement indexed fewer values than are set: it is rare, and the test costly)."""
-        values = ", ".join(f"{json_path(prop)} AS v{i}" for i, prop in enumerate(self.props))
-        conn.execute(f'CREATE TEMP TABLE searched_values AS SELECT id, {values} FROM "{documents}"')
+        """Index every row of the document table `documents` (after a rebuild), from its columns: plain
+        ASCII text by one statement per property, any other value through `searchable` (rare)."""
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:
-            for i, (table, insert) in enumerate(zip(self.tables, self._add, strict=True)):
-                chosen = f"SELECT id, v{i} FROM temp.searched_values"
-                plain = f"typeof(v{i}) = 'text' AND NOT v{i} GLOB ?"
-                indexed = conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} WHERE {plain}', (NOT_ASCII,))
-                if indexed.rowcount == conn.execute(f"SELECT count(v{i}) FROM temp.searched_values").fetchone()[0]:
-                    continue
-                rows = conn.execute(f"{chosen} WHERE v{i} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
-                found = [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
-                conn.executemany(insert, found)
+            for prop, table, insert in zip(self.props, self.tables, self._add, strict=True):
+                plain = f"typeof({prop}) = 'text' AND NOT {prop} GLOB ?"
+                chosen = f'SELECT id, {prop} FROM "{documents}" WHERE'
+                conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} {plain}', (NOT_ASCII,))
+                rows = conn.execute(f"{chosen} {prop} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
+                conn.executemany(
+                    insert, [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
+                )
         finally:
-            conn.execute("DROP TABLE temp.searched_values")
             self._hash_bytes(conn, DEFAULT_HASH_BYTES)
 
     def _hash_bytes(self, conn: sqlite3.Connection, size: int) -> None:

@@ -54,7 +54,6 @@ class EventLog:
         self._head = store.head(conn)[0]
         self._moved = asyncio.Event()
         self._followers: list[tuple[str, CommitFollower]] = []
-        self._write_hooks: list[Callable[[], None]] = []
         self._recent: deque[RecordedEvent] = deque(maxlen=RECENT_EVENTS)
         """The last events committed, in order up to the head, as the writer recorded them (decoded from
         their stored JSON, like any read): shared with every reader, which must not change them."""
@@ -96,13 +95,11 @@ class EventLog:
 
     async def append(self, events: Sequence[NewEvent], meta: Metadata | None = None) -> list[RecordedEvent]:
         """Append `events` atomically; answered once they are durable and projected."""
-        self._writing()
         return await self._writer.submit(lambda _conn: events, meta or Metadata())
 
     async def transact(self, decide: Decide, meta: Metadata | None = None, *, keep: bool = True) -> list[RecordedEvent]:
         """Run `decide(conn)` inside the writer's transaction and append the events it returns
         (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
-        self._writing()
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
     async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
@@ -123,16 +120,6 @@ class EventLog:
     def followers(self) -> list[str]:
         """The commit followers' names, in the order they see each commit."""
         return [name for name, _ in self._followers]
-
-    def on_write(self, hook: Callable[[], None]) -> Callable[[], None]:
-        """Have `hook()` called on the loop whenever a write is handed to the writer, before it commits;
-        returns what stops it."""
-        self._write_hooks.append(hook)
-        return lambda: self._write_hooks.remove(hook)
-
-    def _writing(self) -> None:
-        for hook in self._write_hooks:
-            hook()
 
     async def _after_commit(self, events: list[RecordedEvent], head: int) -> None:
         self._remember(events, head)

@@ -1,14 +1,13 @@
 """Keeps the log's write-ahead file from growing without end while reads never pause.
 
 SQLite starts its WAL file over only once every frame is copied back into the database and no reader
-still holds an older snapshot; a server answering lists all day nearly always has such a reader, so
-the file grew by megabytes a second under calls and lists, and once past `wal_autocheckpoint` pages
-every commit also paid for a checkpoint. After a commit that leaves the file past `LIMIT_BYTES`, the
-writer asks for a TRUNCATE checkpoint, waiting at most `WAIT_MS` for the readers of older snapshots
-(the loop's reader lets its snapshot go when a write is handed to the log, and at the end of each loop
-iteration while writes come). When a reader holds on longer (a `verify` or `replay --out` reading the
-whole log), the writer tries again only once the file has grown by another `LIMIT_BYTES`, so a long
-read costs the commits nothing meanwhile.
+still holds an older snapshot; a server answering lists all day often has such a reader at the moment
+of a checkpoint, and once the file is past `wal_autocheckpoint` pages every commit also pays for a
+checkpoint. After a commit that leaves the file past `LIMIT_BYTES`, the writer asks for a TRUNCATE
+checkpoint, waiting at most `WAIT_MS` for the readers of older snapshots (a list holds one for a
+statement only). When a reader holds on longer (a `verify` or `replay --out` reading the whole log),
+the writer tries again only once the file has grown by another `LIMIT_BYTES`, so a long read costs
+the commits nothing meanwhile.
 """
 
 from __future__ import annotations

@@ -56,20 +56,13 @@ class Decision(Generic[T]):
 
 class ProjectionSink(Protocol):
     """What the writer needs from the projections kept in the log's database: the catalogue of the
-    events it writes, apply an event inside the transaction, record a checkpoint; mark what a request's
-    projections recorded on the side and roll it back with the request, and hear of each commit."""
+    events it writes, apply an event inside the transaction, record a checkpoint."""
 
     catalogue: Catalogue
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
-
-    def mark(self) -> int: ...
-
-    def rollback(self, mark: int) -> None: ...
-
-    def committed(self, position: int) -> None: ...
 
 
 AfterCommit = Callable[[list[RecordedEvent], int], Awaitable[None]]
@@ -100,7 +93,6 @@ class GroupCommitWriter:
         self._position, self._hash = store.head(conn)
         self._packer = Packer(conn)
         self.wal = WalBound(conn)
-        sink.committed(self._position)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self.batches = 0
@@ -177,7 +169,7 @@ class GroupCommitWriter:
             conn.execute("BEGIN IMMEDIATE")
             for request in batch:
                 conn.execute("SAVEPOINT request")
-                saved, mark, packed = (self._position, self._hash), sink.mark(), packer.mark()
+                saved, packed = (self._position, self._hash), packer.mark()
                 try:
                     results.append(self._append(request.decide(conn), request.meta, request.keep))
                     conn.execute("RELEASE request")
@@ -186,7 +178,6 @@ class GroupCommitWriter:
                     conn.execute("RELEASE request")
                     packer.rollback(packed)
                     self._position, self._hash = saved
-                    sink.rollback(mark)
                     results.append(exc)
             if self._position != start_position:
                 sink.checkpoint(conn, self._position)
@@ -196,9 +187,7 @@ class GroupCommitWriter:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash
             packer.rollback(packed_at_start)
-            sink.rollback(0)
             return [exc] * len(batch)
-        sink.committed(self._position)
         self.wal.committed(conn)
         return results
 

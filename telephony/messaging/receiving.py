@@ -8,7 +8,7 @@ import msgspec
 
 from ..api.errors import BadRequest, NotFound
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import phone
 from ..domain.nouns import not_found
 

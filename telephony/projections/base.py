@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..domain.events import Event, tag_of
 from ..eventlog.records import RecordedEvent
@@ -71,9 +71,6 @@ class Projection:
         """Create secondary indexes; a rebuild calls it after `settle`: sorting once at the end is much
         cheaper than keeping indexes up to date row by row. SQLite derives an index from the rows, so
         a rebuild made only to compare rows leaves them out."""
-
-    def attach(self, journal: Any) -> None:
-        """Take the journal of changes its writes may record (`projections.journal`); most record none."""
 
     def drop(self, conn: sqlite3.Connection) -> None:
         for table in self.tables:

@@ -17,7 +17,6 @@ from ..eventlog import store
 from ..eventlog.compression import plain
 from ..eventlog.records import RecordedEvent
 from .base import Projection
-from .journal import Journal
 
 CHECKPOINTS = """
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
@@ -71,16 +70,12 @@ def _without_cycle_collection() -> Iterator[None]:
 class Projections:
     """The set of projections one app runs, dispatched by event type."""
 
-    def __init__(self, projections: Sequence[Projection], catalogue: Catalogue = EVENTS,
-                 journal: Journal | None = None) -> None:  # fmt: skip
+    def __init__(self, projections: Sequence[Projection], catalogue: Catalogue = EVENTS) -> None:
         self.all = list(projections)
         self.catalogue = catalogue
         """The event types of the log, by tag: how their stored data is read (and upcast)."""
-        self.journal = journal or Journal()
-        """What the committed writes changed in ordered documents (see `projections.journal`)."""
         self._by_type: dict[str, list[Projection]] = defaultdict(list)
         for projection in self.all:
-            projection.attach(self.journal)
             for type_ in projection.tags:
                 self._by_type[type_].append(projection)
 
@@ -100,15 +95,6 @@ class Projections:
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
-
-    def mark(self) -> int:
-        return self.journal.mark()
-
-    def rollback(self, mark: int) -> None:
-        self.journal.rollback(mark)
-
-    def committed(self, position: int) -> None:
-        self.journal.publish(position)
 
     def stale(self, conn: sqlite3.Connection) -> list[Projection]:
         """Projections whose stored version differs from their code, or that lag behind the log."""
@@ -161,7 +147,7 @@ class Projections:
     def _replay(self, conn: sqlite3.Connection, log: sqlite3.Connection, targets: list[Projection],
                 until: int | None, progress: bool, watch: Callable[[tuple], bytes] | None = None) -> int:  # fmt: skip
         """Recreate `targets` and feed them the log up to `until`, leaving the last transaction open."""
-        subset = Projections(targets, self.catalogue, self.journal)
+        subset = Projections(targets, self.catalogue)
         conn.execute(CHECKPOINTS)
         conn.execute("BEGIN IMMEDIATE")
         for projection in targets:

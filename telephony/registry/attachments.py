@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
-from ..documents.blobs import sha256_of, store_once
 from ..domain.media import MEDIA_TYPES, decode_audio
 from ..eventlog import NewEvent
+from ..projections.blobs import sha256_of, store_once
 from .resource import Resource
 
 Store = Callable[[sqlite3.Connection], list[NewEvent]]

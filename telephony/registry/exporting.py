@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import msgspec
 
 from .. import accounts
-from ..documents import blobs, reads
-from ..projections import sequences
+from ..documents import reads
+from ..projections import blobs, sequences
 from .catalogue import RESOURCES
 from .transfer import ID_KINDS, TOKEN_KINDS
 

@@ -20,13 +20,14 @@ from ..api.errors import NotFound
 from ..api.responses import collection, streamed
 from ..api.route_table import Route
 from ..api.shapes import Shape
-from ..documents import blobs, reads
+from ..documents import reads
 from ..domain.calls.call import stream_of
 from ..domain.events.calls import CallEnded
 from ..domain.nouns import not_found
 from ..keys import EVENT_LOG, PRINCIPAL, READER
 from ..media import dialogue, mp3, pcap, pdf, sip
 from ..media.sip import SipMessage
+from ..projections import blobs
 from .catalogue import BY_PATH
 from .resource import Resource
 

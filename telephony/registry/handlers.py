@@ -10,13 +10,13 @@ from ..api.errors import NotFound
 from ..api.responses import collection, raw_collection, single
 from ..api.wire import read_json
 from ..clock import wire_time
-from ..collections import envelope, joined_envelope, parse
-from ..documents import listing, ranked, reads
+from ..collections import envelope, parse
+from ..documents import listing, reads
 from ..domain import phone
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
 from ..domain.nouns import not_found
-from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, RANKS, READER, REFERENCES, SETTINGS
+from ..keys import CLOCK, EVENT_LOG, PAGE_CACHE, READER, REFERENCES, SETTINGS
 from . import decisions
 from .attachments import Store, after_storing, attached
 from .coercion import fields_of
@@ -43,29 +43,25 @@ def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[
     return f"customer_id = ? AND {sql}", (customer_id, *params)
 
 
-async def _page(request: web.Request, resource: Resource, q, customer_id: int) -> listing.Page:
-    """A page of the list; a nested view's parent is read with it (404 when it is not the caller's)."""
-    scope, reader = scoped(resource, request, customer_id), request.app[READER]
+async def _page(request: web.Request, resource: Resource, q, customer_id: int, generation: int) -> listing.Page:
+    """A page of the list, read with what the cache knows of it; a nested view's parent is read with it
+    (404 when it is not the caller's)."""
+    scope, reader, cache = scoped(resource, request, customer_id), request.app[READER], request.app[PAGE_CACHE]
     if resource.scope is None:
-        return await listing.page(reader, resource.kind, scope, q, counted=customer_id)
+        total, after = cache.recall(resource.kind, customer_id, q)
+        found = await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total, after=after)
+        cache.learn(resource.kind, customer_id, q, generation, found)
+        return found
     parent = resource.parent
     if parent is None:
         return await listing.page(reader, resource.kind, scope, q)
     value = request.match_info[parent.param]
-    found = await listing.page_under(
+    under = await listing.page_under(
         reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
     )
-    if found is None:
+    if under is None:
         raise NotFound(not_found(parent.kind, value))
-    return found
-
-
-def _ranked(request: web.Request, resource: Resource, q, customer_id: int) -> tuple[bytes, int] | None:
-    """The page by rank (`documents.ranked`) when an ordering of the kind answers it."""
-    if q.group_by is not None:
-        return None
-    return ranked.read(request.app[READER], request.app[RANKS], resource.kind, customer_id, q.compared, q.sort,
-                       q.descending, q.offset, q.limit)  # fmt: skip
+    return under
 
 
 def list_handler(resource: Resource):
@@ -79,13 +75,10 @@ def list_handler(resource: Resource):
         api = request.app[SETTINGS].api
         q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
                   kind=resource.kind, searched=resource.searched)  # fmt: skip
-        if plain and (by_rank := _ranked(request, resource, q, who.customer_id)) is not None:
-            payload = joined_envelope(*by_rank)
-        else:
-            bodies, total = await _page(request, resource, q, who.customer_id)
-            if resource.includes:
-                return collection(await render_many(request, resource, [_decode(b) for b in bodies]), total)
-            payload = envelope(bodies, total)
+        found = await _page(request, resource, q, who.customer_id, generation)
+        if resource.includes:
+            return collection(await render_many(request, resource, found.documents()), found.total)
+        payload = envelope(found.joined, found.total)
         if plain:
             cache.put(key, generation, payload, q.offset)
         return raw_collection(payload)

@@ -15,12 +15,12 @@ import msgspec
 from .. import accounts
 from ..api.errors import BadRequest, FieldError
 from ..documents import reads
-from ..documents.blobs import store_once
 from ..domain import phone
 from ..domain.errors import DomainError
 from ..domain.events import events_of
 from ..domain.events.log import SequenceReserved
 from ..eventlog import NewEvent, store
+from ..projections.blobs import store_once
 from ..projections.sequences import next_id
 from ..security import Resealer
 from .catalogue import BY_PATH

@@ -111,8 +111,8 @@ class Resource:
     bulk_item: type[msgspec.Struct] | None = None
     immutable: frozenset[str] = frozenset()
     indexed: tuple[str | tuple[str, ...], ...] = ()
-    """Properties the table keeps an index of (a tuple: one index over several), each an ordering lists
-    are read by rank in (`documents.ranked`)."""
+    """Properties the table keeps an index of (a tuple: one index over several), after the customer and
+    before the id: lists filtered or sorted by them read the index (`documents.listing`)."""
     searched: tuple[str, ...] = ()
     """Text properties kept in a substring index, so `like` on them is read from it (`documents.search`)."""
     validate: Validator | None = None

@@ -32,12 +32,12 @@ from ..accounts import User
 from ..api.errors import BadRequest, FieldError
 from ..api.wire import INT64, validation_error
 from ..clock import LATEST
-from ..documents.blobs import sha256_of
 from ..domain import acl
 from ..domain.bodies import read
 from ..domain.dictionaries import RESOURCE_DICTIONARIES
 from ..domain.media import MEDIA_TYPES, sniff_audio
 from ..domain.types import Email, NonNegative, PositiveId, WireTime
+from ..projections.blobs import sha256_of
 from ..security import Resealer, is_password_hash
 from .catalogue import BY_PATH, RESOURCES
 from .import_checks import code_problems, decode_checked, document_fields, time_problems

@@ -12,14 +12,14 @@ import dataclasses
 
 from aiohttp import web
 
-from ..documents import json_path, listing
+from ..documents import listing, prop_sql
 from ..domain.schemas import CONTACT_NUMBERS
 from .catalogue import BY_PATH
 from .resource import Op, Parent, Resource
 
 
 def _by_user(request: web.Request) -> tuple[str, tuple]:
-    return f"{json_path('user_id')} = ?", (int(request.match_info["id"]),)
+    return f"{prop_sql('user_id')} = ?", (int(request.match_info["id"]),)
 
 
 def _by_contact(request: web.Request) -> tuple[str, tuple]:
@@ -27,7 +27,7 @@ def _by_contact(request: web.Request) -> tuple[str, tuple]:
     contact_id = int(request.match_info["id"])
     party = f"contact:{contact_id}"
     numbers, times = listing.number_held_by(("src", "dst"), "contact", CONTACT_NUMBERS)
-    return f"({json_path('src_id')} = ? OR {json_path('dst_id')} = ? OR {numbers})", (
+    return f"({prop_sql('src_id')} = ? OR {prop_sql('dst_id')} = ? OR {numbers})", (
         party,
         party,
         *[contact_id] * times,
@@ -35,7 +35,7 @@ def _by_contact(request: web.Request) -> tuple[str, tuple]:
 
 
 def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
-    return f"{json_path('campaign_id')} IS NOT NULL", ()
+    return f"{prop_sql('campaign_id')} IS NOT NULL", ()
 
 
 def _tracked_calls(request: web.Request) -> tuple[str, tuple]:
@@ -44,8 +44,8 @@ def _tracked_calls(request: web.Request) -> tuple[str, tuple]:
 
 def _thread(request: web.Request) -> tuple[str, tuple]:
     a, b = request.match_info["from"].lstrip("+"), request.match_info["to"].lstrip("+")
-    pair = f"ltrim({json_path('from')}, '+') = ? AND ltrim({json_path('to')}, '+') = ?"
-    return f"{json_path('user_id')} = ? AND (({pair}) OR ({pair}))", (int(request.match_info["id"]), a, b, b, a)
+    pair = f"ltrim({prop_sql('from')}, '+') = ? AND ltrim({prop_sql('to')}, '+') = ?"
+    return f"{prop_sql('user_id')} = ? AND (({pair}) OR ({pair}))", (int(request.match_info["id"]), a, b, b, a)
 
 
 def view(path: str, of: str, scope, parent: Parent | None = None, *, added: bool = False) -> Resource:

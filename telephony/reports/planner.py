@@ -18,7 +18,7 @@ import msgspec
 
 from ..clock import Clock, wire_epoch, wire_time
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..domain.reports import active, next_run

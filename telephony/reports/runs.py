@@ -11,7 +11,6 @@ from typing import Any
 
 from ..clock import wire_epoch, wire_time
 from ..documents import reads
-from ..documents.blobs import sha256_of, store_once
 from ..domain.dictionaries import REPORT_FORMAT
 from ..domain.events import RESOURCES
 from ..domain.events.mail import Attachment
@@ -19,6 +18,7 @@ from ..domain.events.reports import ReportRan
 from ..domain.reports import REPORTS, active, next_run_at, period_before, rows
 from ..eventlog import Decision, NewEvent
 from ..media.tables import MEDIA_TYPES, rendered
+from ..projections.blobs import sha256_of, store_once
 
 KIND = "reportschedule"
 SCHEDULE = RESOURCES[KIND]

@@ -12,7 +12,7 @@ import msgspec
 from ..accounts import sealed_sip_password_of
 from ..config import Sip
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 
 NODE = re.compile(r"^(?:(?P<user>[0-9]{1,18})|(?P<kind>ivr|queue|conf)-(?P<id>[0-9]{1,18}))$")
 KINDS = {"ivr": "ivr", "queue": "queue", "conf": "conference"}

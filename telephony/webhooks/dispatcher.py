@@ -19,7 +19,7 @@ import sqlite3
 
 from ..clock import parse_wire_time
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import webhooks as hooks
 from ..domain.calls.fold import fold
 from ..domain.events.accounts import CustomerDeleted

@@ -83,9 +83,9 @@ async def _webhook(request: web.Request, customer_id: int) -> dict[str, Any]:
 
 async def list_webhooks(request: web.Request) -> web.Response:
     customer_id = admin(request, write=False)
-    bodies, total = await listing.page(request.app[READER], KIND, listing.owned_having(customer_id),
-                                       _query(request, WEBHOOK_PROPS))  # fmt: skip
-    return collection([shown(msgspec.json.decode(body)) for body in bodies], total)
+    found = await listing.page(request.app[READER], KIND, listing.owned_having(customer_id),
+                               _query(request, WEBHOOK_PROPS))  # fmt: skip
+    return collection([shown(document) for document in found.documents()], found.total)
 
 
 def _query(request: web.Request, props: Any) -> Any:
@@ -127,10 +127,10 @@ async def webhook_deliveries(request: web.Request) -> web.Response:
     event_name (and any other property) as every list."""
     customer_id = admin(request, write=False)
     webhook = await _webhook(request, customer_id)
-    bodies, total = await listing.page(request.app[READER], "delivery",
-                                       listing.owned_having(customer_id, webhook_id=webhook["id"]),
-                                       _query(request, DELIVERY_PROPS))  # fmt: skip
-    return raw_collection(envelope(bodies, total))
+    found = await listing.page(request.app[READER], "delivery",
+                               listing.owned_having(customer_id, webhook_id=webhook["id"]),
+                               _query(request, DELIVERY_PROPS))  # fmt: skip
+    return raw_collection(envelope(found.joined, found.total))
 
 
 async def call_deliveries(request: web.Request) -> web.Response:

@@ -41,7 +41,7 @@ import msgspec
 from ..clock import Clock, wire_epoch, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain.events.webhooks import DeliveryAttempted
 from ..domain.faults import Effects
 from ..domain.webhooks import RETRY_SECONDS, sign

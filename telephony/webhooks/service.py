@@ -12,7 +12,7 @@ import msgspec
 from ..clock import Clock, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..domain import webhooks as hooks
 from ..domain.calls.call import Call, stream_of
 from ..domain.calls.fold import evolve

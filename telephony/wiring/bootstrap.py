@@ -5,8 +5,7 @@ cleanup, in reverse order. The services are built in one step (`_services`), whe
 constructor only keeps what it is given. What follows the log is attached here and nowhere else,
 in this order:
 
-1. commit followers, as their resources open: the reader (its snapshot let go first), then the
-   in-memory projections, then their snapshots;
+1. commit followers, as their resources open: the in-memory projections, then their snapshots;
 2. once the services are built, change hooks: pending SMS and chats to their timers, pending
    deliveries to the webhook sender; and the call timers, a commit follower after the in-memory
    projections: each commit's calls get the timer of their next step from their live state; then
@@ -35,8 +34,7 @@ from ..calls.voicemail import VoicemailMail
 from ..clock import Clock
 from ..collections.cache import PageCache
 from ..config import Settings
-from ..documents.ranks import Ranks
-from ..documents.reader import Reader
+from ..documents.connections import Reader
 from ..eventlog import EventLog
 from ..keys import (
     ACCOUNTS,
@@ -50,7 +48,6 @@ from ..keys import (
     MEMORY,
     MESSAGING,
     PAGE_CACHE,
-    RANKS,
     REACTORS,
     READER,
     REPORTS,
@@ -95,7 +92,6 @@ def _event_log(progress: bool) -> Context:
                 await opened.close()
                 raise
             app[EVENT_LOG] = opened
-            app[RANKS] = Ranks.of(projections.all, projections.journal, settings.api.list_cache_half)
             yield
             await opened.close()
 
@@ -103,15 +99,9 @@ def _event_log(progress: bool) -> Context:
 
 
 async def _reader(app: web.Application) -> AsyncIterator[None]:
-    """A read-only connection for GET handlers (WAL lets it read while the writer commits): the first
-    to follow each commit, so it lets its snapshot go before anything else lets the loop read."""
-    event_log = app[EVENT_LOG]
-    app[READER] = reader = await Reader.open(event_log.path, app[SETTINGS].api.inline_read_steps)
-    unfollow = event_log.follow_commits("reader snapshot", reader.follow)
-    unhook = event_log.on_write(reader.writing)
+    """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
+    app[READER] = reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
     yield
-    unfollow()  # an append still under way (a request cancelled at shutdown) commits after the reader closed
-    unhook()
     await reader.close()
 
 

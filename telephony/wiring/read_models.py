@@ -18,12 +18,12 @@ from ..calls.records import FEEDS
 from ..collections.cache import PageCache
 from ..config import Settings
 from ..documents import DerivedTable, DocumentTable
-from ..documents.blobs import Blobs
 from ..documents.projection import Feed
 from ..documents.references import Table
 from ..domain.events import Event, tag_of
 from ..domain.events.calls import CallEnded, CallPlaced, CallRouted
 from ..projections import Projection, Projections
+from ..projections.blobs import Blobs
 from ..projections.clock import ClockOffset
 from ..projections.memory import MemoryProjection
 from ..projections.sequences import Sequences
@@ -70,7 +70,7 @@ def references() -> Table:
 
 def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
-    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_half, fed_kinds()), ClockOffset(),
+    return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
             LiveCalls(), QueueRecords(), webhooks.PendingDeliveries(), messaging.Pending(),
             testing.FaultRules(), dashboard.TodayCounts()]  # fmt: skip
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from telephony.documents import reader
 from telephony.eventlog import store as sqlite_store
 from telephony.eventlog import wal
 
@@ -14,14 +11,8 @@ ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
 CONTACTS = "/v1.2/voipstudio/contacts"
 
 
-@pytest.mark.parametrize("writing_seconds", [reader.WRITING_SECONDS, 0.0])
-async def test_the_wal_file_stays_bounded_while_lists_are_read_between_writes(
-    client, settings, monkeypatch, writing_seconds
-):
-    """Also when every write comes after a quiet spell (`WRITING_SECONDS` 0): the list before it kept
-    the loop's snapshot, which the write lets go before the writer's checkpoint."""
+async def test_the_wal_file_stays_bounded_while_lists_are_read_between_writes(client, settings, monkeypatch):
     monkeypatch.setattr(wal, "LIMIT_BYTES", 64 * 1024)
-    monkeypatch.setattr(reader, "WRITING_SECONDS", writing_seconds)
     token = (await (await client.post("/v1.2/voipstudio/login", json=ADMIN)).json())["user_token"]
     headers = {"X-Auth-Token": token}
     wal_file = Path(settings.storage.data_dir) / "events.db-wal"

@@ -41,13 +41,7 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     app = create_app(settings, clock=clock, reactors=[extra])
     await aiohttp_client(app)
     assert app[CLOCK] is clock
-    assert app[EVENT_LOG].followers == [
-        "reader snapshot",
-        "in-memory projections",
-        "snapshots",
-        "call timers",
-        "sip invites",
-    ]
+    assert app[EVENT_LOG].followers == ["in-memory projections", "snapshots", "call timers", "sip invites"]
     assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
                                       app[WEBHOOKS].sender.timers, app[CALLS].simulator.timers)  # fmt: skip
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow

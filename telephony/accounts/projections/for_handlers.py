@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from ...documents.connections import Reader
 from ...documents.listing import Page, Query, page_of
-from ...documents.reader import Reader
 from ...domain.events.mail import Attachment
 
 

@@ -10,11 +10,14 @@ import base64
 import hashlib
 import sqlite3
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ..domain.events.log import BlobStored
 from ..eventlog import NO_STREAM, NewEvent, RecordedEvent
-from ..projections import Projection
-from .reader import Reader
+from .base import Projection
+
+if TYPE_CHECKING:
+    from ..documents.connections import Reader
 
 
 class Blobs(Projection):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 
 import pytest
 
-from telephony.documents import reader as reader_module
-from telephony.documents.reader import Reader
+from telephony.documents.connections import Reader
 
 LONG = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT count(*) FROM n"
 
@@ -62,51 +60,17 @@ async def test_a_broken_query_raises_rather_than_retrying(database):
         await reader.close()
 
 
-@pytest.fixture
-def log_database(tmp_path):
-    path = tmp_path / "log.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("CREATE TABLE events (position INTEGER PRIMARY KEY)")
-    conn.execute("INSERT INTO events VALUES (1)")
-    return path, conn
-
-
-def _seen(reader: Reader) -> tuple[int, int] | None:
-    """The position of the reader's snapshot and the count of events it sees."""
-    return reader.at_snapshot(lambda s: (s.position, s.conn.execute("SELECT count(*) FROM events").fetchone()[0]))
-
-
-async def _next_iterations() -> None:
-    for _ in range(3):
-        await asyncio.sleep(0)
-
-
-async def test_the_loops_snapshot_outlives_its_iteration_until_a_commit_while_nothing_is_written(
-    log_database, monkeypatch
-):
-    """With no commit followed lately, a snapshot is kept across loop iterations (a write the reader does
-    not follow stays unseen) until the next commit lets it go; while commits come, each snapshot is let go
-    at the end of its iteration, so the log's WAL file can start over between them."""
-    path, writer = log_database
-    reader = await Reader.open(path, 50_000)
+async def test_each_read_sees_the_latest_commit(database):
+    """No read transaction is held between statements: a commit is seen by the next read, on either
+    connection."""
+    reader, writer = await Reader.open(database, 50_000), sqlite3.connect(database, isolation_level=None)
     try:
-        assert _seen(reader) == (1, 1)
-        writer.execute("INSERT INTO events VALUES (2)")
-        await _next_iterations()
-        assert _seen(reader) == (1, 1)
-        await reader.follow(None, 2)
-        assert _seen(reader) == (2, 2)
-        writer.execute("INSERT INTO events VALUES (3)")
-        await _next_iterations()
-        assert _seen(reader) == (3, 3)
-        monkeypatch.setattr(reader_module, "WRITING_SECONDS", 0.0)
-        await reader.follow(None, 3)
-        await _next_iterations()
-        assert _seen(reader) == (3, 3)
-        writer.execute("INSERT INTO events VALUES (4)")
-        await _next_iterations()
-        assert _seen(reader) == (3, 3)
+        assert await reader.execute_fetchall("SELECT count(*) FROM t") == [(100,)]
+        writer.execute("INSERT INTO t VALUES (101, 'v101')")
+        assert await reader.execute_fetchall("SELECT count(*) FROM t") == [(101,)]
+        writer.execute("INSERT INTO t VALUES (102, 'v102')")
+        async with reader.execute("SELECT count(*) FROM t") as cursor:
+            assert await cursor.fetchall() == [(102,)]
     finally:
         await reader.close()
         writer.close()

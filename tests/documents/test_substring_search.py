@@ -20,7 +20,7 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
-from telephony.documents.names import json_path
+from telephony.documents.names import prop_sql
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER, SETTINGS
@@ -72,12 +72,12 @@ async def scanned(api: Api, customer_id: int, params: dict[str, Any]) -> tuple[l
     the same from every matching id in order, cut in Python: the list engine's page and total equal it."""
     q = parse({k: str(v) for k, v in params.items()}, CDRS.props, default_limit=50, max_limit=5000)
     assert "_search" not in q.where.sql
-    bodies, total = await listing.page(api.app[READER], "cdr", listing.owned_having(customer_id), q)
+    found = await listing.page(api.app[READER], "cdr", listing.owned_having(customer_id), q)
     direction = "DESC" if q.descending else "ASC"
-    order = f"{json_path(q.sort)} {direction}, id {direction}" if q.sort not in (None, "id") else f"id {direction}"
+    order = f"{prop_sql(q.sort)} {direction}, id {direction}" if q.sort not in (None, "id") else f"id {direction}"
     sql = f"SELECT id FROM doc_cdr WHERE customer_id = ? AND ({q.where.sql}) ORDER BY {order}"
     every = [row[0] for row in await api.app[READER].execute_fetchall(sql, (customer_id, *q.where.params))]
-    paged = ([json.loads(b)["id"] for b in bodies], total)
+    paged = ([document["id"] for document in found.documents()], found.total)
     assert paged == (every[q.offset : q.offset + q.limit], len(every))
     return paged
 

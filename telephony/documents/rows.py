@@ -1,0 +1,159 @@
+"""The SQL of one kind's document table: its rows, their counts per customer, search and indexes.
+
+`DocumentTable` is a `Rows`: each method below applies one of the four changes of a kind's documents
+(`domain.events.resources`). The columns the kind indexes or searches (`names.COLUMNS`) are stored,
+written with the body as `json_extract` reads them from it (`columns`); the others are virtual.
+During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so each
+is written once; `settle` fills the counts and the search index in one pass each, and `index`
+builds the indexes once, from the columns.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any
+
+import msgspec
+
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
+from ..projections.holding import HeldRows
+from .names import COLUMNS, counts_of, prop_sql, table_of
+from .search import SearchIndex
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
+
+
+def column(value: Any) -> Any:
+    """A value as `json_extract` reads it: a boolean as 1 or 0, an integer past 64 bits as a real, etc."""
+    if isinstance(value, bool) or (isinstance(value, int) and not -(2**63) <= value < 2**63):
+        return int(value) if isinstance(value, bool) else float(value)
+    return value if value is None or isinstance(value, str | int | float) else _encode(value).decode()
+
+
+class Rows:
+    rebuilding: bool = False
+
+    def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], search: SearchIndex | None
+                 ) -> None:  # fmt: skip
+        self.table, self.counts, self.text_ids, self.indexed, self.search = (
+            table_of(kind), counts_of(kind), text_ids, indexed, search)  # fmt: skip
+        own = {prop for props in indexed for prop in props} | set(search.props if search else ())
+        self.stored = tuple(name for name in COLUMNS if name in own)  # the others are virtual
+        self._plain = msgspec.json.Decoder(msgspec.defstruct("Stored", [(name, Plain, None) for name in self.stored]))
+        marks = ", ".join("?" * (3 + len(self.stored)))
+        self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body'
+                        f"{''.join(f', {name}' for name in self.stored)}) VALUES ({marks})")  # fmt: skip
+        self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
+                       "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
+        self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
+        self.held: HeldRows[Any, list] = HeldRows(self._insert, self._held_row)
+        """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
+
+    def columns(self, body: Any) -> tuple[Any, ...]:
+        """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
+        try:
+            if isinstance(body, str):
+                return msgspec.structs.astuple(self._plain.decode(body))
+            if isinstance(body, dict):
+                return msgspec.structs.astuple(msgspec.convert(body, self._plain.type))
+        except msgspec.ValidationError:
+            found = _decode(body) if isinstance(body, str) else body
+            if isinstance(found, dict):
+                return tuple(column(found.get(name)) for name in self.stored)
+        return (None,) * len(self.stored)
+
+    def _held_row(self, id_: Any, held: list) -> tuple[Any, ...]:
+        customer_id, body = held
+        return id_, customer_id, body if isinstance(body, str) else _encode(body).decode(), *self.columns(body)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
+        columns = ", ".join(name if name in self.stored else f"{name} AS (json_extract(body, '$.{name}')) VIRTUAL"
+                            for name in COLUMNS)  # fmt: skip
+        table, counts = f'"{self.table}"', f'"{self.counts}"'
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({key}, customer_id INTEGER NOT NULL, body TEXT, {columns})")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        if self.search is not None:
+            self.search.create(conn)
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        self.held.flush(conn)
+        conn.execute(f'DELETE FROM "{self.counts}"')
+        conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY 1')
+        if self.search is not None:
+            self.search.fill(conn, self.table)
+
+    def index(self, conn: sqlite3.Connection) -> None:
+        if self.search is not None:
+            self.search.optimize(conn)
+        conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
+        for props in self.indexed:
+            columns = ", ".join(prop_sql(prop) for prop in props)
+            conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
+                         f"(customer_id, {columns}, id)")  # fmt: skip
+
+    def created(self, conn: sqlite3.Connection, d: ResourceCreated) -> None:
+        body = d.body
+        if self.rebuilding:  # held as a dict, or as JSON text
+            held = body if isinstance(body, dict) else _encode(body).decode()
+            self.held.hold(conn, d.id, [d.customer_id, held])
+            return
+        conn.execute(self._insert, (d.id, d.customer_id, _encode(body).decode(), *self.columns(body)))
+        conn.execute(self._count, (d.customer_id, 1))
+        if self.search is not None:
+            self.search.add(conn, d.id, (body.get(prop) for prop in self.search.props))
+
+    def updated(self, conn: sqlite3.Connection, d: ResourceUpdated) -> None:
+        changes, search = d.changes, self.search
+        if not changes:
+            return
+        if (held := self.held.get(d.id)) is not None:
+            held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | changes
+            return
+        if search is not None and not self.rebuilding and any(name in search.props for name in changes):
+            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d.id,)).fetchone()
+            if row is not None:
+                search.remove_rows(conn, [row])
+                old = zip(search.props, row[1:], strict=True)
+                search.add(conn, d.id, (changes.get(prop, value) for prop, value in old))
+        names = tuple(changes)
+        if (sql := self._updates.get(names)) is None:
+            pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
+            moved = "".join(f", {name} = ?" for name in names if name in self.stored)
+            sql = self._updates[names] = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
+        moved_values = [column(value) for name, value in changes.items() if name in self.stored]
+        conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d.id))
+
+    def deleted(self, conn: sqlite3.Connection, d: ResourceDeleted) -> None:
+        if self.held.pop(d.id, None) is not None:
+            return
+        extracted = self.search.extracted if self.search is not None else ""
+        gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{extracted}', (d.id,))
+        row = gone.fetchone()
+        if row is None or self.rebuilding:
+            return
+        if self.search is not None:
+            self.search.remove_rows(conn, [(d.id, *row[1:])])
+        conn.execute(self._count, (row[0], -1))
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
+
+    def cleared(self, conn: sqlite3.Connection, d: ResourceCleared) -> None:
+        """Every document of a customer, or those whose properties have the values `where` says."""
+        self.held.flush(conn)
+        customer_id, where = d.customer_id, d.where
+        matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
+        chosen, params = f'FROM "{self.table}" WHERE customer_id = ?{matching}', (customer_id, *where.values())
+        if self.search is not None and not self.rebuilding:
+            others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (customer_id,))
+            if not where and others.fetchone() is None:
+                self.search.remove_all(conn)
+            else:
+                found = conn.execute(f"SELECT id{self.search.extracted} {chosen}", params)
+                self.search.remove_rows(conn, found.fetchall())
+        conn.execute(f"DELETE {chosen}", params)
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
+        if where:
+            conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
+                         "WHERE customer_id = ? GROUP BY customer_id", (customer_id,))  # fmt: skip
