@@ -13,8 +13,9 @@ from .api.control import require_control_key
 from .api.route_table import mount, mount_control
 from .clock import Clock
 from .config import Settings
-from .keys import AUTHENTICATE, CLOCK, OPENAPI, REFERENCES, SETTINGS
+from .keys import AUTHENTICATE, CLOCK, ENTROPY, OPENAPI, REFERENCES, SETTINGS
 from .reactors.reactor import Reactor
+from .security import Entropy
 
 MAX_REQUEST_LINE = 256 * 1024
 """Long enough for any filter the collection engine accepts (64 KiB, even fully URL-encoded)."""
@@ -22,10 +23,11 @@ MAX_HEADER = 16 * 1024
 
 
 def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool = False,
-               reactors: Sequence[Reactor] = ()) -> web.Application:  # fmt: skip
+               reactors: Sequence[Reactor] = (), entropy: Entropy | None = None) -> web.Application:  # fmt: skip
     """Build the app for `settings` on `clock` (real time by default). Its resources open on startup
     in the order `wiring.resources` lists them and close in reverse on cleanup; `reactors` run beside
-    the app's own (a test's, an embedding program's)."""
+    the app's own (a test's, an embedding program's). Secrets draw from `entropy` (the system's by
+    default; a seeded one with a reproducible clock makes a reproducible run)."""
     app = web.Application(
         middlewares=[middlewares.frame(options=cors.plain_options), testing.api_faults(settings.api.service)],
         client_max_size=settings.server.max_body_bytes,
@@ -33,6 +35,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or Clock()
+    app[ENTROPY] = entropy or Entropy()
     app[AUTHENTICATE] = authenticate
     app[REFERENCES] = wiring.references()
     app.cleanup_ctx.extend(wiring.resources(progress, reactors))

@@ -6,6 +6,10 @@ Two kinds, one interface:
   is moved (`POST /_telephony/clock`, which runs the timers due on the way). A task's own delay
   (`sleep`, the login throttle's) passes at once on it and moves nothing.
 
+A reproducible clock (`Clock.reproducible(start)`, for scenario runs) is a virtual clock that is its
+own real time too: what reads real time through it (a mail's `Date:`, a sealed secret's time) reads
+the clock, so the same requests write the same log, byte for byte.
+
 `set_epoch(moment)` refuses a moment the clock has passed; `reach(moment)` moves to it only when the
 clock has not passed it, reading the clock once (a flowing clock goes on between two readings).
 `wait_until(moment)` waits for the clock to reach a moment however it gets there (real time passing,
@@ -50,9 +54,20 @@ class Clock:
         """A clock that stands still between moves (starting now, or at `start`)."""
         return cls(start, virtual=True)
 
+    @classmethod
+    def reproducible(cls, start: float) -> Clock:
+        """A virtual clock starting at `start` whose `wall` reads the clock itself."""
+        clock = cls(start, virtual=True, wall=lambda: start)
+        clock._wall = clock.time
+        return clock
+
     @property
     def is_virtual(self) -> bool:
         return self._virtual
+
+    def wall(self) -> float:
+        """Real time, for transport metadata (a mail's `Date:`): wall-clock time, unless reproducible."""
+        return self._wall()
 
     @property
     def offset(self) -> float:

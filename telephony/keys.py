@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
-    from .security import Sealer
+    from .security import Entropy, Sealer
     from .testing import Faults, Streams
     from .webhooks import Webhooks
 
@@ -39,6 +39,8 @@ READER: web.AppKey[Reader] = web.AppKey("reader")
 SCHEDULER: web.AppKey[Scheduler] = web.AppKey("scheduler")
 PAGE_CACHE: web.AppKey[PageCache] = web.AppKey("page_cache")
 CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")
+ENTROPY: web.AppKey[Entropy] = web.AppKey("entropy")
+"""Where salts, tokens and secrets draw their randomness: the system's, or seeded for a reproducible run."""
 SEALER: web.AppKey[Sealer] = web.AppKey("sealer")
 """Seals the secrets the API shows again, with the data dir's key (checked against the log at start)."""
 ACCOUNTS: web.AppKey[Accounts] = web.AppKey("accounts")
@@ -76,6 +78,7 @@ __all__ = [
     "CALLS",
     "CLOCK",
     "CONTROL_KEY_DIGEST",
+    "ENTROPY",
     "EVENT_LOG",
     "FAULTS",
     "MEMORY",

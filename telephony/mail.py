@@ -9,7 +9,7 @@ it. Delivery is at least once: a crash between the hand-over and its record send
 the same Message-ID (made from the queued event), so mail systems can tell it is one message.
 
 A message's `Date:` is transport metadata, so real time, not the clock's: the wall-clock time it was
-written at, kept in its event (`date`, RFC 5322), so a message sent again carries the same one and
+written at (`Clock.wall`), kept in its event (`date`, RFC 5322), so a message sent again carries the same one and
 the outbox shows what the SMTP server was given.
 
 A message may carry attachments drawn from what it describes (a voicemail message's MP3 is
@@ -21,7 +21,6 @@ description, never the bytes, and the SMTP delivery renders (or reads) them as i
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
@@ -55,7 +54,7 @@ class Mailer:
 
     def message(self, to: str, subject: str, body: str, attachments: list[Attachment] | None = None) -> NewEvent:
         """The event that puts a message in the outbox or queues it (for a reactor to record itself)."""
-        sealed, created, date = self._sealer.seal(body), wire_time(self._clock.now()), _date_now()
+        sealed, created, date = self._sealer.seal(body), wire_time(self._clock.now()), _date(self._clock)
         if self._settings.host:
             queued = MailQueued(to=to, subject=subject, body_sealed=sealed, transport="smtp", created_at=created,
                                 date=date, attachments=attachments or [])  # fmt: skip
@@ -75,9 +74,9 @@ def fax_document(fax: dict) -> Attachment:
     return Attachment(filename=fax["filename"], media_type="application/pdf", size=len(pdf.fax(fax)), fax=fax)
 
 
-def _date_now() -> str:
+def _date(clock: Clock) -> str:
     """A `Date:` header of the wall-clock time now (RFC 5322, in UTC): transport metadata, never the clock's."""
-    return format_datetime(datetime.fromtimestamp(time.time(), UTC))
+    return format_datetime(datetime.fromtimestamp(clock.wall(), UTC))
 
 
 def message_id(queued: RecordedEvent) -> str:
@@ -109,7 +108,7 @@ class SmtpDelivery(Reactor):
     async def react(self, event: RecordedEvent) -> Reaction:
         queued = event.event
         assert isinstance(queued, MailQueued)
-        headers = {"Message-ID": message_id(event), "Date": queued.date or _date_now()}
+        headers = {"Message-ID": message_id(event), "Date": queued.date or _date(self._clock)}
         failure = await self._deliver(queued.to, queued.subject, self._sealer.unseal(queued.body_sealed), headers,
                                       queued.attachments)  # fmt: skip
         at = wire_time(self._clock.now())

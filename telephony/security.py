@@ -5,19 +5,28 @@ keeps their SHA-256 digest for lookup, and, for the ones the API must show again
 keys, SIP passwords, mailed codes), a Fernet-sealed copy whose key lives in the data dir (0600): made
 with the data dir, and checked at every start against a secret its log holds.
 Every comparison of a secret is constant-time.
+
+Salts, tokens, codes, seal keys and the sealing's own randomness are drawn from an `Entropy`: the
+system's, unless a reproducible run (a scenario) seeds one, so the same requests write the same log.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import itertools
 import os
 import re
-import secrets
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes, padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.hmac import HMAC
 
 from .datadir import DataDirUnusable
 
@@ -28,8 +37,46 @@ _SCRYPT_MAX_MEMORY = 32 * 1024 * 1024
 """What `hashlib.scrypt` may use by default: a hash needing more could never be checked."""
 
 
-def hash_password(password: str) -> str:
-    salt = os.urandom(16)
+class Entropy:
+    """Where secrets draw their randomness: the system's (`os.urandom`), or, seeded, a stream of
+    SHA-256 blocks of the seed and a counter, the same bytes in the same order for the same seed. A
+    seeded entropy is for reproducible runs only (a scenario, a test suite's server): whoever knows
+    the seed knows every secret drawn from it."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._seed = seed
+        self._blocks = itertools.count()
+        self._left = b""
+        self._drawing = threading.Lock()
+        """A seeded stream is drawn from one thread at a time (an import seals off the event loop)."""
+
+    def bytes(self, n: int) -> bytes:
+        if self._seed is None:
+            return os.urandom(n)
+        with self._drawing:
+            while len(self._left) < n:
+                self._left += hashlib.sha256(f"{self._seed}:{next(self._blocks)}".encode()).digest()
+            drawn, self._left = self._left[:n], self._left[n:]
+            return drawn
+
+    def token(self) -> str:
+        """A token or API key: 40 lowercase hexadecimal characters."""
+        return self.bytes(20).hex()
+
+    def digit(self) -> str:
+        """One decimal digit, each as likely (a byte drawn again when it would favour low digits)."""
+        while (byte := self.bytes(1)[0]) >= 250:
+            pass
+        return str(byte % 10)
+
+
+SYSTEM = Entropy()
+"""The system's randomness: it holds no state, so one serves everyone."""
+
+
+def hash_password(password: str, salt: bytes | None = None) -> str:
+    """The scrypt hash of `password` with `salt` (16 bytes; drawn from the system when not given)."""
+    salt = os.urandom(16) if salt is None else salt
     digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **_SCRYPT)
     return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt.hex()}${digest.hex()}"
 
@@ -54,13 +101,13 @@ def is_password_hash(text: str) -> bool:
     return n >= 2 and n & (n - 1) == 0 and r >= 1 and 1 <= p <= 16 and 128 * n * r <= _SCRYPT_MAX_MEMORY // 2
 
 
-def new_token() -> str:
+def new_token(entropy: Entropy = SYSTEM) -> str:
     """A token or API key: 40 lowercase hexadecimal characters."""
-    return secrets.token_hex(20)
+    return entropy.token()
 
 
-def new_code(digits: int = 6) -> str:
-    return "".join(secrets.choice("0123456789") for _ in range(digits))
+def new_code(digits: int = 6, entropy: Entropy = SYSTEM) -> str:
+    return "".join(entropy.digit() for _ in range(digits))
 
 
 def digest(secret: str) -> str:
@@ -73,16 +120,24 @@ class SealKeyError(DataDirUnusable):
 
 
 class Sealer:
-    """Encrypts secrets that must be shown again, with a key kept in the data dir."""
+    """Encrypts secrets that must be shown again, with a key kept in the data dir: Fernet tokens, whose
+    initialisation vector is drawn from `entropy` and whose time is `wall`'s (real time, transport
+    metadata: nothing reads it back)."""
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, entropy: Entropy = SYSTEM, wall: Callable[[], float] = time.time) -> None:
         self._fernet = Fernet(key)
+        raw = base64.urlsafe_b64decode(key)
+        self._signing, self._encryption = raw[:16], raw[16:]
+        self._entropy = entropy
+        self._wall = wall
 
     @classmethod
-    def for_data_dir(cls, data_dir: Path, *, written: bool = False, sealed: str | None = None) -> Sealer:
-        """The sealer of a data dir. Its key is made when the data dir's log holds nothing yet; once the
-        log is `written`, the key must be there, readable, and open `sealed` (a secret the log holds):
-        SealKeyError otherwise, since a new or another key would open none of its secrets."""
+    def for_data_dir(cls, data_dir: Path, *, written: bool = False, sealed: str | None = None,
+                     entropy: Entropy = SYSTEM, wall: Callable[[], float] = time.time) -> Sealer:  # fmt: skip
+        """The sealer of a data dir. Its key is made (from `entropy`) when the data dir's log holds
+        nothing yet; once the log is `written`, the key must be there, readable, and open `sealed` (a
+        secret the log holds): SealKeyError otherwise, since a new or another key would open none of
+        its secrets."""
         path = data_dir / SEAL_KEY_FILE
         if not path.exists():
             if written:
@@ -91,9 +146,9 @@ class Sealer:
             data_dir.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as out:
-                out.write(Fernet.generate_key())
+                out.write(base64.urlsafe_b64encode(entropy.bytes(32)))  # what Fernet.generate_key makes
         try:
-            sealer = cls(path.read_bytes().strip())
+            sealer = cls(path.read_bytes().strip(), entropy, wall)
         except OSError as exc:
             raise SealKeyError(f"cannot read {path}: {exc.strerror or exc}") from None
         except ValueError:
@@ -113,7 +168,16 @@ class Sealer:
         return True
 
     def seal(self, secret: str) -> str:
-        return self._fernet.encrypt(secret.encode()).decode()
+        """A Fernet token of `secret` (the specification's layout: version, time, IV, AES-128-CBC of the
+        padded secret, HMAC-SHA256 of all that), built here so that its IV comes from the entropy."""
+        padder = padding.PKCS7(algorithms.AES.block_size).padder()
+        padded = padder.update(secret.encode()) + padder.finalize()
+        iv = self._entropy.bytes(16)
+        encryptor = Cipher(algorithms.AES(self._encryption), modes.CBC(iv)).encryptor()
+        parts = b"\x80" + int(self._wall()).to_bytes(8, "big") + iv + encryptor.update(padded) + encryptor.finalize()
+        mac = HMAC(self._signing, hashes.SHA256())
+        mac.update(parts)
+        return base64.urlsafe_b64encode(parts + mac.finalize()).decode()
 
     def unseal(self, sealed: str) -> str:
         try:

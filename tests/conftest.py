@@ -9,6 +9,7 @@ from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
 
 CONTROL_KEY = "test-control-key-0123456789"
+pytest_plugins = ("pytester",)
 
 
 @pytest.fixture

@@ -31,9 +31,9 @@ MAX_EXAMPLES = 5
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 CONTROL_KEY = "schemathesis-control-key-0123"
 SCHEMA = schemathesis.openapi.from_dict(build_document(api_routes(), SERVICE, control_routes()))
-ENDLESS = {"/_telephony/events/stream"}
+ENDLESS = {"/_telephony/events/stream", "/_telephony/dashboard/stream"}
 """Operations whose answer goes on until the client leaves (server-sent events), which a check of a
-whole response cannot read: `tests/testing/test_stream.py` covers them."""
+whole response cannot read: `tests/testing/test_stream.py` and `tests/dashboard/test_wallboard.py` cover them."""
 FAULTS = "/_telephony/faults"
 """The fault rules a case adds are removed after it: they fail other operations' requests on purpose."""
 OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations()) if op.path not in ENDLESS]

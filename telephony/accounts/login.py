@@ -17,7 +17,7 @@ from ..api.wire import read_json
 from ..domain.accounts import BAD_CODE, BAD_RESET
 from ..domain.types import Email
 from ..keys import ACCOUNTS
-from ..security import check_password, hash_password, new_code, new_token
+from ..security import check_password, new_code, new_token
 from ..security import digest as digest_of
 from . import decisions
 from . import projections as read
@@ -69,8 +69,8 @@ async def login(request: web.Request) -> web.Response:
 async def _challenge(accounts: Accounts, request: web.Request, user_id: int, email: str,
                      fingerprint: str | None) -> web.Response:  # fmt: skip
     """Mails a code; the fingerprint of the device that logged in is kept for `add_device`."""
-    nonce, code = new_token(), new_code()
-    code_hash = await asyncio.to_thread(hash_password, code)
+    nonce, code = new_token(accounts.entropy), new_code(entropy=accounts.entropy)
+    code_hash = await accounts.hashed(code)
     expires = accounts.clock.time() + accounts.settings.auth.two_factor_ttl_seconds
     device_digest = digest_of(fingerprint) if fingerprint else None
     meta = meta_of(request)
@@ -122,7 +122,7 @@ async def password(request: web.Request) -> web.Response:
     """Mails a single-use reset token; the answer is the same whether or not the address is known."""
     accounts, email, user_id = await _addressee(request)
     if user_id is not None:
-        token = new_token()
+        token = new_token(accounts.entropy)
         expires = accounts.clock.time() + accounts.settings.auth.reset_token_ttl_seconds
         meta = meta_of(request)
         await accounts.log.transact(decisions.request_reset(user_id, digest_of(token), expires), meta)
@@ -140,7 +140,7 @@ async def reset(request: web.Request) -> web.Response:
     if pending is None or pending[1] < accounts.clock.time():
         await accounts.throttle.failed(*keys)
         raise BadRequest.field("token", BAD_RESET)
-    password_hash = await asyncio.to_thread(hash_password, body.password)
+    password_hash = await accounts.hashed(body.password)
     completed = decisions.complete_reset(pending[0], reset_digest, password_hash, accounts.clock.time())
     await accounts.log.transact(completed, meta_of(request))
     return message("Your password has been changed")

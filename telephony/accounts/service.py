@@ -8,7 +8,7 @@ writer's transaction.
 from __future__ import annotations
 
 import asyncio
-import secrets
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from ..domain.events.accounts import CustomerCreated, UserCreated
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
 from ..reactors.scheduler import Scheduler
-from ..security import Sealer, hash_password, new_token
+from ..security import SYSTEM, Entropy, Sealer, hash_password, new_token
 from ..security import digest as digest_of
 from . import decisions, projections
 from .expiry import TokenExpiry
@@ -41,7 +41,9 @@ class Issued:
 
 class Accounts:
     def __init__(self, settings: Settings, log: EventLog, reader: Reader, clock: Clock,
-                 sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Scheduler) -> None:  # fmt: skip
+                 sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Scheduler,
+                 entropy: Entropy = SYSTEM) -> None:  # fmt: skip
+        """`entropy` draws salts, tokens and token ids (the system's, unless a reproducible run seeds it)."""
         self.settings = settings
         self.log = log
         self.reader = reader
@@ -52,6 +54,7 @@ class Accounts:
         self.expiry = TokenExpiry(index, self.activity, scheduler, self.expire)
         self.mailer = mailer
         self.throttle = Throttle(settings.auth, clock)
+        self.entropy = entropy
 
     # --- users and customers -------------------------------------------------------------------
 
@@ -59,14 +62,19 @@ class Accounts:
                         attributes: dict[str, Any] | None = None) -> decisions.UserPlan:  # fmt: skip
         """A new user; it starts with `[simulator] default_registrations` SIP clients unless its attributes
         say how many (`nb_sip_locations`)."""
-        password_hash = await asyncio.to_thread(hash_password, password)
+        password_hash = await self.hashed(password)
         attributes = dict(attributes or {})
         sip_clients = attributes.pop("nb_sip_locations", self.settings.simulator.default_registrations)
+        sip_password = new_token(self.entropy)[:16]
         return decisions.UserPlan(
-            email=email, password_hash=password_hash, sip_password_sealed=self.sealer.seal(new_token()[:16]),
+            email=email, password_hash=password_hash, sip_password_sealed=self.sealer.seal(sip_password),
             created_at=wire_time(self.clock.now()), is_root=is_root, roles=roles, attributes=attributes,
             sip_clients=sip_clients,
         )  # fmt: skip
+
+    async def hashed(self, password: str) -> str:
+        """A password's scrypt hash, computed off the loop; its salt is drawn here, in request order."""
+        return await asyncio.to_thread(hash_password, password, self.entropy.bytes(16))
 
     async def create_customer(self, name: str, email: str, password: str, meta: Metadata) -> tuple[dict, dict]:
         admin = await self.plan_user(email, password, is_root=True, roles=("ROLE_ROOT_ADMIN",))
@@ -117,7 +125,7 @@ class Accounts:
     async def issue(self, user_id: int, customer_id: int, kind: str, meta: Metadata, *, name: str | None = None,
                     expiry: int = 0, inactivity: int = 0, host: str | None = None,
                     user_agent: str | None = None) -> Issued:  # fmt: skip
-        token, token_id, now = new_token(), secrets.token_hex(8), self.clock.now()
+        token, token_id, now = new_token(self.entropy), self.entropy.bytes(8).hex(), self.clock.now()
         created_at = wire_time(now)
         grant: dict[str, Any] = {
             "digest": digest_of(token), "sealed": self.sealer.seal(token) if kind != "login" else None,
@@ -147,10 +155,12 @@ class Accounts:
         await self.mailer.send(to, subject, body, meta)
 
 
-async def open_sealer(data_dir: Path, log: EventLog) -> Sealer:
-    """The data dir's sealer, its key made for an empty log, else checked against a secret the log holds."""
+async def open_sealer(data_dir: Path, log: EventLog, entropy: Entropy = SYSTEM, clock: Clock | None = None) -> Sealer:
+    """The data dir's sealer, its key made for an empty log, else checked against a secret the log holds;
+    it draws from `entropy`, and reads real time from `clock` (the system's when none is given)."""
     sealed = await log.query(projections.a_sealed_secret)
-    return Sealer.for_data_dir(data_dir, written=log.position > 0, sealed=sealed)
+    wall = clock.wall if clock is not None else time.time
+    return Sealer.for_data_dir(data_dir, written=log.position > 0, sealed=sealed, entropy=entropy, wall=wall)
 
 
 def _with_clients(body: dict, plan: decisions.UserPlan) -> dict:

@@ -33,7 +33,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
         readahead.in_background(log_path(settings))
         conn = open_log(settings)
-        total = store.count(conn)
+        total, head = store.count(conn), store.head(conn)[1]
         mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * total)
         checked = beside.submit(_check_log, settings, [projection.name for projection in theirs.all])
         try:
@@ -50,7 +50,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"verify FAILED at {problem}")
         return 1
     live = "; the server's in-memory projections match a fresh fold" if args.server else ""
-    print(f"verify OK: {total} events, hash chain intact, projections match a fresh replay{live}")
+    print(f"verify OK: {total} events, hash chain intact (head {head.hex()}), projections match a fresh replay{live}")
     return 0
 
 

@@ -42,6 +42,7 @@ Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
 Reaction = Sequence[NewEvent] | Decide | None
 RECORD_EVERY = 1000
 """Positions a runner may move past, reacting to nothing, before it records where it is."""
+FAILING = ("failing", "failed")
 
 
 class Reactor:
@@ -123,12 +124,22 @@ class ReactorRunner:
     @position.setter
     def position(self, value: int) -> None:
         self._position = value
+        self.moved()
+
+    def moved(self) -> None:
+        """Wake whoever waits for the reactor: its position or its state changed."""
         moved, self._moved = self._moved, asyncio.Event()
         moved.set()
 
     async def reached(self, position: int) -> None:
         """Return once the reactor has dealt with every event up to `position`."""
         while self._position < position:
+            await self._moved.wait()
+
+    async def settled(self, position: int) -> None:
+        """Return once the reactor has dealt with every event up to `position`, or is failing (it tries
+        again on its own schedule, which nobody should wait for)."""
+        while self._position < position and self.state not in FAILING:
             await self._moved.wait()
 
     def health(self) -> dict[str, object]:
@@ -222,6 +233,7 @@ class ReactorRunner:
         delay = self._backoff.delay(self.failures)
         self.state, self.last_error = "failing", type(exc).__name__  # health is open: details go to the log only
         self.retry_at = self._clock.time() + delay
+        self.moved()
         log.exception("reactor %s failed after position %s; retrying in %.1fs", self.name, self.position, delay)
         await self._clock.wait_until(self.retry_at)
 
@@ -256,15 +268,25 @@ class Reactors:
         """Return once every reactor has dealt with every event up to `position` (tests, scenarios)."""
         await asyncio.gather(*(r.reached(position) for r in self.runners))
 
+    async def settled(self, head: Callable[[], int]) -> None:
+        """Return once every reactor that is not failing has dealt with the whole log, what they append
+        on the way included: the log's `head` stays where they all are."""
+        while True:
+            position = head()
+            await asyncio.gather(*(r.settled(position) for r in self.runners))
+            if head() == position:
+                return
+
     @property
     def failing(self) -> list[str]:
-        return [r.name for r in self.runners if r.state in ("failing", "failed")]
+        return [r.name for r in self.runners if r.state in FAILING]
 
 
 def _ended(runner: ReactorRunner, task: asyncio.Task[None]) -> None:
     """A runner's task ends only when cancelled; anything else is a fault health must show."""
     if not task.cancelled() and (exc := task.exception()) is not None:
         runner.state, runner.last_error = "failed", type(exc).__name__
+        runner.moved()
         log.error("reactor %s stopped", runner.name, exc_info=exc)
 
 

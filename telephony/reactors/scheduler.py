@@ -93,6 +93,12 @@ class Scheduler:
     def now(self) -> float:
         return self._clock.time()
 
+    def next_due(self) -> float | None:
+        """When the earliest timer falls due; None when there is none."""
+        while self._heap and self._heap[0].cancelled:
+            heapq.heappop(self._heap)
+        return self._heap[0].due if self._heap else None
+
     @property
     def pending(self) -> int:
         return len(self._timers)

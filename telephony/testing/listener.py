@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from pathlib import Path
 import aiohttp
 
 from ..domain.webhooks import new_secret, sign
+from .sse import Event, Reader
 
 STREAM, HEALTH = "/_telephony/events/stream", "/_telephony/health"
 POST_SECONDS = 10.0
@@ -38,48 +40,12 @@ class Refused(Exception):
     is a broken stream, followed again later."""
 
 
-@dataclass(frozen=True)
-class Event:
-    """One message of the stream: its log position, which of that position's messages it is, its name
-    and data (JSON text)."""
-
-    position: int
-    index: int
-    name: str
-    data: str
-
-    @property
-    def webhook_id(self) -> str:
-        """The body's `id` (a webhook event's), else `evt_<position>_<index>`."""
-        with contextlib.suppress(ValueError, AttributeError):
-            found = json.loads(self.data).get("id")
-            if isinstance(found, str):
-                return found
-        return f"evt_{self.position}_{self.index}"
-
-
 async def events(content: aiohttp.StreamReader) -> AsyncIterator[Event]:
-    """The messages of a `text/event-stream` body as they arrive (comments skipped)."""
-    name, data, position, last, index = "message", list[str](), None, None, 0
+    """The messages of a `text/event-stream` body as they arrive."""
+    reader = Reader()
     async for raw in content:
-        line = raw.decode().rstrip("\r\n")
-        if line.startswith(":"):
-            continue
-        if line:
-            field, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if field == "data":
-                data.append(value)
-            elif field == "event":
-                name = value
-            elif field == "id" and value.isdecimal():
-                position = int(value)
-            continue
-        if data and position is not None:
-            index = index + 1 if position == last else 0
-            yield Event(position, index, name, "\n".join(data))
-            last = position
-        name, data = "message", []
+        if (event := reader.line(raw)) is not None:
+            yield event
 
 
 @dataclass(frozen=True)
@@ -103,7 +69,7 @@ class State:
         self.path = path
         kept = json.loads(path.read_text()) if path is not None and path.exists() else {}
         self.place = Place(kept["position"], kept["sent"]) if "position" in kept else None
-        self.secret = secret or kept.get("secret") or new_secret()
+        self.secret = secret or kept.get("secret") or new_secret(secrets.token_bytes(32))
         self._keep_secret = secret is None
 
     def save(self, place: Place) -> None:

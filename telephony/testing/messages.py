@@ -49,6 +49,8 @@ class Messages:
     """The messages of the log's events, in order; remembers the calls it folded and the customers of
     the streams it met, so a call's next event is folded on from where it was."""
 
+    types: list[str] = TYPES
+
     def __init__(self, event_log: EventLog) -> None:
         self._log = event_log
         self._calls: OrderedDict[str, tuple[int, Call]] = OrderedDict()
@@ -63,7 +65,7 @@ class Messages:
             case SmsCreated() as sms if (inbound := webhooks.inbound_sms(event.position, sms)) is not None:
                 return [Message(event.position, inbound.name, inbound.body, sms.customer_id)]
         data = data_of(event.event)
-        customer_id = data.get("customer_id") or await self._owner(event.stream)
+        customer_id = data.get("customer_id") or await self.owner(event.stream)
         return [Message(event.position, event.type, msgspec.json.encode(data).decode(), customer_id)]
 
     async def _call_before(self, event: RecordedEvent, changed: CallEvent) -> Call:
@@ -74,7 +76,8 @@ class Messages:
         earlier = (await self._log.read_stream(event.stream))[: event.version - 1]
         return fold(changed.id, [e.event for e in earlier])  # type: ignore[misc]
 
-    async def _owner(self, stream: str) -> int | None:
+    async def owner(self, stream: str) -> int | None:
+        """The customer the first event of a stream names."""
         if stream not in self._owners:
             first = await self._log.read_stream(stream)
             _remember(self._owners, stream, data_of(first[0].event).get("customer_id") if first else None)

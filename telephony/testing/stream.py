@@ -16,8 +16,9 @@ import contextlib
 import fnmatch
 import logging
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiohttp import web
 
@@ -25,9 +26,9 @@ from ..api.control import CONTROL_HEADER, control_route, control_shape, require_
 from ..api.errors import BadRequest, Forbidden
 from ..api.middlewares import stamp_request_id
 from ..domain import acl
-from ..eventlog import EventLog
+from ..eventlog import EventLog, RecordedEvent
 from ..keys import AUTHENTICATE, EVENT_LOG, PRINCIPAL, STREAMS
-from .messages import TYPES, Message, Messages
+from .messages import Message, Messages
 
 log = logging.getLogger(__name__)
 HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -51,6 +52,15 @@ class View:
             self.names is None or self.names.fullmatch(message.name) is not None)  # fmt: skip
 
 
+class Source(Protocol):
+    """What a stream sends for the log's events: the log's types it reads, and each one's messages."""
+
+    @property
+    def types(self) -> Sequence[str]: ...
+
+    async def of(self, event: RecordedEvent) -> list[Message]: ...
+
+
 class Streams:
     """The open event streams of the app: each follows the log in a task of its own; `close` ends them."""
 
@@ -68,11 +78,12 @@ class Streams:
                 queue.get_nowait()
             queue.put_nowait(_END)
 
-    async def follow(self, after: int, view: View) -> AsyncGenerator[bytes, None]:
-        """The encoded messages after position `after`, and heartbeats, until the stream is closed."""
+    async def follow(self, after: int, view: View, source: Source | None = None) -> AsyncGenerator[bytes, None]:
+        """The encoded messages after position `after`, and heartbeats, until the stream is closed;
+        `source` says which (by default, the webhook events' and SMS and deliveries' of `messages`)."""
         queue: asyncio.Queue = asyncio.Queue(BUFFERED)
         self._open.add(queue)
-        reading = asyncio.create_task(self._read(after, view, queue))
+        reading = asyncio.create_task(self._read(after, view, queue, source or Messages(self._log)))
         try:
             while not self.closed:
                 try:
@@ -87,11 +98,10 @@ class Streams:
             self._open.discard(queue)
             reading.cancel()
 
-    async def _read(self, after: int, view: View, queue: asyncio.Queue) -> None:
-        messages = Messages(self._log)
+    async def _read(self, after: int, view: View, queue: asyncio.Queue, source: Source) -> None:
         try:
-            async for event in self._log.subscribe(after, types=TYPES):
-                for message in await messages.of(event):
+            async for event in self._log.subscribe(after, types=source.types):
+                for message in await source.of(event):
                     if view.shows(message):
                         await queue.put(message.encoded())
         except Exception:
@@ -104,14 +114,20 @@ async def event_stream(request: web.Request) -> web.StreamResponse:
     view = View(await _customer(request), _names(request.query.get("events")))
     head = request.app[EVENT_LOG].position
     after = _after(request.headers.get(LAST_EVENT_ID, "").strip(), head)
+    return await streamed(request, after, view)
+
+
+async def streamed(request: web.Request, after: int, view: View, source: Source | None = None) -> web.StreamResponse:
+    """The answer to `request`: the stream of `view` (from `source`) after position `after`, until the
+    client goes or the server stops (a HEAD: the headers only, as a GET's)."""
     response = web.StreamResponse(headers=HEADERS)
     stamp_request_id(request, response)
     await response.prepare(request)
     if request.method == "HEAD":
-        return response  # the headers only, as a GET's
+        return response
     with contextlib.suppress(ConnectionError):  # the client went away
         await response.write(OPENED)
-        async with contextlib.aclosing(request.app[STREAMS].follow(after, view)) as following:
+        async with contextlib.aclosing(request.app[STREAMS].follow(after, view, source)) as following:
             async for chunk in following:  # the stream stops reading the log as soon as the client goes
                 await response.write(chunk)
         await response.write_eof()

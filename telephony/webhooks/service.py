@@ -19,7 +19,7 @@ from ..domain.calls.fold import evolve
 from ..domain.errors import Invalid
 from ..domain.events.calls import CallEvent, CallPlaced
 from ..eventlog import EventLog, Metadata
-from ..security import Sealer
+from ..security import SYSTEM, Entropy, Sealer
 from . import configuration, deliveries, urls
 from .sender import Sender
 
@@ -29,7 +29,8 @@ CONFIGURED = Metadata(source="config")
 
 class Webhooks:
     def __init__(self, settings: Settings, event_log: EventLog, reader: Reader, clock: Clock, sealer: Sealer,
-                 sender: Sender) -> None:  # fmt: skip
+                 sender: Sender, entropy: Entropy = SYSTEM) -> None:  # fmt: skip
+        """`entropy` draws signing secrets (the system's, unless a reproducible run seeds it)."""
         self.settings = settings
         self.sender = sender
         self._log = event_log
@@ -37,6 +38,7 @@ class Webhooks:
         self._clock = clock
         self._sealer = sealer
         self._probes: aiohttp.ClientSession | None = None
+        self._entropy = entropy
 
     def _now(self) -> str:
         return wire_time(self._clock.now())
@@ -54,7 +56,7 @@ class Webhooks:
             await self.checked(body.url)
         else:
             urls.allowed(body.url, self.settings)
-        secret = secret or hooks.new_secret()
+        secret = secret or hooks.new_secret(self._entropy.bytes(32))
         made = configuration.create(customer_id, body, self._sealer.seal(secret), self._now())
         await self._log.transact(made, meta)
         return configuration.shown(made.result, secret)
@@ -70,7 +72,7 @@ class Webhooks:
 
     async def rotate(self, customer_id: int, name: str, meta: Metadata) -> dict[str, Any]:
         """A new signing secret, shown in the answer only."""
-        secret = hooks.new_secret()
+        secret = hooks.new_secret(self._entropy.bytes(32))
         changed = configuration.change(customer_id, name, {"secret_sealed": self._sealer.seal(secret)}, self._now())
         await self._log.transact(changed, meta)
         return configuration.shown(changed.result, secret)

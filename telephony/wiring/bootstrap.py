@@ -40,6 +40,7 @@ from ..keys import (
     CALLS,
     CLOCK,
     CONTROL_KEY_DIGEST,
+    ENTROPY,
     EVENT_LOG,
     FAULTS,
     MEMORY,
@@ -82,7 +83,7 @@ def _event_log(progress: bool) -> Context:
                                          synchronous=settings.eventlog.synchronous,
                                          max_batch=settings.eventlog.max_batch)  # fmt: skip
             try:
-                app[SEALER] = await open_sealer(settings.data_dir, opened)
+                app[SEALER] = await open_sealer(settings.data_dir, opened, app[ENTROPY], app[CLOCK])
                 app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
             except BaseException:
                 await opened.close()
@@ -125,10 +126,11 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     """The object graph, built once in dependency order; then the first customer of an empty log and
     the fault rules of the configuration."""
     settings, clock, event_log, reader, memory = app[SETTINGS], app[CLOCK], app[EVENT_LOG], app[READER], app[MEMORY]
-    sealer = app[SEALER]
+    sealer, entropy = app[SEALER], app[ENTROPY]
     app[SCHEDULER] = scheduler = Scheduler(clock)
     mailer = Mailer(settings.mail, event_log, sealer, clock)
-    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler)
+    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler,
+                             entropy)  # fmt: skip
     app[BILLING] = billing = Billing(settings.billing, event_log, scheduler, clock)
     app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler)
     app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
@@ -136,7 +138,7 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
     sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
                              reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
-    app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender)
+    app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
     app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
     await app[ACCOUNTS].bootstrap()
     await faults.configure(settings.faults.rules)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import openapi, testing
+from .. import dashboard, openapi, testing
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
 from ..api import control
@@ -14,7 +14,6 @@ from ..messaging import faxes
 from ..messaging import handlers as messaging_handlers
 from ..registry import calltracking, files, importing, provisioning, statements
 from ..registry.resource_routes import registry_routes
-from ..webhooks import dashboard
 from ..webhooks import handlers as webhook_handlers
 
 
@@ -30,7 +29,7 @@ def control_routes() -> list[Route]:
     return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
             *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
             *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
-            *openapi.ROUTES]  # fmt: skip
+            *openapi.ROUTES, *testing.SCENARIO_ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

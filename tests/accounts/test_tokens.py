@@ -277,7 +277,7 @@ DIGITS_IN_A_ROW = "3cd38951736986345299550b6232cea9c1cca580"
 
 async def test_an_api_token_with_digits_in_a_row_is_listed_and_deleted_like_any_other(client, root, version,
                                                                                          monkeypatch):  # fmt: skip
-    monkeypatch.setattr(service, "new_token", lambda: DIGITS_IN_A_ROW)
+    monkeypatch.setattr(service, "new_token", lambda entropy: DIGITS_IN_A_ROW)
     response = await client.post(url(version, "/apitokens"), json={"name": "ci"}, headers=root.headers())
     assert response.status == 201 and (await response.json())["data"]["token"] == DIGITS_IN_A_ROW
     listed = await (await client.get(url(version, "/apitokens"), headers=root.headers())).json()

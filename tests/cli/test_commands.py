@@ -122,10 +122,12 @@ def test_log_never_shows_a_token_or_password(prepared, form):
 # --- verify --------------------------------------------------------------------------------------
 
 
-def test_verify_passes_on_an_untouched_data_dir(prepared):
+def test_verify_passes_on_an_untouched_data_dir_and_names_the_hash_chains_head(prepared):
     result = run(prepared, "verify")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "OK" in result.stdout
+    with sqlite3.connect(prepared.data_dir / "events.db") as conn:
+        (head,) = conn.execute("SELECT hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
+    assert "OK" in result.stdout and f"(head {head.hex()})" in result.stdout
 
 
 def test_verify_names_the_position_of_a_changed_byte(prepared):

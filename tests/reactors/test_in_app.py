@@ -154,3 +154,36 @@ async def test_an_append_that_commits_while_the_app_closes_is_not_followed_by_th
     await client.close()
     assert [event.type for event in await under_way[0]] == [HAPPENED]
     assert log.follower_failures == {} and "commit follower" not in caplog.text
+
+
+class Dawdling(Echo):
+    """Echoes `thing.happened` with the clock's time as it reacts, after letting the loop run a while."""
+
+    name = "dawdling"
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__()
+        self.clock, self.times = clock, []
+
+    async def react(self, event):
+        for _ in range(50):
+            await asyncio.sleep(0)
+        self.times.append(self.clock.time() - START)
+        return await super().react(event)
+
+
+async def test_a_settled_clock_move_lets_the_reactors_react_at_the_time_of_each_timer_a_failing_one_not_waited_for(
+    aiohttp_client, settings
+):
+    clock, broken = Clock.virtual(START), Watcher()
+    broken.broken_at = 0
+    dawdling = Dawdling(clock)
+    app = create_app(settings, clock=clock, reactors=[dawdling, broken])
+    client = await aiohttp_client(app)
+    for n, due in enumerate((5, 10, 10.5)):
+        app[SCHEDULER].at(START + due, f"happen-{n}", lambda n=n: app[EVENT_LOG].append([happened(n)]))
+    response = await client.post("/_telephony/clock", json={"advance": 30, "settle": True}, headers=CONTROL)
+    assert response.status == 200, await response.text()
+    assert dawdling.times == [5, 10, 10.5]
+    echoes = await app[EVENT_LOG].read(types=["thing.echoed"])
+    assert [e.recorded_at[11:21] for e in echoes] == ["08:00:05.0", "08:00:10.0", "08:00:10.5"]

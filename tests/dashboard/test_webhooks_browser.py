@@ -3,39 +3,18 @@
 The browser test logs in, adds a webhook through the form, places a call, reads its deliveries in the
 call flow view and redelivers one, then deletes the webhook through the page's confirmation, with no
 Content-Security-Policy refusal on the way (the pages' own style and script run). Chromium is
-Debian's package; the setup installs it when it is missing (as root, with apt-get) and skips with
-the reason only when it cannot.
+Debian's package (`browsers`).
 """
 
 from __future__ import annotations
-
-import shutil
-import subprocess
 
 import pytest
 
 from tests.accounts.helpers import create_user
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, place
+from tests.dashboard.browsers import FLAGS, chromium
 from tests.webhooks.conftest import delivered
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-"""Chromium on a machine without a display or a network beyond the test's own."""
-
-
-def chromium() -> str:
-    """Debian's Chromium, installed when missing; the test skips with the reason when it cannot be."""
-    found = shutil.which("chromium")
-    if found:
-        return found
-    if shutil.which("apt-get") is None:
-        pytest.skip("no Chromium, and no apt-get to install Debian's package")
-    installed = subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", "chromium"],
-                               capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
-    if installed.returncode != 0 or not shutil.which("chromium"):
-        pytest.skip(f"Chromium could not be installed: {installed.stderr.strip()[-300:]}")
-    return shutil.which("chromium") or ""
 
 
 @pytest.fixture
@@ -44,11 +23,12 @@ async def browser():
 
     path = chromium()
     async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+        launched = await playwright.chromium.launch(executable_path=path, args=FLAGS)
         yield launched
         await launched.close()
 
 
+@pytest.mark.browser
 async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_deliveries(client, root, receiver,
                                                                                    browser):  # fmt: skip
     page = await browser.new_page()
@@ -58,7 +38,9 @@ async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_delive
     await page.goto(dashboard)
     await page.fill("input[name=email]", "admin@example.com")
     await page.fill("input[name=password]", "change-me-now")
-    await page.click("text=Log in")
+    await page.click("button:text-is('Log in')")
+    await page.wait_for_selector("h1:has-text('Wallboard')")
+    await page.click("nav >> text=Webhooks")
     await page.wait_for_selector("text=Add a webhook")
     await page.fill("form[action$='/webhooks'] input[name=name]", "crm")
     await page.fill("form[action$='/webhooks'] input[name=url]", receiver.url)
@@ -81,7 +63,7 @@ async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_delive
     await page.wait_for_selector("text=queued again")
     await delivered(client)
     assert len(receiver.got) == 5 and receiver.got[4][0]["webhook-id"] == receiver.got[0][0]["webhook-id"]
-    await page.goto(dashboard)
+    await page.goto(dashboard + "/webhooks")
     assert "delivered" in await page.inner_text("table >> nth=1")
     await page.uncheck("input[name=enabled]")
     await page.click("text=Save")
@@ -104,7 +86,7 @@ async def test_the_dashboard_wants_a_root_or_admin_login_and_its_own_forms(clien
     await create_user(client, 100001, "agent@example.com", roles=["ROLE_AGENT"])
     refused = await client.post("/_telephony/dashboard/login", data={"email": "agent@example.com",
                                 "password": "correct-horse-battery-staple"})  # fmt: skip
-    assert refused.history[0].status == 303 and "Only root and admin users" in await refused.text()
+    assert refused.history[0].status == 303 and "Only root and admin users use the dashboard" in await refused.text()
     wrong = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com", "password": "no"})
     assert wrong.history[0].status == 303 and "Invalid email" in await wrong.text()
     logged = await client.post("/_telephony/dashboard/login", data={"email": "admin@example.com",

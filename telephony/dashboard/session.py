@@ -19,12 +19,12 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from ..accounts import authenticate_token
+from ..accounts import authenticate_token, customer_name_of
 from ..api.errors import ApiError
-from ..keys import ACCOUNTS, PRINCIPAL
-from . import pages
-from .handlers import admin
-from .pages import BASE
+from ..domain import acl
+from ..keys import ACCOUNTS, PRINCIPAL, READER
+from . import layout
+from .layout import BASE
 
 COOKIE = "telephony_dashboard"
 TOLD = "telephony_dashboard_told"
@@ -43,10 +43,19 @@ async def session(request: web.Request) -> str | None:
         return None
     try:
         await authenticate_token(request, token)
-        admin(request, write=True)
     except ApiError:
         return None
-    return token
+    who = request[PRINCIPAL]
+    return token if acl.allowed(who.is_root, list(who.roles), "settings", write=True) else None
+
+
+async def opened(request: web.Request) -> tuple[str, str] | None:
+    """The session's token and the name of its customer; None without a session (show the login)."""
+    token = await session(request)
+    if token is None:
+        return None
+    customer_id = request[PRINCIPAL].customer_id
+    return token, await customer_name_of(request.app[READER], customer_id) or str(customer_id)
 
 
 async def form(request: web.Request, token: str) -> Any:
@@ -85,12 +94,21 @@ def _heard(request: web.Request, token_id: str) -> str:
         return ""
     if told.get("for") != token_id:
         return ""
-    return pages.outcome(str(told["said"]), bool(told["bad"]), tuple(told["secret"]) if told["secret"] else None)
+    return layout.outcome(str(told["said"]), bool(told["bad"]), tuple(told["secret"]) if told["secret"] else None)
 
 
-def shown(request: web.Request, title: str, render: Callable[[str], str], token_id: str = "") -> web.Response:
-    """A page, with what the form before it did (`render` places it), once."""
-    response = pages.page(title, render(_heard(request, token_id)))
-    if TOLD in request.cookies:
+def shown(request: web.Request, title: str, render: Callable[[str], str], token: str = "", **options: Any
+          ) -> web.Response:  # fmt: skip
+    """A page, with what the form before it did (`render` places it), once; `options` as `layout.page`
+    takes them (a session's page has the navigation and its log-out form). Only a navigation takes
+    what the form did: a page's script reading its live regions (`Sec-Fetch-Mode` other than
+    `navigate`) leaves it for the page the form leads to."""
+    who = request.get(PRINCIPAL)
+    if token:
+        options = {"logout": csrf(token), **options}
+    navigated = request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate"
+    response = layout.page(title, render(_heard(request, who.token_id if token and who and navigated else "")),
+                           **options)  # fmt: skip
+    if TOLD in request.cookies and navigated:
         response.del_cookie(TOLD, path=BASE)
     return response
