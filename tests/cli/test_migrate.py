@@ -43,3 +43,8 @@ def test_verify_on_postgresql_names_the_position_of_a_changed_byte(prepared, pos
 def test_migrate_refuses_a_source_that_is_not_a_sqlite_data_dir(tmp_path):
     done = telephony("migrate", "--from", str(tmp_path), "--to", "postgresql://nowhere/x", cwd=tmp_path)
     assert done.returncode == 2 and "give sqlite:DIR" in done.stderr
+
+
+def test_the_server_refuses_a_postgresql_log_until_its_read_models_move_there(prepared):  # noqa: F811
+    done = on_postgresql(prepared, "postgresql://127.0.0.1:1/none", "serve", "--data-dir", str(prepared.data_dir))
+    assert done.returncode != 0 and "does not run on PostgreSQL yet" in done.stderr
