@@ -71,3 +71,27 @@ async def test_a_stale_expected_version_is_refused_whichever_process_wrote_the_s
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_reader_never_sees_a_position_before_an_earlier_one_is_committed(store):
+    """Two processes commit at once while a third connection reads on: every read continues the
+    positions it saw with the next one, never skipping one that commits later."""
+    first, second = await store.open(), await store.open()
+    reader, seen, gaps = store.sql(), [0], []
+
+    def read_on() -> None:
+        while seen[-1] < 300:
+            rows = reader.execute("SELECT position FROM events WHERE position > ? ORDER BY position", (seen[-1],))
+            for (position,) in rows.fetchall():
+                if position != seen[-1] + 1:
+                    gaps.append((seen[-1], position))
+                seen.append(position)
+
+    try:
+        reading = asyncio.create_task(asyncio.wait_for(asyncio.to_thread(read_on), 60))
+        await asyncio.gather(*(log.append([event(f"r-{i % 3}", i)]) for i in range(150) for log in (first, second)))
+        await reading
+    finally:
+        await first.close()
+        await second.close()
+    assert gaps == [] and seen[1:] == list(range(1, 301))
