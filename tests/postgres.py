@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import uuid
@@ -17,7 +18,6 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "postgres"
-PORT = os.environ.get("TELEPHONY_TEST_PG_PORT", str(56000 + os.getpid() % 4000))
 
 
 class Cluster:
@@ -40,11 +40,19 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def free_port() -> int:
+    """A port of the loopback address no one listens on now (other test sessions may run beside)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def start_cluster() -> Cluster:
     """Start the session's cluster in a folder under the system's temporary folder (the cluster's owner
     must reach it), or skip (fail in CI) saying why it cannot be had."""
     folder = Path(tempfile.mkdtemp(prefix="telephony-pg-"))
-    done = subprocess.run([str(SCRIPT), "start", str(folder), PORT], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([str(SCRIPT), "start", str(folder), str(free_port())], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
     if done.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
         reason = f"no PostgreSQL cluster could be started: {done.stderr.strip()[-500:]}"
