@@ -56,7 +56,8 @@ class PgGroupCommitWriter(GroupCommitWriter):
 
 
 class PgEventLog(EventLog):
-    """One PostgreSQL log with its projections; open with `await PgEventLog.open(url, ...)`."""
+    """One PostgreSQL log with its projections; open with `await PgEventLog.open_url(url, ...)`. Its
+    `path` is empty (no file holds it): `url` says where it lies."""
 
     _writer_class = PgGroupCommitWriter
 
