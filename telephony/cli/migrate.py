@@ -44,7 +44,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
             with tqdm(total=store.count(src), desc="copying", unit="ev", file=sys.stderr, disable=None) as bar:
                 copied = copy_log(src, dst, bar.update)
             problem = audit.verify_chain(dst)
-            same = store.head(src) == store.head(dst)
+            head = store.head(dst)
+            same = store.head(src) == head
         except TargetNotEmpty as exc:
             raise CliError(str(exc)) from None
         finally:
@@ -53,5 +54,5 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     if problem is not None or not same:
         print(f"migrate FAILED: the copy's {problem or 'head hash differs from the source'}")
         return 1
-    print(f"migrated {copied} events; the copy's hash chain holds, its head equals the source's")
+    print(f"migrated {copied} events; the copy's hash chain holds, its head equals the source's ({head[1].hex()})")
     return 0

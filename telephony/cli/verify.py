@@ -61,13 +61,13 @@ def _verify_postgresql(settings: Settings) -> int:
     they move to PostgreSQL too: docs/postgresql.md)."""
     conn = open_log(settings)
     try:
-        total, problem = store.count(conn), audit.verify_chain(conn)
+        total, head, problem = store.count(conn), store.head(conn)[1], audit.verify_chain(conn)
     finally:
         conn.close()
     if problem is not None:
         print(f"verify FAILED at {problem}")
         return 1
-    print(f"verify OK: {total} events on PostgreSQL, hash chain intact")
+    print(f"verify OK: {total} events on PostgreSQL, hash chain intact (head {head.hex()})")
     return 0
 
 
