@@ -92,8 +92,14 @@ class Mail(Section, frozen=True):
 
 
 class EventLogSettings(Section, frozen=True):
+    url: str = ""
+    """Empty: the SQLite log in the data dir; `postgresql://...`: the log on PostgreSQL (docs/postgresql.md)."""
     max_batch: int = 512
     synchronous: Literal["FULL", "NORMAL"] = "FULL"
+
+    def __post_init__(self) -> None:
+        if self.url and not self.url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("url must be empty (SQLite in the data dir) or a postgresql:// URL")
 
 
 LONGEST_RING = 3_600

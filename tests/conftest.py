@@ -30,3 +30,13 @@ async def client(aiohttp_client, settings, clock):
 @pytest.fixture
 def control_headers() -> dict[str, str]:
     return {"X-Control-Key": CONTROL_KEY}
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """The session's throwaway PostgreSQL cluster (see tests/postgres.py)."""
+    from .postgres import start_cluster
+
+    cluster = start_cluster()
+    yield cluster
+    cluster.stop()

@@ -8,11 +8,12 @@ import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from ..config import Settings, load_settings
-from ..eventlog import LOG_FILE, store
+from ..eventlog import LOG_FILE, pg_store, store
 
 DEFAULT_CONFIG = "config.toml"
 AddCommand = Callable[..., argparse.ArgumentParser]
@@ -45,7 +46,11 @@ def log_path(settings: Settings) -> Path:
 
 
 def open_log(settings: Settings) -> sqlite3.Connection:
-    """The data dir's log, read-only."""
+    """The data dir's log, read-only; the PostgreSQL log when `[eventlog] url` names one (read with the
+    same functions, see `eventlog.pg_connection`)."""
+    if settings.eventlog.url:
+        conn: Any = pg_store.connect(settings.eventlog.url)
+        return conn
     return store.connect(log_path(settings), readonly=True)
 
 

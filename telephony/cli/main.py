@@ -15,12 +15,14 @@ import sys
 
 from .. import datadir
 from ..config import ConfigError
-from . import events, import_export, listen, log, replay, routes, scenario, serve, verify
+from . import events, import_export, listen, log, migrate, replay, routes, scenario, serve, verify
 from .arguments import CliError
 
-COMMANDS = (serve, log, replay, verify, routes, import_export, events, listen, scenario)
+COMMANDS = (serve, log, replay, verify, migrate, routes, import_export, events, listen, scenario)
 """The modules that declare the subcommands, in the order of `--help`."""
-DESCRIPTION = "The `telephony` command: serve, log, replay, verify, routes, export, import, events, listen, scenario."
+DESCRIPTION = (
+    "The `telephony` command: serve, log, replay, verify, migrate, routes, export, import, events, listen, scenario."
+)
 CONFIG_HELP = "config file (default: ./config.toml when present)"
 DATA_DIR_HELP = "data directory (overrides [storage] data_dir)"
 

@@ -58,9 +58,15 @@ class EventLog:
         """The last events committed, in order up to the head, as the writer recorded them (decoded from
         their stored JSON, like any read): shared with every reader, which must not change them."""
         self.follower_failures: dict[str, str] = {}
-        self._writer = GroupCommitWriter(conn, projections, clock, self._after_commit, max_batch=max_batch)
+        self._writer = self._writer_class(conn, projections, clock, self._after_commit, max_batch=max_batch)
         self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-reader")
-        self._read_conn = store.connect(path, readonly=True)
+        self._read_conn = self._connect_reader()
+
+    _writer_class = GroupCommitWriter
+
+    def _connect_reader(self) -> sqlite3.Connection:
+        """The reading thread's own connection."""
+        return store.connect(self.path, readonly=True)
 
     @classmethod
     async def open(

@@ -176,7 +176,8 @@ def rows_after(
     if not types:
         return conn.execute(sql + " ORDER BY position LIMIT ?", (after, until, limit)).fetchall()
     if until - after <= SCANNED_SPAN:
-        chosen = sql + f" AND +type IN ({','.join('?' * len(types))}) ORDER BY position LIMIT ?"
+        unindexed = "+type" if isinstance(conn, sqlite3.Connection) else "type"  # SQLite: read as it lies
+        chosen = sql + f" AND {unindexed} IN ({','.join('?' * len(types))}) ORDER BY position LIMIT ?"
         return conn.execute(chosen, (after, until, *types, limit)).fetchall()
     by_type = "SELECT position FROM events WHERE type = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?"
     found = [conn.execute(by_type, (type_, after, until, limit)) for type_ in types]

@@ -91,8 +91,7 @@ class GroupCommitWriter:
         self._queue: asyncio.Queue[_Request | None] = asyncio.Queue()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eventlog-writer")
         self._position, self._hash = store.head(conn)
-        self._packer = Packer(conn)
-        self.wal = WalBound(conn)
+        self._packer = self._make_packer(conn)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self.batches = 0
@@ -159,6 +158,21 @@ class GroupCommitWriter:
                 else:
                     request.future.set_result(result)
 
+    def _make_packer(self, conn: sqlite3.Connection) -> Packer:
+        self.wal = WalBound(conn)
+        return Packer(conn)
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        """Open the batch's transaction (a store that other processes write also reads the head here)."""
+        conn.execute("BEGIN IMMEDIATE")
+
+    def _commit(self, conn: sqlite3.Connection) -> None:
+        conn.execute("COMMIT")
+
+    def _committed(self, conn: sqlite3.Connection) -> None:
+        """After a durable commit, on the writer's thread."""
+        self.wal.committed(conn)
+
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
         start_position, start_hash = self._position, self._hash
@@ -166,7 +180,7 @@ class GroupCommitWriter:
         packed_at_start = packer.mark()
         results: list[list[RecordedEvent] | BaseException] = []
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin(conn)
             for request in batch:
                 conn.execute("SAVEPOINT request")
                 saved, packed = (self._position, self._hash), packer.mark()
@@ -181,14 +195,14 @@ class GroupCommitWriter:
                     results.append(exc)
             if self._position != start_position:
                 sink.checkpoint(conn, self._position)
-            conn.execute("COMMIT")
+            self._commit(conn)
         except Exception as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash
             packer.rollback(packed_at_start)
             return [exc] * len(batch)
-        self.wal.committed(conn)
+        self._committed(conn)
         return results
 
     def _append(self, events: Iterable[NewEvent], meta: Metadata, keep: bool = True) -> list[RecordedEvent]:

@@ -16,6 +16,7 @@ from ..domain.events import EVENTS, Catalogue
 from ..eventlog import store
 from ..eventlog.compression import plain
 from ..eventlog.records import RecordedEvent
+from . import pg_rebuild
 from .base import Projection
 
 CHECKPOINTS = """
@@ -106,7 +107,13 @@ class Projections:
         return [p for p in self.all if stored.get(p.name) != (p.fingerprint, last)]
 
     def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]:
-        """Create missing tables and rebuild stale projections; returns the names rebuilt."""
+        """Create missing tables and rebuild stale projections; returns the names rebuilt. On a
+        PostgreSQL log, with `pg_rebuild`."""
+        if not isinstance(conn, sqlite3.Connection):
+            pg_stale = pg_rebuild.stale(conn, self.all)
+            if pg_stale:
+                pg_rebuild.rebuild(conn, self, pg_stale)
+            return [p.name for p in pg_stale]
         stale = self.stale(conn)
         if stale:
             self.rebuild(conn, stale, progress=progress)

@@ -33,7 +33,7 @@ from ..calls.live import LiveCalls
 from ..calls.voicemail import VoicemailMail
 from ..clock import Clock
 from ..collections.cache import PageCache
-from ..config import Settings
+from ..config import ConfigError, Settings
 from ..documents.connections import Reader
 from ..eventlog import EventLog
 from ..keys import (
@@ -80,6 +80,9 @@ def _event_log(progress: bool) -> Context:
         """The data dir's log, locked against other writers (stale projections rebuilt first), and the
         keys it was written with (a new control key shown)."""
         settings = app[SETTINGS]
+        if settings.eventlog.url:
+            raise ConfigError("eventlog.url: the server does not run on PostgreSQL yet (its read models are "
+                              "SQLite's); log, verify and migrate do (docs/postgresql.md)")  # fmt: skip
         with datadir.exclusive(settings.data_dir):
             projections = read_models.projection_set()
             opened = await EventLog.open(settings.data_dir, projections, app[CLOCK], progress=progress,

@@ -30,7 +30,7 @@ class StreamCounts(Projection):
                 delta = -1
         conn.execute(
             "INSERT INTO test_stream_counts VALUES (?, ?, ?) ON CONFLICT (stream) DO UPDATE "
-            "SET n = n + excluded.n, total = total + excluded.total",
+            "SET n = test_stream_counts.n + excluded.n, total = test_stream_counts.total + excluded.total",
             (event.stream, delta, n),
         )
 

@@ -17,7 +17,7 @@ from telephony.eventlog import store as sqlite_store
 from telephony.projections import Projections
 
 from .counting import StreamCounts
-from .test_contract import open_log
+from .stores import open_log
 from .things import THINGS, Tick
 
 

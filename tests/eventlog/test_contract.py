@@ -1,10 +1,10 @@
-"""The event log contract, written once; every store the project grows runs it."""
+"""The event log contract, written once; every store the project grows runs it (SQLite and PostgreSQL,
+see `stores.py`)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-import sqlite3
 from collections import deque
 from collections.abc import Mapping
 from typing import ClassVar
@@ -12,19 +12,23 @@ from typing import ClassVar
 import pytest
 
 from telephony.audit import verify_chain
-from telephony.clock import Clock
-from telephony.domain.events import Catalogue, Event
+from telephony.domain.events import Event
 from telephony.domain.events.base import Upcaster
-from telephony.eventlog import NO_STREAM, ConcurrencyError, EventLog, Metadata, NewEvent
+from telephony.eventlog import NO_STREAM, ConcurrencyError, Metadata, NewEvent
 from telephony.eventlog import store as sqlite_store
-from telephony.projections import Projections
 
 from .counting import StreamCounts
+from .stores import Store
 from .things import THINGS, AMade, BMade, CMade, Made, ThingHappened
 
 
-async def open_log(data_dir, catalogue: Catalogue = THINGS) -> EventLog:
-    return await EventLog.open(data_dir, Projections([StreamCounts()], catalogue), Clock(), progress=False)
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """Each test runs on both stores; the PostgreSQL one in a schema of the session's cluster."""
+    url = request.getfixturevalue("postgres_cluster").schema_url() if request.param == "postgresql" else ""
+    chosen = Store(request.param, tmp_path, url)
+    yield chosen
+    chosen.close()
 
 
 def event(stream: str, n: int = 0, expected: int = -1) -> NewEvent:
@@ -32,8 +36,8 @@ def event(stream: str, n: int = 0, expected: int = -1) -> NewEvent:
 
 
 @pytest.fixture
-async def log(tmp_path):
-    opened = await open_log(tmp_path)
+async def log(store):
+    opened = await store.open()
     yield opened
     await opened.close()
 
@@ -79,15 +83,15 @@ async def test_metadata_is_stored_with_each_event(log):
     assert stored.meta == meta
 
 
-async def test_events_and_projections_survive_a_restart(tmp_path):
-    first = await open_log(tmp_path)
+async def test_events_and_projections_survive_a_restart(store):
+    first = await store.open()
     await asyncio.gather(*(first.append([event("keep", i)]) for i in range(50)))
     await first.close()
-    second = await open_log(tmp_path)
+    second = await store.open()
     try:
         assert second.position == 50
         assert len(await second.read_stream("keep")) == 50
-        assert StreamCounts.read(sqlite_store.connect(second.path, readonly=True))["keep"] == 50
+        assert StreamCounts.read(store.sql())["keep"] == 50
         await second.append([event("keep")])
         assert second.position == 51
     finally:
@@ -125,11 +129,11 @@ class CountedAsN(Event, tag="thing.counted"):
     n: int
 
 
-async def test_upcasters_turn_old_shapes_into_new_ones_on_read(tmp_path):
-    first = await open_log(tmp_path, THINGS.with_types(Counted))
+async def test_upcasters_turn_old_shapes_into_new_ones_on_read(store):
+    first = await store.open(THINGS.with_types(Counted))
     await first.append([NewEvent(stream="u", event=Counted(count=3))])
     await first.close()
-    second = await open_log(tmp_path, THINGS.with_types(CountedAsN))
+    second = await store.open(THINGS.with_types(CountedAsN))
     try:
         (stored,) = await second.read()
         assert stored.event == CountedAsN(n=3) and stored.schema == 2
@@ -138,17 +142,17 @@ async def test_upcasters_turn_old_shapes_into_new_ones_on_read(tmp_path):
         assert kept.event == CountedAsN(n=4) and kept.schema == 2
     finally:
         await second.close()
-    conn = sqlite3.connect(tmp_path / "events.db")
-    assert conn.execute("SELECT schema FROM events ORDER BY position").fetchall() == [(1,), (2,)]
+    rows = store.sql().execute("SELECT schema FROM events ORDER BY position").fetchall()
+    assert [tuple(row) for row in rows] == [(1,), (2,)]
 
 
 @pytest.mark.parametrize("column", ["stream", "version", "type", "data", "meta", "recorded_at", "hash"])
-async def test_changing_any_stored_byte_breaks_the_chain_at_that_position(tmp_path, column):
-    opened = await open_log(tmp_path)
+async def test_changing_any_stored_byte_breaks_the_chain_at_that_position(store, column):
+    opened = await store.open()
     for i in range(5):
         await opened.append([event("t", i)])
     await opened.close()
-    conn = sqlite3.connect(tmp_path / "events.db")
+    conn = store.sql()
     value = conn.execute(f"SELECT {column} FROM events WHERE position = 3").fetchone()[0]
     if isinstance(value, bytes):
         tampered: object = bytes([value[0] ^ 1]) + value[1:]
@@ -157,19 +161,17 @@ async def test_changing_any_stored_byte_breaks_the_chain_at_that_position(tmp_pa
     else:
         tampered = value[:-1] + ("x" if value[-1] != "x" else "y")
     conn.execute(f"UPDATE events SET {column} = ? WHERE position = 3", (tampered,))
-    conn.commit()
     problem = verify_chain(conn)
     assert problem is not None and problem.position == 3
 
 
-async def test_a_deleted_event_is_reported_as_a_gap(tmp_path):
-    opened = await open_log(tmp_path)
+async def test_a_deleted_event_is_reported_as_a_gap(store):
+    opened = await store.open()
     for i in range(4):
         await opened.append([event("t", i)])
     await opened.close()
-    conn = sqlite3.connect(tmp_path / "events.db")
+    conn = store.sql()
     conn.execute("DELETE FROM events WHERE position = 2")
-    conn.commit()
     problem = verify_chain(conn)
     assert problem is not None and problem.position == 2
 

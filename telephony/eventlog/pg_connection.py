@@ -1,0 +1,54 @@
+"""A PostgreSQL connection that takes the SQL the SQLite store writes: `?` placeholders, explicit
+transactions (autocommit, `BEGIN`/`COMMIT` said), `execute` on the connection. Statements written in
+the SQL both engines share (the log's reads, portable projections, decisions) run on either store.
+
+psycopg 3 is the driver: its synchronous connection runs on the writer's thread, where decisions and
+projections run inside the append's transaction as they do on SQLite (see docs/postgresql.md)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import psycopg
+from psycopg.pq import TransactionStatus
+
+_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?")
+"""A quoted literal (left as it is) or a `?` placeholder."""
+
+
+def translate(sql: str) -> str:
+    """SQLite's `?` placeholders as psycopg's `%s` (outside quoted literals); a `%`, psycopg's own
+    marker wherever it stands, doubled."""
+    return _PLACEHOLDER.sub(lambda m: "%s" if m[0] == "?" else m[0], sql.replace("%", "%%"))
+
+
+class PgConnection:
+    """A psycopg connection in autocommit mode, with the surface of `sqlite3.Connection` the store uses."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.raw = psycopg.connect(url, autocommit=True)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        return self.raw.execute(translate(sql), tuple(params)) if params else self.raw.execute(sql)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
+        cursor = self.raw.cursor()
+        cursor.executemany(translate(sql), [tuple(row) for row in rows])
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def is_postgresql(url: str) -> bool:
+    """True for a PostgreSQL URL (`postgresql://` or `postgres://`)."""
+    return url.startswith(("postgresql://", "postgres://"))
