@@ -104,18 +104,16 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild), from its columns: plain
-        ASCII text by one statement per property, any other value through `searchable` (rare)."""
+        """Index every row of the document table `documents` (after a rebuild), from its columns: one
+        statement per property, plain ASCII text as it is and any other value through `searchable` (rare)."""
+        conn.create_function("searchable", 1, searchable, deterministic=True)
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:
-            for prop, table, insert in zip(self.props, self.tables, self._add, strict=True):
+            for prop, table in zip(self.props, self.tables, strict=True):
                 plain = f"typeof({prop}) = 'text' AND NOT {prop} GLOB ?"
-                chosen = f'SELECT id, {prop} FROM "{documents}" WHERE'
-                conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} {plain}', (NOT_ASCII,))
-                rows = conn.execute(f"{chosen} {prop} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
-                conn.executemany(
-                    insert, [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
-                )
+                text = f"CASE WHEN {plain} THEN {prop} ELSE searchable({prop}) END"
+                conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {text} FROM "{documents}" '
+                             f"WHERE typeof({prop}) IN ('text', 'integer')", (NOT_ASCII,))  # fmt: skip
         finally:
             self._hash_bytes(conn, DEFAULT_HASH_BYTES)
 
