@@ -97,8 +97,7 @@ class Rows:
     def created(self, conn: sqlite3.Connection, d: ResourceCreated) -> None:
         body = d.body
         if self.rebuilding:  # held as a dict, or as JSON text
-            held = body if isinstance(body, dict) else _encode(body).decode()
-            self.held.hold(conn, d.id, [d.customer_id, held])
+            self.held.hold(conn, d.id, [d.customer_id, body if isinstance(body, dict) else _encode(body).decode()])
             return
         conn.execute(self._insert, (d.id, d.customer_id, _encode(body).decode(), *self.columns(body)))
         conn.execute(self._count, (d.customer_id, 1))

@@ -69,9 +69,8 @@ class SearchIndex:
         self.props = tuple(props)
         self.tables = tuple(search_of(kind, prop) for prop in self.props)
         self._add = tuple(f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)' for table in self.tables)
-        self._remove = tuple(
-            f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
-        )
+        self._remove = tuple(f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)'
+                             for table in self.tables)  # fmt: skip
         self.extracted = "".join(f", {prop}" for prop in self.props)
         """The searched properties' columns, after what a statement reads first."""
 
@@ -98,14 +97,12 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
 
     def optimize(self, conn: sqlite3.Connection) -> None:
-        """Merge each index into one segment: a phrase is then read from one b-tree, not one per batch
-        inserted (a fifth off a search after a rebuild; not needed by one made only to compare)."""
+        """Merge each index into one segment, read as one b-tree: a fifth off a search after a rebuild."""
         for table in self.tables:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild), from its columns: one
-        statement per property, plain ASCII text as it is and any other value through `searchable` (rare)."""
+        """Index every row of the document table `documents` (after a rebuild) by one statement per property."""
         conn.create_function("searchable", 1, searchable, deterministic=True)
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:

@@ -159,8 +159,8 @@ class Projections:
         conn.execute("BEGIN IMMEDIATE")
         for projection in targets:
             projection.drop(conn)
-            projection.create(conn)
             projection.rebuilding = True
+            projection.create(conn)
             conn.execute(
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.fingerprint),
