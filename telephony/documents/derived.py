@@ -25,7 +25,7 @@ from .projection import DocumentChange, DocumentTable
 class DerivedTable(DocumentTable):
     """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats)."""
 
-    version: ClassVar[int] = 3
+    version: ClassVar[int] = 4
 
     def __init__(self, kind: str, **options: Any) -> None:
         super().__init__(kind, **options)

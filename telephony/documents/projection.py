@@ -77,7 +77,7 @@ def index_props(entry: Indexed) -> tuple[str, ...]:
 class DocumentTable(Rows, Projection):
     """The read model of one resource kind (its SQL: `Rows`)."""
 
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip
