@@ -29,8 +29,7 @@ class DerivedTable(DocumentTable):
 
     def __init__(self, kind: str, **options: Any) -> None:
         super().__init__(kind, **options)
-        self.sources = sources_of(kind)
-        self.tables = (*self.tables, self.sources)
+        self.sources, self.tables = sources_of(kind), (*self.tables, sources_of(kind))
         self._give = f'INSERT INTO "{self.sources}" (source) VALUES (?) RETURNING id'
         self._find = f'SELECT id FROM "{self.sources}" WHERE source = ?'
         self._index = f'CREATE UNIQUE INDEX IF NOT EXISTS "{self.sources}_source" ON "{self.sources}" (source)'
@@ -49,7 +48,6 @@ class DerivedTable(DocumentTable):
     def settle(self, conn: sqlite3.Connection) -> None:
         self._given.flush(conn)
         conn.execute(self._index)
-        self._last = None
         super().settle(conn)
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:

@@ -21,8 +21,7 @@ from .names import search_of
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
 FILL_HASH_BYTES = 16 * 1024 * 1024
-"""What a fill gathers in memory before writing it out (FTS5's `hashsize`, 1 MB by default): fewer,
-larger segments, a third less work merging them over a million documents."""
+"""A fill's FTS5 `hashsize` (1 MB by default): fewer, larger segments, a third less merging at 1M rows."""
 DEFAULT_HASH_BYTES = 1024 * 1024
 FOREIGN = "\xff"
 """What every non-ASCII character is indexed as: no ASCII pattern can hold it, so none matches it."""
@@ -107,8 +106,7 @@ class SearchIndex:
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:
             for prop, table in zip(self.props, self.tables, strict=True):
-                plain = f"typeof({prop}) = 'text' AND NOT {prop} GLOB ?"
-                text = f"CASE WHEN {plain} THEN {prop} ELSE searchable({prop}) END"
+                text = f"iif(typeof({prop}) = 'text' AND NOT {prop} GLOB ?, {prop}, searchable({prop}))"
                 conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {text} FROM "{documents}" '
                              f"WHERE typeof({prop}) IN ('text', 'integer')", (NOT_ASCII,))  # fmt: skip
         finally:
