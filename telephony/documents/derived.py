@@ -3,16 +3,16 @@
 Each document stands for one record, its source (`names.source`: `<kind>:<id>`), by which its feeds
 name it: `put` gives it the table's next id (1, 2, 3 ... across customers, in log order); `patch`
 and `remove` find it. The ids given are kept in a table of their own (`<table>_sources`), never
-cleared, so no id is given twice and a replay gives every document the same id. An export lists the
-records in the order their documents were made (`reads.in_order_drawn`), so an import gives the
-documents it draws again their ids in the same order.
+cleared, so no id is given twice and a replay gives every document the same id (a rebuild indexes the
+sources once, in `settle`). An export lists the records in the order their documents were made
+(`reads.in_order_drawn`), so an import gives the documents it draws again their ids in the same order.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -25,27 +25,29 @@ from .projection import DocumentChange, DocumentTable
 class DerivedTable(DocumentTable):
     """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats)."""
 
+    version: ClassVar[int] = 4
+
     def __init__(self, kind: str, **options: Any) -> None:
         super().__init__(kind, **options)
-        self.sources = sources_of(kind)
-        self.tables = (*self.tables, self.sources)
+        self.sources, self.tables = sources_of(kind), (*self.tables, sources_of(kind))
         self._give = f'INSERT INTO "{self.sources}" (source) VALUES (?) RETURNING id'
         self._find = f'SELECT id FROM "{self.sources}" WHERE source = ?'
-        self._given: HeldRows[str, int] = HeldRows(f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)',
-                                                   lambda source, id_: (source, id_))  # fmt: skip
+        self._index = f'CREATE UNIQUE INDEX IF NOT EXISTS "{self.sources}_source" ON "{self.sources}" (source)'
+        self._given = HeldRows[str, int](f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)', lambda *row: row)
         """During a rebuild: the ids given lately, by source, written in batches."""
         self._last: int | None = None
         """During a rebuild: the last id given."""
 
     def create(self, conn: sqlite3.Connection) -> None:
         super().create(conn)
-        sources = f'"{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE)'
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {sources}")
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL)')
+        if not self.rebuilding:
+            conn.execute(self._index)
         self._last = None
 
     def settle(self, conn: sqlite3.Connection) -> None:
         self._given.flush(conn)
-        self._last = None
+        conn.execute(self._index)
         super().settle(conn)
 
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
@@ -73,5 +75,7 @@ class DerivedTable(DocumentTable):
     def _id_of(self, conn: sqlite3.Connection, source: str) -> int | None:
         if (given := self._given.get(source)) is not None:
             return given
+        if self.rebuilding:
+            conn.execute(self._index)
         row = conn.execute(self._find, (source,)).fetchone()
         return row[0] if row else None

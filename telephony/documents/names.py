@@ -15,9 +15,8 @@ COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "camp
 
 
 def prop_sql(prop: str, columns: bool = True) -> str:
-    """The SQL expression of a (whitelisted) top-level property of a document: its column, unquoted
-    (a table without it is an error, never a string), unless `columns` is false (rows of another
-    table or view with a JSON `body`)."""
+    """The SQL of a (whitelisted) top-level property of a document: its column, unquoted (a table without
+    it is an error, never a string), unless `columns` is false (rows of another table or view with a JSON `body`)."""
     return prop if columns and prop in COLUMNS else f"json_extract(body, '$.{prop}')"
 
 

@@ -4,10 +4,9 @@ A table takes its kind's four events (`domain.events.resources`); `customer.dele
 customer's documents. Counts per customer let an unfiltered list answer `total` without scanning.
 
 Other event classes feed a table through `feeds`: a function per class turns an event (with its
-envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`: the
-four events' shapes), as call events make CDRs. A feed's `from_json(data)`, when it has one,
-makes the same changes from the event's stored JSON, which a rebuild then hands it undecoded
-(`Projection.replays_json`), as it does a table's own `created` events.
+envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`: the four
+events' shapes), as call events make CDRs. A feed's `from_json(data)`, when it has one, makes them from
+the stored JSON a rebuild hands it undecoded (`Projection.replays_json`), as a table's own `created`.
 
 `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
 id; `searched`, the text properties of the substring index (`documents.search`): all of `names.COLUMNS`.
@@ -77,7 +76,7 @@ def index_props(entry: Indexed) -> tuple[str, ...]:
 class DocumentTable(Rows, Projection):
     """The read model of one resource kind (its SQL: `Rows`)."""
 
-    version: ClassVar[int] = 2
+    version: ClassVar[int] = 3
 
     def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip

@@ -2,10 +2,10 @@
 
 `DocumentTable` is a `Rows`: each method below applies one of the four changes of a kind's documents
 (`domain.events.resources`). The columns the kind indexes or searches (`names.COLUMNS`) are stored,
-written with the body as `json_extract` reads them from it (`columns`); the others are virtual.
-During a rebuild, documents created lately are held back (`HeldRows`) and changed in place, so each
-is written once; `settle` fills the counts and the search index in one pass each, and `index`
-builds the indexes once, from the columns.
+written with the body as `json_extract` reads them from it (`columns`); the others are virtual, added
+after a rebuild's load (`_virtual`). A rebuild holds documents created lately back (`HeldRows`) and
+changes them in place, so each is written once; `settle` fills the counts and the search index in one
+pass each, and `index` builds the indexes once, from the columns.
 """
 
 from __future__ import annotations
@@ -42,9 +42,8 @@ class Rows:
         own = {prop for props in indexed for prop in props} | set(search.props if search else ())
         self.stored = tuple(name for name in COLUMNS if name in own)  # the others are virtual
         self._plain = msgspec.json.Decoder(msgspec.defstruct("Stored", [(name, Plain, None) for name in self.stored]))
-        marks = ", ".join("?" * (3 + len(self.stored)))
-        self._insert = (f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body'
-                        f"{''.join(f', {name}' for name in self.stored)}) VALUES ({marks})")  # fmt: skip
+        self._cols, marks = "".join(f", {name}" for name in self.stored), ", ".join("?" * (3 + len(self.stored)))
+        self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
                        "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
         self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
@@ -54,10 +53,9 @@ class Rows:
     def columns(self, body: Any) -> tuple[Any, ...]:
         """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
         try:
-            if isinstance(body, str):
-                return msgspec.structs.astuple(self._plain.decode(body))
-            if isinstance(body, dict):
-                return msgspec.structs.astuple(msgspec.convert(body, self._plain.type))
+            if isinstance(body, str | dict):
+                found = self._plain.decode(body) if isinstance(body, str) else msgspec.convert(body, self._plain.type)
+                return msgspec.structs.astuple(found)
         except msgspec.ValidationError:
             found = _decode(body) if isinstance(body, str) else body
             if isinstance(found, dict):
@@ -70,16 +68,23 @@ class Rows:
 
     def create(self, conn: sqlite3.Connection) -> None:
         key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
-        columns = ", ".join(name if name in self.stored else f"{name} AS (json_extract(body, '$.{name}')) VIRTUAL"
-                            for name in COLUMNS)  # fmt: skip
         table, counts = f'"{self.table}"', f'"{self.counts}"'
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({key}, customer_id INTEGER NOT NULL, body TEXT, {columns})")
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols})")
         conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
         if self.search is not None:
             self.search.create(conn)
+        if not self.rebuilding:
+            self._virtual(conn)
+
+    def _virtual(self, conn: sqlite3.Connection) -> None:
+        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted)."""
+        have = {row[1] for row in conn.execute(f'PRAGMA table_xinfo("{self.table}")')}
+        for name in (name for name in COLUMNS if name not in have):
+            conn.execute(f"ALTER TABLE \"{self.table}\" ADD COLUMN {name} AS (json_extract(body, '$.{name}')) VIRTUAL")
 
     def settle(self, conn: sqlite3.Connection) -> None:
         self.held.flush(conn)
+        self._virtual(conn)
         conn.execute(f'DELETE FROM "{self.counts}"')
         conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY 1')
         if self.search is not None:
@@ -97,8 +102,7 @@ class Rows:
     def created(self, conn: sqlite3.Connection, d: ResourceCreated) -> None:
         body = d.body
         if self.rebuilding:  # held as a dict, or as JSON text
-            held = body if isinstance(body, dict) else _encode(body).decode()
-            self.held.hold(conn, d.id, [d.customer_id, held])
+            self.held.hold(conn, d.id, [d.customer_id, body if isinstance(body, dict) else _encode(body).decode()])
             return
         conn.execute(self._insert, (d.id, d.customer_id, _encode(body).decode(), *self.columns(body)))
         conn.execute(self._count, (d.customer_id, 1))
@@ -142,6 +146,7 @@ class Rows:
     def cleared(self, conn: sqlite3.Connection, d: ResourceCleared) -> None:
         """Every document of a customer, or those whose properties have the values `where` says."""
         self.held.flush(conn)
+        self._virtual(conn)
         customer_id, where = d.customer_id, d.where
         matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
         chosen, params = f'FROM "{self.table}" WHERE customer_id = ?{matching}', (customer_id, *where.values())

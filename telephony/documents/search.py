@@ -21,8 +21,7 @@ from .names import search_of
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
 FILL_HASH_BYTES = 16 * 1024 * 1024
-"""What a fill gathers in memory before writing it out (FTS5's `hashsize`, 1 MB by default): fewer,
-larger segments, a third less work merging them over a million documents."""
+"""A fill's FTS5 `hashsize` (1 MB by default): fewer, larger segments, a third less merging at 1M rows."""
 DEFAULT_HASH_BYTES = 1024 * 1024
 FOREIGN = "\xff"
 """What every non-ASCII character is indexed as: no ASCII pattern can hold it, so none matches it."""
@@ -69,9 +68,8 @@ class SearchIndex:
         self.props = tuple(props)
         self.tables = tuple(search_of(kind, prop) for prop in self.props)
         self._add = tuple(f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)' for table in self.tables)
-        self._remove = tuple(
-            f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)' for table in self.tables
-        )
+        self._remove = tuple(f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)'
+                             for table in self.tables)  # fmt: skip
         self.extracted = "".join(f", {prop}" for prop in self.props)
         """The searched properties' columns, after what a statement reads first."""
 
@@ -98,24 +96,19 @@ class SearchIndex:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
 
     def optimize(self, conn: sqlite3.Connection) -> None:
-        """Merge each index into one segment: a phrase is then read from one b-tree, not one per batch
-        inserted (a fifth off a search after a rebuild; not needed by one made only to compare)."""
+        """Merge each index into one segment, read as one b-tree: a fifth off a search after a rebuild."""
         for table in self.tables:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
     def fill(self, conn: sqlite3.Connection, documents: str) -> None:
-        """Index every row of the document table `documents` (after a rebuild), from its columns: plain
-        ASCII text by one statement per property, any other value through `searchable` (rare)."""
+        """Index every row of the document table `documents` (after a rebuild) by one statement per property."""
+        conn.create_function("searchable", 1, searchable, deterministic=True)
         self._hash_bytes(conn, FILL_HASH_BYTES)
         try:
-            for prop, table, insert in zip(self.props, self.tables, self._add, strict=True):
-                plain = f"typeof({prop}) = 'text' AND NOT {prop} GLOB ?"
-                chosen = f'SELECT id, {prop} FROM "{documents}" WHERE'
-                conn.execute(f'INSERT INTO "{table}" (rowid, text) {chosen} {plain}', (NOT_ASCII,))
-                rows = conn.execute(f"{chosen} {prop} IS NOT NULL AND NOT ({plain})", (NOT_ASCII,)).fetchall()
-                conn.executemany(
-                    insert, [(id_, text) for id_, value in rows if (text := searchable(value)) is not None]
-                )
+            for prop, table in zip(self.props, self.tables, strict=True):
+                text = f"iif(typeof({prop}) = 'text' AND NOT {prop} GLOB ?, {prop}, searchable({prop}))"
+                conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {text} FROM "{documents}" '
+                             f"WHERE typeof({prop}) IN ('text', 'integer')", (NOT_ASCII,))  # fmt: skip
         finally:
             self._hash_bytes(conn, DEFAULT_HASH_BYTES)
 

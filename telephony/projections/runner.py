@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
 """
 REBUILD_COMMIT_EVERY = 100_000
 REBUILD_CHUNK = 5000
-BULK_SETTINGS = {"synchronous": "1", "cache_size": "-16384", "secure_delete": "OFF",  # synchronous 1: NORMAL
+BULK_SETTINGS = {"synchronous": "1", "cache_size": "-131072", "secure_delete": "OFF",  # synchronous 1: NORMAL
                  "threads": str(min(4, os.cpu_count() or 1))}  # fmt: skip
 SECURE_DELETE = {0: "OFF", 1: "ON", 2: "FAST"}
 
@@ -159,8 +159,8 @@ class Projections:
         conn.execute("BEGIN IMMEDIATE")
         for projection in targets:
             projection.drop(conn)
-            projection.create(conn)
             projection.rebuilding = True
+            projection.create(conn)
             conn.execute(
                 "INSERT OR REPLACE INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0)",
                 (projection.name, projection.fingerprint),
