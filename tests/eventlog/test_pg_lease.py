@@ -20,7 +20,7 @@ async def hold():
     lease = Lease(sys.argv[1], "simulator")
     await lease.acquire()
     print("held", flush=True)
-    await asyncio.sleep(3600)
+    await asyncio.Event().wait()  # holds the lease until the test kills this process
 
 asyncio.run(hold())
 """
