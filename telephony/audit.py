@@ -22,6 +22,7 @@ from .eventlog import LOG_FILE, RecordedEvent, compression, store
 from .eventlog.compression import plain
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from .projections import Projection, Projections, snapshots
+from .projections.fresh import FRESH_SETTINGS
 from .projections.memory import MemoryProjections, restores
 from .redaction import redact
 
@@ -106,6 +107,7 @@ def verify_projections(
     """Rebuild every projection from the log (read where it lies) in a scratch database and compare,
     table by table. With a `chain`, the rebuild reads every event and checks the hash chain on the way;
     when it breaks, nothing is compared (`chain.problem` says why) and None is returned."""
+    conn.execute(f"PRAGMA mmap_size={store.MAPPED}")  # the log, read through
     with tempfile.TemporaryDirectory(prefix="telephony-verify-") as scratch:
         fresh = _scratch(Path(scratch) / LOG_FILE)
         try:
@@ -114,6 +116,7 @@ def verify_projections(
             fresh.close()
             return None
         fresh.execute("ATTACH DATABASE ? AS live", (_path_of(conn),))
+        fresh.execute(f"PRAGMA live.mmap_size={store.MAPPED}")
         try:
             for table in _tables(projections):
                 if (problem := _difference(fresh, table)) is not None:
@@ -125,11 +128,12 @@ def verify_projections(
 
 
 def _scratch(path: Path) -> sqlite3.Connection:
-    """A database thrown away after one comparison: no journal and no waits for the disk (in WAL mode
-    a rebuild of a million documents wrote every page twice and waited at each checkpoint)."""
+    """A database thrown away after one comparison, made as a full rebuild's new file is (`fresh`): no
+    journal, no waits for the disk (in WAL mode a rebuild of a million documents wrote every page twice
+    and waited at each checkpoint), read mapped."""
     conn = store.connect(path, synchronous="NORMAL")
-    conn.execute("PRAGMA journal_mode=OFF")
-    conn.execute("PRAGMA synchronous=OFF")
+    for setting in FRESH_SETTINGS:
+        conn.execute(f"PRAGMA {setting}")
     return conn
 
 

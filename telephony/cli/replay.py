@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from .. import audit, datadir, wiring
-from ..eventlog import readahead, store
+from ..eventlog import readahead
+from ..projections import fresh
 from .arguments import AddCommand, CliError, log_path, settings_of, time_bound
 
 
@@ -34,8 +35,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if until is not None or until_time is not None:
         raise CliError("--until needs --out: the live data dir always holds the whole log")
     with datadir.exclusive(settings.data_dir):
-        conn = store.connect(log_path(settings))
-        applied = projections.rebuild(conn)
+        applied = fresh.rebuild_file(log_path(settings), projections)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
     return 0
 

@@ -1,0 +1,60 @@
+"""A full rebuild writes a new database file and moves it over the data dir's only when it is whole."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from contextlib import closing
+
+import pytest
+
+from telephony import wiring
+from telephony.projections import fresh
+
+from ..cli import test_commands
+from ..cli.test_commands import Prepared, run, tamper
+
+prepared = test_commands.prepared
+"""A data dir written by the real app, with API tokens (the fixture of the command's tests)."""
+
+KEPT = ("events", "event_dictionaries", "outbox", "reactor_positions", "memory_snapshots")
+
+
+def _rows(prepared: Prepared, tables) -> dict[str, list[tuple]]:
+    with closing(sqlite3.connect(prepared.data_dir / "events.db")) as conn:
+        names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {table: conn.execute(f'SELECT * FROM "{table}" ORDER BY 1').fetchall() for table in tables
+                if table in names}  # fmt: skip
+
+
+def test_replay_keeps_the_log_and_every_table_no_projection_owns_and_leaves_one_file(prepared):
+    before = _rows(prepared, KEPT)
+    assert before["events"], "the app wrote events"
+    tamper(prepared, "DELETE FROM tokens WHERE name = 'late'")
+    result = run(prepared, "replay")
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in prepared.data_dir.glob("events.db*")) == ["events.db"]
+    assert _rows(prepared, KEPT) == before
+    assert run(prepared, "verify").returncode == 0
+    assert stat.S_IMODE((prepared.data_dir / "events.db").stat().st_mode) == 0o600
+    with closing(sqlite3.connect(prepared.data_dir / "events.db")) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_rebuild_that_fails_half_way_leaves_the_old_file_and_its_read_models(prepared):
+    tamper(prepared, "DELETE FROM tokens WHERE name = 'late'")
+    before = _rows(prepared, ("tokens", "events"))
+    projections = wiring.projection_set()
+    failing = next(p for p in projections.all if "tokens" in p.tables)
+
+    def settle(conn):
+        raise RuntimeError("the disk is full")
+
+    failing.settle = settle  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        fresh.rebuild_file(prepared.data_dir / "events.db", projections, progress=False)
+    assert _rows(prepared, ("tokens", "events")) == before
+    assert not (prepared.data_dir / "events.db.rebuild").exists()
+    assert run(prepared, "verify").returncode == 1, "the lost row is still lost"
+    assert run(prepared, "replay").returncode == 0
+    assert run(prepared, "verify").returncode == 0
