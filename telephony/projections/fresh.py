@@ -15,6 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from ..datadir import DataDirBusy
 from ..eventlog import store
 from .runner import Projections
 
@@ -32,7 +33,8 @@ def rebuild_file(path: Path, projections: Projections, *, progress: bool = True)
     building.unlink(missing_ok=True)
     log = store.connect(path)
     try:
-        log.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the file alone holds the whole log
+        if log.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]:  # the file alone must hold it all
+            raise DataDirBusy(f"{path} is being read by another process: its WAL cannot be folded in (retry)")
         log.execute(f"PRAGMA mmap_size={store.MAPPED}")
         os.close(os.open(building, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
         conn = sqlite3.connect(building, isolation_level=None, check_same_thread=False)

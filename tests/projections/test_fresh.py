@@ -9,6 +9,7 @@ from contextlib import closing
 import pytest
 
 from telephony import wiring
+from telephony.datadir import DataDirBusy
 from telephony.projections import fresh
 
 from ..cli import test_commands
@@ -56,5 +57,21 @@ def test_a_rebuild_that_fails_half_way_leaves_the_old_file_and_its_read_models(p
     assert _rows(prepared, ("tokens", "events")) == before
     assert not (prepared.data_dir / "events.db.rebuild").exists()
     assert run(prepared, "verify").returncode == 1, "the lost row is still lost"
+    assert run(prepared, "replay").returncode == 0
+    assert run(prepared, "verify").returncode == 0
+
+
+def test_a_replay_while_another_process_reads_an_unfolded_wal_refuses_and_changes_nothing(prepared):
+    reader = sqlite3.connect(prepared.data_dir / "events.db", isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM events").fetchone()  # holds its snapshot of the log
+        tamper(prepared, "DELETE FROM tokens WHERE name = 'late'")  # written to the WAL, not yet folded in
+        with pytest.raises(DataDirBusy, match="being read by another process"):
+            fresh.rebuild_file(prepared.data_dir / "events.db", wiring.projection_set(), progress=False)
+        assert not (prepared.data_dir / "events.db.rebuild").exists()
+    finally:
+        reader.close()
+    assert run(prepared, "verify").returncode == 1, "the deleted row is still deleted: the WAL was kept"
     assert run(prepared, "replay").returncode == 0
     assert run(prepared, "verify").returncode == 0
