@@ -51,10 +51,20 @@ def rebuild_file(path: Path, projections: Projections, *, progress: bool = True)
         raise
     finally:
         log.close()
+    _sync(building)  # on the disk before it stands for the log: a power cut leaves one file or the other
     for leftover in ("-wal", "-shm"):  # empty once the last connection closed: the new file starts clean
         path.with_name(path.name + leftover).unlink(missing_ok=True)
     os.replace(building, path)
+    _sync(path.parent)
     return last
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _copy_kept(conn: sqlite3.Connection, path: Path, owned: set[str]) -> None:
