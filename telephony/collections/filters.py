@@ -177,11 +177,11 @@ def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], ki
         else:
             clauses.append(f"{column} {operator} ?")
             params.append(_bind(value))
-    where = Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+    where = Where(" AND ".join(clauses) if clauses else "TRUE", tuple(params))
     if match is None:
         return where
     found, clause, param = match
-    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "1"
+    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "TRUE"
     return Where(where.sql, where.params, found, (others, (*params[:param], *params[param + 1 :])))
 
 
@@ -196,7 +196,7 @@ def _among(column: str, kind: Kind, values: list[Any], params: list[Any]) -> str
     for day in dict.fromkeys(days):
         clauses.append(f"{column} BETWEEN ? AND ?")
         params.extend((day, f"{day} 23:59:59"))
-    return f"({' OR '.join(clauses)})" if clauses else "0"
+    return f"({' OR '.join(clauses)})" if clauses else "FALSE"
 
 
 def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:

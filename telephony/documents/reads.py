@@ -24,7 +24,7 @@ def storable(ids: list[Any]) -> list[Any]:
 def _among(kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, tuple[Any, ...]]:
     """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
     ids = storable(ids)
-    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "0"
+    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "FALSE"
     return f'SELECT {selected} FROM "{table_of(kind)}" WHERE {where}', (customer_id, *ids) if ids else ()
 
 
