@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from psycopg.types.json import Jsonb
 
 from ..documents.derived import DerivedTable
 from ..documents.names import COLUMNS
 from ..documents.projection import DocumentTable
 from ..documents.rows import Rows
-from ..domain.events.resources import ResourceCleared, ResourceUpdated
+from ..domain.events.resources import ResourceUpdated
 from ..projections import Projection, Projections
 from ..projections.holding import HeldRows
+from . import pg_functions
 
 _encode, _decode = msgspec.json.encode, msgspec.json.decode
 
@@ -40,8 +40,8 @@ def trigram_ops(conn: Any) -> str:
 
 
 def searched_text(prop: str) -> str:
-    """The text a searched property is matched as: lower case, so `LIKE` answers case-insensitively."""
-    return f"lower({prop} #>> '{{}}')"
+    """The text a searched property is matched as by `like(pattern, prop)`: its ASCII letters lower-cased."""
+    return pg_functions.ASCII_LOWER % f"{prop} #>> '{{}}'"
 
 
 class PgRows(Rows):
@@ -55,8 +55,11 @@ class PgRows(Rows):
         self.held = HeldRows(self._insert, self._held_row)
 
     def create(self, conn: Any) -> None:
+        pg_functions.install(conn)
         key = "TEXT" if self.text_ids else "BIGINT"
-        generated = "".join(f", {name} JSONB GENERATED ALWAYS AS (body::jsonb -> '{name}') STORED" for name in COLUMNS)
+        generated = "".join(
+            f", {name} JSONB GENERATED ALWAYS AS (json_extract(body, '$.{name}')) STORED" for name in COLUMNS
+        )
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" (id {key} PRIMARY KEY, customer_id BIGINT NOT NULL, '
                      f"body TEXT{generated})")  # fmt: skip
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id BIGINT PRIMARY KEY, n BIGINT NOT NULL)')
@@ -83,10 +86,6 @@ class PgRows(Rows):
         if row is not None:
             merged = _encode(_decode(row[0]) | d.changes).decode()
             conn.execute(f'UPDATE "{self.table}" SET body = ? WHERE id = ?', (merged, d.id))
-
-    def cleared(self, conn: Any, d: ResourceCleared) -> None:
-        """As on SQLite, the values of `where` compared as JSON with the generated columns."""
-        super().cleared(conn, msgspec.structs.replace(d, where={k: Jsonb(v) for k, v in d.where.items()}))
 
 
 class PgDocumentTable(PgRows, DocumentTable):
