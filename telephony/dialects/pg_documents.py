@@ -12,6 +12,7 @@ same name, fingerprint and feeds), any other projection as it is."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -55,7 +56,6 @@ class PgRows(Rows):
         self.held = HeldRows(self._insert, self._held_row)
 
     def create(self, conn: Any) -> None:
-        pg_functions.install(conn)
         key = "TEXT" if self.text_ids else "BIGINT"
         generated = "".join(
             f", {name} JSONB GENERATED ALWAYS AS (json_extract(body, '$.{name}')) STORED" for name in COLUMNS
@@ -108,20 +108,38 @@ class PgDerivedTable(PgRows, DerivedTable):
                       f'FROM "{self.sources}" RETURNING id')  # fmt: skip
 
 
-def for_postgresql(projection: Projection) -> Projection:
-    """The PostgreSQL form of `projection`: a document table's own class for it, sharing its state."""
-    forms: dict[type, type] = {DocumentTable: PgDocumentTable, DerivedTable: PgDerivedTable}
+class Functions(Projection):
+    """The functions and operators (`pg_functions`), made first, and again when their statements change."""
+
+    name = "pg_functions"
+
+    def declaration(self) -> tuple:
+        return (*super().declaration(), tuple(pg_functions.statements()))
+
+    def create(self, conn: Any) -> None:
+        pg_functions.install(conn)
+
+
+FORMS: dict[type, type] = {DocumentTable: PgDocumentTable, DerivedTable: PgDerivedTable}
+"""The PostgreSQL class of each projection class that has one (others write the SQL both stores share)."""
+
+
+def for_postgresql(projection: Projection, forms: Mapping[type, type] = FORMS) -> Projection:
+    """The PostgreSQL form of `projection`, sharing its state: its class's in `forms`, or itself."""
     form = forms.get(type(projection))
     if form is None:
         return projection
     converted: Any = object.__new__(form)
     converted.__dict__.update(projection.__dict__)
-    writes = converted.created, converted.updated, converted.deleted, converted.cleared
-    converted._actions = {w.__name__: w for w in writes}
-    converted._on_postgresql()
+    if isinstance(projection, DocumentTable):
+        writes = converted.created, converted.updated, converted.deleted, converted.cleared
+        converted._actions = {w.__name__: w for w in writes}
+        converted._on_postgresql()
     return converted
 
 
-def on_postgresql(projections: Projections) -> Projections:
-    """The same set of projections in their PostgreSQL forms (what a PostgreSQL log applies)."""
-    return Projections([for_postgresql(p) for p in projections.all], projections.catalogue)
+def on_postgresql(projections: Projections, forms: Mapping[type, type] = FORMS) -> Projections:
+    """The same set of projections in their PostgreSQL forms (what a PostgreSQL log applies), after
+    the functions their SQL uses."""
+    converted = [for_postgresql(p, {**FORMS, **forms}) for p in projections.all]
+    return Projections([Functions(), *converted], projections.catalogue)

@@ -7,10 +7,11 @@ has; here it is `jsonb` (`pg_documents`). A value bound for it is text, a number
 bound value made `jsonb`: a number equals a number, text equals text, and they order as `jsonb` does.
 Every `prop = ?`, `IN`, `BETWEEN` written for SQLite then means the same here (text is bound as
 `text`, not psycopg's untyped literal: `PgConnection`). SQLite's `json_extract(body, '$.prop')`,
-`ltrim`, `like(pattern, value)` (folding ASCII letters only, as SQLite's LIKE; PostgreSQL's own
-`like(text, text)` takes its arguments the other way round, so `unicode_lower` of a property gives
-`jsonb`) and `unicode_lower` (folding every alphabet) exist with SQLite's meaning; a JSON `null` is
-SQL's NULL, as `json_extract` gives it."""
+`json_insert(array, '$[#]', text)`, `ltrim`, `json_each`, two-argument `max`, `like(pattern, value)`
+(folding ASCII letters only, as SQLite's LIKE; PostgreSQL's own `like(text, text)` takes its
+arguments the other way round, so `unicode_lower` of a property gives `jsonb`) and `unicode_lower`
+(folding every alphabet) exist with SQLite's meaning; a JSON `null` is SQL's NULL, as
+`json_extract` gives it. SQLite's `BLOB` type and its `sqlite_master` (the names) exist too."""
 
 from __future__ import annotations
 
@@ -26,7 +27,19 @@ FUNCTIONS = (
     f'"like"(text, jsonb) RETURNS boolean AS $$ SELECT {ASCII_LOWER % TEXT} LIKE {ASCII_LOWER % "$1"} $$',
     "unicode_lower(jsonb) RETURNS jsonb AS $$ SELECT to_jsonb(lower($1 #>> '{}')) $$",
     "unicode_lower(text) RETURNS text AS $$ SELECT lower($1) $$",
+    "json_insert(text, text, text) RETURNS text AS $$ SELECT CASE WHEN $2 = '$[#]' "
+    "THEN ($1::jsonb || to_jsonb($3))::text END $$",
+    "max(bigint, bigint) RETURNS bigint AS $$ SELECT greatest($1, $2) $$",
+    "json_each(text, text) RETURNS TABLE (value jsonb, type text) AS $$ SELECT e, jsonb_typeof(e) FROM "
+    "jsonb_array_elements(CASE WHEN jsonb_typeof(json_extract($1, $2)) = 'array' THEN json_extract($1, $2) "
+    "ELSE '[]' END) AS e $$",
 )
+SCHEMA_OBJECTS = (
+    "CREATE DOMAIN blob AS bytea",
+    "CREATE VIEW sqlite_master AS SELECT relname::text AS name FROM pg_class "
+    "WHERE relnamespace = current_schema()::regnamespace",
+)
+"""SQLite's `BLOB` type, and the names of the schema's tables as SQLite's `sqlite_master` gives them."""
 OPERATORS = {"=": "=", "<>": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 BOUND = {"text": "to_jsonb($2)", "smallint": "to_jsonb($2)", "integer": "to_jsonb($2)", "bigint": "to_jsonb($2)",
          "numeric": "to_jsonb($2)", "double precision": "to_jsonb($2)", "boolean": "to_jsonb($2)"}  # fmt: skip
@@ -35,7 +48,10 @@ BOUND = {"text": "to_jsonb($2)", "smallint": "to_jsonb($2)", "integer": "to_json
 
 def statements() -> list[str]:
     """Every statement that makes the functions and operators, in order."""
-    made = [f"CREATE OR REPLACE FUNCTION {signature} LANGUAGE sql IMMUTABLE" for signature in FUNCTIONS]
+    made = [
+        *SCHEMA_OBJECTS,
+        *(f"CREATE OR REPLACE FUNCTION {signature} LANGUAGE sql IMMUTABLE" for signature in FUNCTIONS),
+    ]
     for type_, bound in BOUND.items():
         name = type_.replace(" ", "_")
         for op, sql_op in OPERATORS.items():

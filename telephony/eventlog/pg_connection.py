@@ -36,6 +36,8 @@ class PgConnection:
         self.raw.adapters.register_dumper(str, StrDumper)  # text, not untyped: see dialects.pg_functions
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        if sql == "BEGIN IMMEDIATE":  # SQLite's write transaction: every PostgreSQL one may write
+            sql = "BEGIN"
         return self.raw.execute(translate(sql), tuple(params)) if params else self.raw.execute(sql)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
