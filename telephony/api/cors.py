@@ -18,7 +18,14 @@ import aiohttp_cors
 from aiohttp import hdrs, web
 
 ALLOWED_METHODS = ("GET", "HEAD", "POST", "PATCH", "DELETE")
-ALLOWED_HEADERS = ("Content-Type", "X-Auth-Token", "Authorization", "X-Request-Id", "X-Control-Key")
+ALLOWED_HEADERS = (
+    "Content-Type",
+    "X-Auth-Token",
+    "Authorization",
+    "X-Request-Id",
+    "X-Control-Key",
+    "X-Telephony-Position",
+)
 EXPOSED_HEADERS = ("X-Request-Id", "Content-Length")
 
 

@@ -14,6 +14,7 @@ from ..domain.errors import DomainError
 from ..eventlog import ConcurrencyError, LogClosed
 from ..keys import REQUEST_ID
 from ..logs import request_id
+from . import positions
 from .errors import ApiError, error_response, from_conflict, from_domain
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ def frame(options: Options | None = None):
             if options is not None and request.method == "OPTIONS":
                 response = await options(request, handler)
             else:
-                response = await handler(request)
+                response = await positions.reached(request) or await handler(request)
+                positions.stamp(request, response)
         except Exception as exc:
             response = _failure(request, exc)
         finally:

@@ -78,7 +78,7 @@ class PageCache(MemoryProjection):
         and where the next page starts when the page is full."""
         if generation != self.generation(kind):
             return
-        if q.where.sql != "1" or q.group_by is not None:
+        if q.where.sql != "TRUE" or q.group_by is not None:
             self._keep(_key(kind, customer_id, q), generation, page.total)
         if page.last is not None and page.size == q.limit:
             self._keep(_key(kind, customer_id, q, q.offset + q.limit), generation, page.last)

@@ -177,11 +177,11 @@ def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], ki
         else:
             clauses.append(f"{column} {operator} ?")
             params.append(_bind(value))
-    where = Where(" AND ".join(clauses) if clauses else "1", tuple(params))
+    where = Where(" AND ".join(clauses) if clauses else "TRUE", tuple(params))
     if match is None:
         return where
     found, clause, param = match
-    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "1"
+    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "TRUE"
     return Where(where.sql, where.params, found, (others, (*params[:param], *params[param + 1 :])))
 
 
@@ -196,7 +196,7 @@ def _among(column: str, kind: Kind, values: list[Any], params: list[Any]) -> str
     for day in dict.fromkeys(days):
         clauses.append(f"{column} BETWEEN ? AND ?")
         params.extend((day, f"{day} 23:59:59"))
-    return f"({' OR '.join(clauses)})" if clauses else "0"
+    return f"({' OR '.join(clauses)})" if clauses else "FALSE"
 
 
 def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
@@ -205,12 +205,11 @@ def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
     pattern with other letters compares lower-cased text (`unicode_lower`, a Python function, run
     only on rows that pass LIKE with those letters as `_`, so a rare pattern costs little)."""
     pattern = value if ("%" in value or "_" in value) else f"%{value}%"
-    text = f"CAST({column} AS TEXT)"
-    if pattern.isascii():
-        match = f"{text} LIKE ?"
+    if pattern.isascii():  # SQLite's like(pattern, value) is `value LIKE pattern` (and see dialects.pg_functions)
+        match = f"like(?, {column})"
         params.append(pattern)
     else:
-        match = f"({text} LIKE ? AND {unicode_lower(text)} LIKE ?)"
+        match = f"(like(?, {column}) AND like(?, {unicode_lower(column)}))"
         params.extend(("".join(c if c.isascii() else "_" for c in pattern), pattern.lower()))
     return f"({column} IS NOT NULL AND {'NOT ' if negate else ''}{match})"
 

@@ -3,10 +3,9 @@
 Most reads are index lookups of tens of microseconds, less than a trip to a thread and back. So a
 query first runs on the event loop's own read-only connection under a budget of SQLite steps; one
 that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds
-up other requests. Each statement reads the latest commit (no read transaction is held between).
-Both connections know `unicode_lower(text)`, the lower case of any alphabet (SQLite's `lower` and
-`LIKE` fold ASCII letters only), for case-insensitive filters.
-"""
+up other requests. Each statement reads the latest commit (no read transaction held between). Both
+know `unicode_lower(text)`, any alphabet's lower case (SQLite's `lower` and `LIKE` fold ASCII only).
+On PostgreSQL, `dialects.pg_reader` has the same surface."""
 
 from __future__ import annotations
 
@@ -19,6 +18,9 @@ import aiosqlite
 
 STEPS_PER_CHECK = 1000
 UNICODE_LOWER = "unicode_lower"
+SQLITE_PAGE = ("SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"<table>\" USING (id)", "<ids>",
+               "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))", "", "?, ")  # fmt: skip
+"""A page's bodies joined in order, its ids, last id, a key column's cast, a bound key before the id's."""
 INLINE_CACHE_KIB = 32 * 1024
 """The page cache of the loop's connection: the pages lists come back to stay in memory."""
 
@@ -33,6 +35,8 @@ def _lower(value: Any) -> Any:
 
 
 class Reader:
+    page_sql = SQLITE_PAGE
+
     def __init__(self, inline: sqlite3.Connection, threaded: aiosqlite.Connection, budget_steps: int) -> None:
         self._inline, self._threaded, self._inline_first = inline, threaded, budget_steps > 0
         self._budget, self._checks = max(1, budget_steps // STEPS_PER_CHECK), 0

@@ -5,8 +5,7 @@ name it: `put` gives it the table's next id (1, 2, 3 ... across customers, in lo
 and `remove` find it. The ids given are kept in a table of their own (`<table>_sources`), never
 cleared, so no id is given twice and a replay gives every document the same id (a rebuild indexes the
 sources once, in `settle`). An export lists the records in the order their documents were made
-(`reads.in_order_drawn`), so an import gives the documents it draws again their ids in the same order.
-"""
+(`reads.in_order_drawn`), so an import gives the documents it draws again their ids in the same order."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 The list engine (`collections/`) checks a request into a `Query`; this runs it against the rows of
 a resource kind, or of a table (or view) its projection module owns, with an `id`, a `customer_id`
-and a JSON `body`. The conditions that narrow a list by other documents are made here too.
-"""
+and a JSON `body`. The conditions that narrow a list by other documents are made here too."""
 
 from __future__ import annotations
 
@@ -41,7 +40,7 @@ class Where(msgspec.Struct, frozen=True):
     params: tuple[Any, ...]
     match: Match | None = None
     """The first condition the search index answers, when there is one: a list can be driven by it."""
-    others: Scope = ("1", ())
+    others: Scope = ("TRUE", ())
     """The AND of the conditions other than `match` (SQL, params)."""
 
 
@@ -108,9 +107,10 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
     the rows and says whether it is there, at the same moment (None: it is not)."""
     if parent is not None:
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
-    direction = "DESC" if q.descending else "ASC"
+    direction, (joined, numbered, ended, cast, mark) = "DESC" if q.descending else "ASC", reader.page_sql
     sort = None if q.sort == "id" else q.sort  # a row's `id` is its body's: the key's order is the same
-    order = f"{prop_sql(sort, columns)} {direction}, %s {direction}" if sort else f"%s {direction}"
+    nulls = f"NULLS {'LAST' if q.descending else 'FIRST'}"  # SQLite's order of nulls, said for PostgreSQL
+    order = f"{prop_sql(sort, columns)} {direction} {nulls}, %s {direction}" if sort else f"%s {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
     total_sql, total_params = f"SELECT count(*) {base}", params
@@ -121,24 +121,23 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
         key = ("id",) if sort is None else (prop_sql(sort, columns), "id")
     if key and after is not None:  # placed first: the index range starts there
         chosen = (f'SELECT id FROM "{table}" WHERE {scope[0]} AND ({", ".join(key)}) {"<" if q.descending else ">"} '
-                  f"({', '.join('?' * len(after))}) AND ({q.where.sql}) ORDER BY {by_id} LIMIT ? OFFSET ?")  # fmt: skip
+                  f"({mark * (len(after) - 1)}?) AND ({q.where.sql}) ORDER BY {by_id} LIMIT ? OFFSET ?")  # fmt: skip
         params, skip = (*scope[1], *after, *q.where.params), 0
     if q.group_by:  # a group is shown by its first document, and sorted by its values
         grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
-        total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped})"
+        total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped}) AS g"
         chosen = f"SELECT min(id) AS id {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
-    elif counts is not None and q.where.sql == "1":
+    elif counts is not None and q.where.sql == "TRUE":
         total_sql, total_params = f'SELECT coalesce((SELECT n FROM "{counts[0]}" WHERE customer_id = ?), 0)', counts[1:]
     if counted is not None:
         total_sql, total_params = "SELECT ?", (counted,)
     present = f"({parent[0]})" if parent is not None else "1"
-    joined = f"SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"{table}\" USING (id)"
-    ended = "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))"  # its last row
-    keyed = ", ".join(f'(SELECT {column} FROM "{table}" WHERE id = {ended})' for column in key) or "NULL"
+    keyed = ", ".join(f'(SELECT {column}{cast * (column != "id")} FROM "{table}" WHERE id = {ended})' for column in key)
+    joined, chosen = joined.replace("<table>", table), numbered.replace("<ids>", chosen)
     sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT CASE WHEN n < ? "
-           f"AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), n, {present}, {keyed} "
+           f"AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), n, {present}, {keyed or 'NULL'} "
            "FROM shown")  # fmt: skip
     bound = (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params, *(parent[1] if parent else ()))
     total, found, size, there, *last = (await reader.execute_fetchall(sql, bound))[0]
@@ -156,7 +155,7 @@ def _searched(table: str, scope: Scope, match: Match, others: Scope, counts: tup
               f"WHERE {fts} MATCH ? AND {scope[0]} AND ({others[0]})")  # fmt: skip
     params = (match.phrase, *scope[1], *others[1])
     total_sql, total_params = f"SELECT count(*) {joined}", params
-    if counts is not None and others[0] == "1":
+    if counts is not None and others[0] == "TRUE":
         sole = f'(SELECT n FROM "{counts[0]}" WHERE customer_id = ?) = (SELECT sum(n) FROM "{counts[0]}")'
         matches = f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?"
         total_sql = f"SELECT CASE WHEN {sole} THEN ({matches}) ELSE ({total_sql}) END"

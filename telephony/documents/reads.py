@@ -24,7 +24,7 @@ def storable(ids: list[Any]) -> list[Any]:
 def _among(kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, tuple[Any, ...]]:
     """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
     ids = storable(ids)
-    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "0"
+    where = f"customer_id = ? AND id IN ({','.join('?' * len(ids))})" if ids else "FALSE"
     return f'SELECT {selected} FROM "{table_of(kind)}" WHERE {where}', (customer_id, *ids) if ids else ()
 
 
@@ -105,7 +105,7 @@ def in_order_drawn(conn: sqlite3.Connection, derived: str, kinds: Sequence[str])
         for kind in kinds
     )
     params = [value for kind in kinds for value in (kind, source(kind, ""))]
-    sql = f"SELECT kind, customer_id, body FROM ({parts}) ORDER BY drawn IS NULL, drawn, kind, id"
+    sql = f"SELECT kind, customer_id, body FROM ({parts}) AS u ORDER BY drawn IS NULL, drawn, kind, id"
     yield from conn.execute(sql, params)
 
 

@@ -5,8 +5,7 @@
 written with the body as `json_extract` reads them from it (`columns`); the others are virtual, added
 after a rebuild's load (`_virtual`). A rebuild holds documents created lately back (`HeldRows`) and
 changes them in place, so each is written once; `settle` fills the counts and the search index in one
-pass each, and `index` builds the indexes once, from the columns.
-"""
+pass each, and `index` builds the indexes once, from the columns (PostgreSQL's forms: `dialects.pg_documents`)."""
 
 from __future__ import annotations
 
@@ -45,7 +44,7 @@ class Rows:
         self._cols, marks = "".join(f", {name}" for name in self.stored), ", ".join("?" * (3 + len(self.stored)))
         self._insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
-                       "ON CONFLICT (customer_id) DO UPDATE SET n = n + excluded.n")  # fmt: skip
+                       f'ON CONFLICT (customer_id) DO UPDATE SET n = "{self.counts}".n + excluded.n')  # fmt: skip
         self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
         self.held: HeldRows[Any, list] = HeldRows(self._insert, self._held_row)
         """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""

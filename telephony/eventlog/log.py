@@ -147,6 +147,10 @@ class EventLog:
         else:
             self._recent.extend(events)
 
+    async def catch_up(self) -> None:
+        """Return once the followers have seen every commit made before the call: at once here, where
+        this process makes every commit (a log shared by processes reads the head from its store)."""
+
     async def wait_beyond(self, position: int) -> None:
         """Return once the head is past `position`."""
         while self._head <= position:

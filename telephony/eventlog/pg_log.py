@@ -105,6 +105,12 @@ class PgEventLog(EventLog):
             async for chunk in self.chunks(self._head, until=head):
                 await super()._after_commit(chunk, chunk[-1].position)
 
+    async def catch_up(self) -> None:
+        """Wait for the followers to reach the head the database has now (other processes' commits
+        reach them through the listener)."""
+        head = await asyncio.get_running_loop().run_in_executor(self._reads, lambda: store.head(self._read_conn)[0])
+        await self.wait_beyond(head - 1)
+
     async def close(self) -> None:
         await self._writer.close()
         if self._listener is not None:

@@ -225,6 +225,8 @@ async def test_lists_on_the_columns_are_read_from_an_index(api: Api, home: Calle
     reader, statements = api.app[READER], []
 
     class Spy:
+        page_sql = reader.page_sql
+
         async def execute_fetchall(self, sql: str, parameters: Any = ()) -> list[Any]:
             statements.append((sql, tuple(parameters)))
             return await reader.execute_fetchall(sql, parameters)
