@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .messaging import Steps
     from .openapi import Document
     from .projections.memory import MemoryProjections
+    from .reactors.leases import Duties
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
     from .reports import ReportRuns
@@ -50,6 +51,8 @@ AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
+DUTIES: web.AppKey[Duties] = web.AppKey("duties")
+"""The leases of work that runs once across processes, and the timers each gates."""
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
 """The call engine: live calls, the simulator, and what the calls handlers use."""
 BILLING: web.AppKey[Billing] = web.AppKey("billing")
