@@ -2,11 +2,11 @@
 `SO_REUSEPORT` (the kernel spreads connections over them), all on one PostgreSQL log.
 
 The parent reserves the port first (a bound socket that never listens: a busy port stops it with
-nothing started, and port 0 becomes one port for all), starts the workers as `telephony serve`
-processes of their own, relays nothing (they share its standard output and error) and restarts
-none: a worker that ends is reported on standard error, the others go on serving (they take its
-leases over); when none is left the parent exits 1. SIGTERM or SIGINT stops every worker with SIGTERM
-(each finishes its in-flight work), then the parent exits 0.
+nothing started, and port 0 becomes one port for all), then starts the workers as `telephony serve`
+processes of their own, the first alone until it answers health (it makes the data dir's keys). They
+share its standard output and error. It restarts none: a worker that ends is reported on standard
+error, the others go on serving (they take its leases over); when none is left the parent exits 1.
+SIGTERM or SIGINT stops every worker with SIGTERM (each finishes its in-flight work), then exits 0.
 """
 
 from __future__ import annotations
@@ -17,10 +17,14 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 
 from ..config import Settings
 from .arguments import CliError
 
+START_TIMEOUT = 300.0
+"""Seconds the first worker has to answer health (a first start may rebuild projections)."""
 STOP_TIMEOUT = 30.0
 """Seconds a worker has to finish after SIGTERM before it is killed."""
 
@@ -44,7 +48,10 @@ def run(args: argparse.Namespace, settings: Settings, sockets: list[socket.socke
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    workers = [subprocess.Popen(command) for _ in range(args.workers)]  # noqa: S603 - our own command
+    first = subprocess.Popen(command)  # noqa: S603 - our own command
+    if not _healthy(port, first):
+        return 1
+    workers = [first, *(subprocess.Popen(command) for _ in range(args.workers - 1))]  # noqa: S603
     print(f"telephony: {len(workers)} workers on port {port}, pids {' '.join(str(w.pid) for w in workers)}",
           flush=True)  # fmt: skip
     alive = list(workers)
@@ -59,6 +66,21 @@ def run(args: argparse.Namespace, settings: Settings, sockets: list[socket.socke
         return 1
     _stop(alive)
     return 0
+
+
+def _healthy(port: int, worker: subprocess.Popen[bytes]) -> bool:
+    """Wait for the first worker to answer health (it makes the data dir's keys and, on an empty log,
+    the first customer, which the others then find); False when it ended first."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while worker.poll() is None and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_telephony/health", timeout=1):  # noqa: S310
+                return True
+        except OSError:
+            time.sleep(0.1)
+    print(f"telephony: the first worker did not start (status {worker.poll()})", file=sys.stderr, flush=True)
+    _stop([worker])
+    return False
 
 
 def _stop(workers: list[subprocess.Popen[bytes]]) -> None:
