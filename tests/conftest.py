@@ -6,15 +6,39 @@ import pytest
 
 from telephony.app import create_app
 from telephony.clock import Clock
-from telephony.config import Control, Settings, Storage
+from telephony.config import Control, EventLogSettings, Settings, Storage
 
 CONTROL_KEY = "test-control-key-0123456789"
 pytest_plugins = ("pytester",)
 
 
+STORES = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite", "postgresql")}
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption("--store", choices=tuple(STORES), default="sqlite",
+                     help="the store the app's tests run on: its log and read models (postgresql: a schema of "
+                          "a cluster started for the session, tests/postgres.py)")  # fmt: skip
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """Tests of the app run on each store `--store` names; those marked `sqlite_only` on SQLite alone."""
+    stores = STORES[metafunc.config.getoption("--store")]
+    if "store" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("store", stores, indirect=True)
+
+
 @pytest.fixture
-def settings(tmp_path) -> Settings:
-    return Settings(storage=Storage(data_dir=str(tmp_path / "data")), control=Control(key=CONTROL_KEY))
+def store(request) -> str:
+    """The store the test's app runs on (`--store`)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def settings(tmp_path, store, request) -> Settings:
+    url = request.getfixturevalue("postgres_cluster").schema_url() if store == "postgresql" else ""
+    return Settings(storage=Storage(data_dir=str(tmp_path / "data")), control=Control(key=CONTROL_KEY),
+                    eventlog=EventLogSettings(url=url))  # fmt: skip
 
 
 @pytest.fixture

@@ -205,12 +205,11 @@ def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
     pattern with other letters compares lower-cased text (`unicode_lower`, a Python function, run
     only on rows that pass LIKE with those letters as `_`, so a rare pattern costs little)."""
     pattern = value if ("%" in value or "_" in value) else f"%{value}%"
-    text = f"CAST({column} AS TEXT)"
-    if pattern.isascii():
-        match = f"{text} LIKE ?"
+    if pattern.isascii():  # SQLite's like(pattern, value) is `value LIKE pattern` (and see dialects.pg_functions)
+        match = f"like(?, {column})"
         params.append(pattern)
     else:
-        match = f"({text} LIKE ? AND {unicode_lower(text)} LIKE ?)"
+        match = f"(like(?, {column}) AND like(?, {unicode_lower(column)}))"
         params.extend(("".join(c if c.isascii() else "_" for c in pattern), pattern.lower()))
     return f"({column} IS NOT NULL AND {'NOT ' if negate else ''}{match})"
 

@@ -12,18 +12,19 @@ same name, fingerprint and feeds), any other projection as it is."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
-from psycopg.types.json import Jsonb
 
 from ..documents.derived import DerivedTable
 from ..documents.names import COLUMNS
 from ..documents.projection import DocumentTable
 from ..documents.rows import Rows
-from ..domain.events.resources import ResourceCleared, ResourceUpdated
+from ..domain.events.resources import ResourceUpdated
 from ..projections import Projection, Projections
 from ..projections.holding import HeldRows
+from . import pg_functions
 
 _encode, _decode = msgspec.json.encode, msgspec.json.decode
 
@@ -40,8 +41,8 @@ def trigram_ops(conn: Any) -> str:
 
 
 def searched_text(prop: str) -> str:
-    """The text a searched property is matched as: lower case, so `LIKE` answers case-insensitively."""
-    return f"lower({prop} #>> '{{}}')"
+    """The text a searched property is matched as by `like(pattern, prop)`: its ASCII letters lower-cased."""
+    return pg_functions.ASCII_LOWER % f"{prop} #>> '{{}}'"
 
 
 class PgRows(Rows):
@@ -56,7 +57,9 @@ class PgRows(Rows):
 
     def create(self, conn: Any) -> None:
         key = "TEXT" if self.text_ids else "BIGINT"
-        generated = "".join(f", {name} JSONB GENERATED ALWAYS AS (body::jsonb -> '{name}') STORED" for name in COLUMNS)
+        generated = "".join(
+            f", {name} JSONB GENERATED ALWAYS AS (json_extract(body, '$.{name}')) STORED" for name in COLUMNS
+        )
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" (id {key} PRIMARY KEY, customer_id BIGINT NOT NULL, '
                      f"body TEXT{generated})")  # fmt: skip
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id BIGINT PRIMARY KEY, n BIGINT NOT NULL)')
@@ -84,10 +87,6 @@ class PgRows(Rows):
             merged = _encode(_decode(row[0]) | d.changes).decode()
             conn.execute(f'UPDATE "{self.table}" SET body = ? WHERE id = ?', (merged, d.id))
 
-    def cleared(self, conn: Any, d: ResourceCleared) -> None:
-        """As on SQLite, the values of `where` compared as JSON with the generated columns."""
-        super().cleared(conn, msgspec.structs.replace(d, where={k: Jsonb(v) for k, v in d.where.items()}))
-
 
 class PgDocumentTable(PgRows, DocumentTable):
     """A kind's document table in PostgreSQL."""
@@ -109,20 +108,38 @@ class PgDerivedTable(PgRows, DerivedTable):
                       f'FROM "{self.sources}" RETURNING id')  # fmt: skip
 
 
-def for_postgresql(projection: Projection) -> Projection:
-    """The PostgreSQL form of `projection`: a document table's own class for it, sharing its state."""
-    forms: dict[type, type] = {DocumentTable: PgDocumentTable, DerivedTable: PgDerivedTable}
+class Functions(Projection):
+    """The functions and operators (`pg_functions`), made first, and again when their statements change."""
+
+    name = "pg_functions"
+
+    def declaration(self) -> tuple:
+        return (*super().declaration(), tuple(pg_functions.statements()))
+
+    def create(self, conn: Any) -> None:
+        pg_functions.install(conn)
+
+
+FORMS: dict[type, type] = {DocumentTable: PgDocumentTable, DerivedTable: PgDerivedTable}
+"""The PostgreSQL class of each projection class that has one (others write the SQL both stores share)."""
+
+
+def for_postgresql(projection: Projection, forms: Mapping[type, type] = FORMS) -> Projection:
+    """The PostgreSQL form of `projection`, sharing its state: its class's in `forms`, or itself."""
     form = forms.get(type(projection))
     if form is None:
         return projection
     converted: Any = object.__new__(form)
     converted.__dict__.update(projection.__dict__)
-    writes = converted.created, converted.updated, converted.deleted, converted.cleared
-    converted._actions = {w.__name__: w for w in writes}
-    converted._on_postgresql()
+    if isinstance(projection, DocumentTable):
+        writes = converted.created, converted.updated, converted.deleted, converted.cleared
+        converted._actions = {w.__name__: w for w in writes}
+        converted._on_postgresql()
     return converted
 
 
-def on_postgresql(projections: Projections) -> Projections:
-    """The same set of projections in their PostgreSQL forms (what a PostgreSQL log applies)."""
-    return Projections([for_postgresql(p) for p in projections.all], projections.catalogue)
+def on_postgresql(projections: Projections, forms: Mapping[type, type] = FORMS) -> Projections:
+    """The same set of projections in their PostgreSQL forms (what a PostgreSQL log applies), after
+    the functions their SQL uses."""
+    converted = [for_postgresql(p, {**FORMS, **forms}) for p in projections.all]
+    return Projections([Functions(), *converted], projections.catalogue)

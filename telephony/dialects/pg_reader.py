@@ -6,7 +6,7 @@ as the SQLite reader's long ones do, so the event loop never waits on the server
 connection would save the thread but not the placeholders' translation, and the writer already runs
 synchronous psycopg on its thread. A connection serves one query at a time; `size` of them, kept
 in a queue, serve that many at once. Each statement reads the latest commit (autocommit: no read
-transaction is held between). `unicode_lower` is PostgreSQL's `lower`, which folds every alphabet."""
+transaction is held between). The functions its SQL shares with SQLite: `pg_functions`."""
 
 from __future__ import annotations
 
@@ -18,13 +18,6 @@ from typing import Any
 from ..eventlog.pg_connection import PgConnection
 
 SIZE = 4
-FUNCTIONS = (
-    "CREATE OR REPLACE FUNCTION unicode_lower(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT lower($1)'",
-    "CREATE OR REPLACE FUNCTION json_extract(text, text) RETURNS jsonb LANGUAGE sql IMMUTABLE "
-    "AS 'SELECT $1::jsonb -> substr($2, 3)'",
-)
-"""What the SQL reads share with SQLite's is named as there: `unicode_lower`; `json_extract` of a top-level
-property (`$.name`: `names.prop_sql`), as `jsonb`, which compares and sorts as the generated columns."""
 
 
 class _Rows:
@@ -42,6 +35,8 @@ class _Rows:
 
 
 class PgReader:
+    indexes_search = False
+    """`like` is answered by the documents' trigram indexes (`pg_documents`), never a search table."""
     page_sql = (
         "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN \"<table>\" USING (id)",
         "SELECT id, row_number() OVER () AS k FROM (<ids>) AS c",
@@ -61,8 +56,6 @@ class PgReader:
     @classmethod
     async def open(cls, url: str, size: int = SIZE) -> PgReader:
         connections = [await asyncio.to_thread(PgConnection, url) for _ in range(size)]
-        for function in FUNCTIONS:
-            await asyncio.to_thread(connections[0].execute, function)
         return cls(connections)
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:

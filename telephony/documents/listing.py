@@ -109,7 +109,8 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
         scope = (f"{scope[0]} AND {parent[0]}", (*scope[1], *parent[1]))
     direction, (joined, numbered, ended, cast, mark) = "DESC" if q.descending else "ASC", reader.page_sql
     sort = None if q.sort == "id" else q.sort  # a row's `id` is its body's: the key's order is the same
-    order = f"{prop_sql(sort, columns)} {direction}, %s {direction}" if sort else f"%s {direction}"
+    nulls = f"NULLS {'LAST' if q.descending else 'FIRST'}"  # SQLite's order of nulls, said for PostgreSQL
+    order = f"{prop_sql(sort, columns)} {direction} {nulls}, %s {direction}" if sort else f"%s {direction}"
     base = f'FROM "{table}" WHERE {scope[0]} AND ({q.where.sql})'
     params = (*scope[1], *q.where.params)
     total_sql, total_params = f"SELECT count(*) {base}", params

@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 from psycopg.pq import TransactionStatus
+from psycopg.types.string import StrDumper
 
 _PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?")
 """A quoted literal (left as it is) or a `?` placeholder."""
@@ -32,8 +33,11 @@ class PgConnection:
     def __init__(self, url: str) -> None:
         self.url = url
         self.raw = psycopg.connect(url, autocommit=True)
+        self.raw.adapters.register_dumper(str, StrDumper)  # text, not untyped: see dialects.pg_functions
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        if sql == "BEGIN IMMEDIATE":  # SQLite's write transaction: every PostgreSQL one may write
+            sql = "BEGIN"
         return self.raw.execute(translate(sql), tuple(params)) if params else self.raw.execute(sql)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:

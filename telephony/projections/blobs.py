@@ -32,7 +32,8 @@ class Blobs(Projection):
         match event.event:
             case BlobStored(sha256=sha, media_type=media_type, base64=encoded):
                 conn.execute(
-                    "INSERT OR IGNORE INTO blobs VALUES (?, ?, ?)", (sha, media_type, base64.b64decode(encoded))
+                    "INSERT INTO blobs VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    (sha, media_type, base64.b64decode(encoded)),
                 )
 
 

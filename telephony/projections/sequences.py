@@ -82,7 +82,8 @@ class Sequences(Projection):
     @staticmethod
     def _raise(conn: sqlite3.Connection, kind: str, highest: int) -> None:
         conn.execute(
-            "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET last = max(last, excluded.last)",
+            "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) "
+            "DO UPDATE SET last = max(sequences.last, excluded.last)",
             (kind, highest),
         )
 

@@ -62,7 +62,11 @@ def save(conn: sqlite3.Connection, snapshots: Iterable[Snapshot]) -> int:
         conn.execute(SCHEMA)
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO memory_snapshots VALUES (?, ?, ?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT INTO memory_snapshots VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET fingerprint = "
+                "excluded.fingerprint, position = excluded.position, hash = excluded.hash, state = excluded.state",
+                rows,
+            )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

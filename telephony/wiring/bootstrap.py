@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 from aiohttp import web
 
@@ -40,10 +41,12 @@ from ..calls.live import LiveCalls
 from ..calls.voicemail import VoicemailMail
 from ..clock import Clock
 from ..collections.cache import PageCache
-from ..config import ConfigError, Settings
+from ..config import Settings
+from ..dialects.pg_reader import PgReader
 from ..documents.connections import Reader
 from ..eventlog import EventLog
 from ..eventlog.pg_lease import Lease as PgLease
+from ..eventlog.pg_log import PgEventLog
 from ..keys import (
     ACCOUNTS,
     BILLING,
@@ -93,15 +96,14 @@ def _event_log(progress: bool) -> Context:
     async def event_log(app: web.Application) -> AsyncIterator[None]:
         """The data dir's log, locked against other writers (stale projections rebuilt first), and the
         keys it was written with (a new control key shown)."""
-        settings = app[SETTINGS]
-        if settings.eventlog.url:
-            raise ConfigError("eventlog.url: the server does not run on PostgreSQL yet (its read models are "
-                              "SQLite's); log, verify and migrate do (docs/postgresql.md)")  # fmt: skip
-        with datadir.exclusive(settings.data_dir):
-            projections = read_models.projection_set()
-            opened = await EventLog.open(settings.data_dir, projections, app[CLOCK], progress=progress,
-                                         synchronous=settings.eventlog.synchronous,
-                                         max_batch=settings.eventlog.max_batch)  # fmt: skip
+        settings, url = app[SETTINGS], app[SETTINGS].eventlog.url
+        with datadir.exclusive(settings.data_dir, shared=bool(url)):
+            projections = read_models.projection_set(url)
+            opened = await (PgEventLog.open_url(url, projections, app[CLOCK], progress=progress,
+                                                max_batch=settings.eventlog.max_batch) if url else
+                            EventLog.open(settings.data_dir, projections, app[CLOCK], progress=progress,
+                                          synchronous=settings.eventlog.synchronous,
+                                          max_batch=settings.eventlog.max_batch))  # fmt: skip
             try:
                 app[SEALER] = await open_sealer(settings.data_dir, opened, app[ENTROPY], app[CLOCK])
                 app[CONTROL_KEY_DIGEST] = control_key.ensure(settings.data_dir, settings.control.key)
@@ -116,8 +118,11 @@ def _event_log(progress: bool) -> Context:
 
 
 async def _reader(app: web.Application) -> AsyncIterator[None]:
-    """A read-only connection for GET handlers; WAL lets it read while the writer commits."""
-    app[READER] = reader = await Reader.open(app[EVENT_LOG].path, app[SETTINGS].api.inline_read_steps)
+    """Read-only connections for GET handlers: SQLite's (WAL lets them read while the writer commits),
+    or a few to the PostgreSQL log's database."""
+    url, steps = app[SETTINGS].eventlog.url, app[SETTINGS].api.inline_read_steps
+    reader: Any = await (PgReader.open(url) if url else Reader.open(app[EVENT_LOG].path, steps))
+    app[READER] = reader
     yield
     await reader.close()
 

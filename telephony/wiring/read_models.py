@@ -10,13 +10,16 @@ from collections.abc import Mapping
 
 from .. import billing, conversations, dashboard, messaging, testing, webhooks
 from ..accounts import USER_FEEDS, USER_REFERENCES, Registrations
+from ..accounts.projections import Tokens
 from ..accounts.projections import projections as account_projections
+from ..accounts.projections.pg_tables import PgTokens
 from ..accounts.sessions import SessionIndex
 from ..calls.floor import QueueRecords
 from ..calls.live import LiveCalls
 from ..calls.records import FEEDS
 from ..collections.cache import PageCache
 from ..config import Settings
+from ..dialects.pg_documents import on_postgresql
 from ..documents import DerivedTable, DocumentTable
 from ..documents.projection import Feed
 from ..documents.references import Table
@@ -85,5 +88,7 @@ def fed_kinds() -> dict[str, set[str]]:
     return kinds
 
 
-def projection_set() -> Projections:
-    return Projections(projections())
+def projection_set(url: str = "") -> Projections:
+    """The projections of a log in the data dir, or of the PostgreSQL log at `url` (their PostgreSQL forms)."""
+    chosen = Projections(projections())
+    return on_postgresql(chosen, {Tokens: PgTokens}) if url else chosen

@@ -1,14 +1,18 @@
 """A kind's document table on PostgreSQL holds and pages what the same table on SQLite does: the same
 events applied to both (creates, patches, deletes, a customer cleared), the same pages read back, by
-offset and by continuing after a page's last row, with the same totals."""
+offset and by continuing after a page's last row, with the same totals, under every kind of filter
+(comparisons of text and numbers, `in`, `like` in ASCII and in other alphabets, nulls)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 
 from telephony.clock import Clock
+from telephony.collections.fields import Kind
+from telephony.collections.filters import parse, to_sql
 from telephony.dialects.pg_documents import on_postgresql
 from telephony.dialects.pg_reader import PgReader
 from telephony.documents import DocumentTable, listing
@@ -46,11 +50,31 @@ def changes(seed: int) -> list[NewEvent]:
     return [NewEvent(stream=f"note-{i}", event=e) for i, e in enumerate(events)]
 
 
-async def walk(reader, customer: int, sort: str | None, descending: bool) -> list[tuple[int, list]]:
+PROPS = {"name": Kind.TEXT, "size": Kind.INT, "extra": Kind.ARRAY}
+FILTERS = [
+    [],
+    [{"property": "name", "operator": "eq", "value": "Ada"}],
+    [{"property": "name", "operator": "ne", "value": "Ada"}],
+    [{"property": "size", "operator": "lt", "value": "4"}],
+    [{"property": "size", "operator": "in", "value": [1, 3, 9]}],
+    [{"property": "name", "operator": "like", "value": "ad"}],
+    [{"property": "name", "operator": "like", "value": "%o%"}],
+    [{"property": "name", "operator": "notlike", "value": "A"}],
+    [{"property": "name", "operator": "like", "value": "éMI"}],
+    [{"property": "name", "operator": "eq", "value": None}],
+    [{"property": "name", "operator": "gte", "value": "C"}, {"property": "size", "operator": "gt", "value": 2}],
+    [{"property": "extra", "operator": "eq", "value": None}],
+]
+"""Conditions of every kind the filter makes SQL of (`collections.filters`), alone and together."""
+
+
+async def walk(reader, customer: int, sort: str | None, descending: bool, filters: list | None = None
+               ) -> list[tuple[int, list]]:  # fmt: skip
     """Every page of a customer's notes, 7 at a time, each after the last row of the one before."""
     pages, after, number = [], None, 1
+    where = to_sql(parse(json.dumps(filters or []), PROPS), PROPS, "note")
     while True:
-        q = listing.Query(number, 7, listing.Where("TRUE", ()), sort, descending, None)
+        q = listing.Query(number, 7, where, sort, descending, None)
         found = await listing.page(reader, "note", listing.owned_having(customer), q, after=after)
         pages.append((found.total, found.documents()))
         if found.size < 7:
@@ -74,6 +98,9 @@ async def test_pages_of_a_document_table_on_postgresql_equal_those_on_sqlite(pos
                 assert on_pg == on_sqlite, (customer, sort, descending)
                 assert sum(len(docs) for _, docs in on_pg) == on_pg[0][0]
         assert on_pg[0][0] == 0  # customer 3's notes went with it
+        for filters in FILTERS:
+            on_sqlite, on_pg = [await walk(reader, 2, "size", False, filters) for reader in readers]
+            assert on_pg == on_sqlite, filters
     finally:
         for closing in (*readers, sqlite_log, pg_log):
             await closing.close()
