@@ -104,6 +104,7 @@ async def test_a_live_call_placed_on_one_process_is_hung_up_on_the_other(cluster
     first, second = servers
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
         session.headers["X-Auth-Token"] = await login(session, first.url)
+        session.headers.update(CONTROL)
         client = RoundRobin(session, servers)
         call_id = (await client.call("POST", f"{SERVICE}/calls", {"to": ANSWERS + "1"}, first, 201))["data"]["id"]
         await client.call("POST", "/_telephony/clock", {"advance": 10}, second)  # moved on the other process
