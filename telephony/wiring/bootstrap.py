@@ -47,6 +47,7 @@ from ..documents.connections import Reader
 from ..eventlog import EventLog
 from ..eventlog.pg_lease import Lease as PgLease
 from ..eventlog.pg_log import PgEventLog
+from ..eventlog.pg_notices import Notices
 from ..keys import (
     ACCOUNTS,
     BILLING,
@@ -66,6 +67,7 @@ from ..keys import (
     SCHEDULER,
     SEALER,
     SETTINGS,
+    SHARED_CLOCK,
     SIP,
     STREAMS,
     WEBHOOKS,
@@ -216,9 +218,10 @@ async def _timers(app: web.Application) -> AsyncIterator[None]:
     memory[webhooks.PendingDeliveries].on_change = duties[DUTY["sender"]].gate(app[WEBHOOKS].sender.kick)
     unfollow = [event_log.follow_commits("call timers", app[CALLS].simulator.follow_commit),
                 event_log.follow_commits("sip invites", app[SIP].invites.follow_commit)]  # fmt: skip
-    shared_clock = SharedClock(app[CLOCK], scheduler)
-    if app[SETTINGS].eventlog.url:
-        unfollow.append(event_log.follow_commits("shared clock", shared_clock.follow_commit))
+    if url := app[SETTINGS].eventlog.url:
+        notices = await Notices.open(url, "clock")
+        app[SHARED_CLOCK] = SharedClock(app[CLOCK], scheduler, notices, lambda: duties.held, DUTY.values())
+        unfollow.append(event_log.follow_commits("shared clock", app[SHARED_CLOCK].follow_commit))
     for duty, source in timer_sources(app):
         duties[duty].derive(source)
     duties[DUTY["reports"]].when_taken(app[REPORTS].start)
@@ -226,7 +229,9 @@ async def _timers(app: web.Application) -> AsyncIterator[None]:
     yield
     for stop in reversed(unfollow):
         stop()
-    await shared_clock.close()
+    if url:
+        await app[SHARED_CLOCK].close()
+        await notices.close()
     await scheduler.stop()
     await duties.release()
 

@@ -31,7 +31,7 @@ class Watcher(Echo):
 @pytest.fixture(autouse=True)
 def things(monkeypatch):
     """The app's log takes the contract tests' own events besides its own."""
-    monkeypatch.setattr(read_models, "projection_set", lambda: Projections(wiring.projections(), THINGS))
+    monkeypatch.setattr(read_models, "projection_set", lambda _url="": Projections(wiring.projections(), THINGS))
 
 
 async def health(client) -> tuple[int, dict]:

@@ -13,6 +13,7 @@ import pytest
 from telephony.clock import Clock
 from telephony.eventlog.pg_lease import Lease as PgLease
 from telephony.eventlog.pg_log import PgEventLog
+from telephony.eventlog.pg_notices import Notices
 from telephony.projections import Projections
 from telephony.projections.clock import clock_moved
 from telephony.reactors.leases import Duties
@@ -107,26 +108,32 @@ async def test_a_duty_s_timers_run_only_where_its_lease_is_held_and_the_next_hol
     assert second.held == []
 
 
-async def test_a_clock_moved_by_one_process_moves_the_others_and_runs_their_timers_due(url):
+async def test_a_clock_moved_on_one_process_runs_the_other_s_timers_before_the_move_is_answered(url):
     first_clock, second_clock = Clock.virtual(START), Clock.virtual(START)
     first_log, second_log = await open_log(url, first_clock), await open_log(url, second_clock)
+    first_notices, second_notices = await Notices.open(url, "clock"), await Notices.open(url, "clock")
     scheduler = Scheduler(second_clock)
-    shared = SharedClock(second_clock, scheduler)
-    second_log.follow_commits("shared clock", shared.follow_commit)
-    fired = asyncio.Event()
+    duty = ["call-simulator"]
+    first = SharedClock(first_clock, Scheduler(first_clock), first_notices, lambda: [], duty)
+    second = SharedClock(second_clock, scheduler, second_notices, lambda: duty, duty)  # the lease's holder
+    first_log.follow_commits("shared clock", first.follow_commit)
+    second_log.follow_commits("shared clock", second.follow_commit)
+    ran: list[float] = []
 
-    async def fire() -> None:
-        fired.set()
+    async def step() -> None:
+        ran.append(second_clock.time())
 
-    scheduler.at(START + 60, "step", fire)
+    scheduler.at(START + 60, "call:1", step)
     scheduler.start()
     try:
         first_clock.advance(90)
-        await first_log.append([clock_moved(first_clock.offset, first_clock.time())])
-        await asyncio.wait_for(fired.wait(), 10)
+        recorded = await first_log.append([clock_moved(first_clock.offset, first_clock.time())])
+        await asyncio.wait_for(first.everywhere(recorded[-1].position), 10)
+        assert ran == [START + 60]  # taken by the holder, before the mover's answer
         assert second_clock.time() == START + 90
     finally:
-        await shared.close()
+        for shared in (first, second):
+            await shared.close()
         await scheduler.stop()
-        await first_log.close()
-        await second_log.close()
+        for closing in (first_notices, second_notices, first_log, second_log):
+            await closing.close()
