@@ -24,19 +24,19 @@ def pytest_addoption(parser) -> None:
 def pytest_generate_tests(metafunc) -> None:
     """Tests of the app run on each store `--store` names; those marked `sqlite_only` on SQLite alone."""
     stores = STORES[metafunc.config.getoption("--store")]
-    if "store" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("sqlite_only"):
-        metafunc.parametrize("store", stores, indirect=True)
+    if "app_store" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("app_store", stores, indirect=True)
 
 
 @pytest.fixture
-def store(request) -> str:
+def app_store(request) -> str:
     """The store the test's app runs on (`--store`)."""
     return getattr(request, "param", "sqlite")
 
 
 @pytest.fixture
-def settings(tmp_path, store, request) -> Settings:
-    url = request.getfixturevalue("postgres_cluster").schema_url() if store == "postgresql" else ""
+def settings(tmp_path, app_store, request) -> Settings:
+    url = request.getfixturevalue("postgres_cluster").schema_url() if app_store == "postgresql" else ""
     return Settings(storage=Storage(data_dir=str(tmp_path / "data")), control=Control(key=CONTROL_KEY),
                     eventlog=EventLogSettings(url=url))  # fmt: skip
 

@@ -34,6 +34,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..api.errors import BadRequest
     from ..clock import Clock
     from ..eventlog import EventLog, Metadata
+    from ..eventlog.pg_log import PgEventLog
     from ..registry.importing import run_import
     from ..security import SEAL_KEY_FILE, Sealer
 
@@ -55,7 +56,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     async def run() -> int:
         with datadir.exclusive(settings.data_dir):
-            log = await EventLog.open(settings.data_dir, wiring.projection_set(), Clock(), progress=True)
+            url, projections = settings.eventlog.url, wiring.projection_set(settings.eventlog.url)
+            log = await (PgEventLog.open_url(url, projections, Clock()) if url else
+                         EventLog.open(settings.data_dir, projections, Clock(), progress=True))  # fmt: skip
             try:
                 sealer = await open_sealer(settings.data_dir, log)
                 with tqdm(total=sum(1 for _ in lines()), desc="importing", unit="rec", file=sys.stderr,

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from .. import audit, datadir, wiring
-from ..eventlog import readahead, store
+from ..eventlog import pg_store, readahead, store
+from ..projections import pg_rebuild
 from .arguments import AddCommand, CliError, log_path, settings_of, time_bound
 
 
@@ -19,8 +20,10 @@ def add(add_command: AddCommand) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     settings = settings_of(args)
-    projections = wiring.projection_set()
     until, until_time = _until(args.until)
+    if settings.eventlog.url:
+        return _replay_postgresql(settings.eventlog.url, args.out or until is not None or until_time is not None)
+    projections = wiring.projection_set()
     readahead.in_background(log_path(settings))
     if args.out:
         try:
@@ -37,6 +40,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
         conn = store.connect(log_path(settings))
         applied = projections.rebuild(conn)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
+    return 0
+
+
+def _replay_postgresql(url: str, elsewhere: bool) -> int:
+    """Rebuild every read model of the PostgreSQL log at `url` in one transaction, under the commit lock
+    (the servers on it wait meanwhile). The state at a point goes into a new data dir only from SQLite."""
+    if elsewhere:
+        raise CliError("--out and --until replay a data dir's log; on PostgreSQL, replay rebuilds in place "
+                       "(migrate a copy to replay it elsewhere)")  # fmt: skip
+    projections = wiring.projection_set(url)
+    conn = pg_store.connect(url)
+    try:
+        applied = pg_rebuild.rebuild(conn, projections, projections.all)
+    finally:
+        conn.close()
+    print(f"rebuilt {len(projections.all)} projections from {applied} events on PostgreSQL")
     return 0
 
 

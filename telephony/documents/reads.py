@@ -105,7 +105,7 @@ def in_order_drawn(conn: sqlite3.Connection, derived: str, kinds: Sequence[str])
         for kind in kinds
     )
     params = [value for kind in kinds for value in (kind, source(kind, ""))]
-    sql = f"SELECT kind, customer_id, body FROM ({parts}) ORDER BY drawn IS NULL, drawn, kind, id"
+    sql = f"SELECT kind, customer_id, body FROM ({parts}) AS u ORDER BY drawn IS NULL, drawn, kind, id"
     yield from conn.execute(sql, params)
 
 
