@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -150,12 +153,42 @@ async def test_killing_the_simulator_s_lease_holder_during_100_live_calls_hands_
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
+async def test_serve_with_two_workers_shares_one_port_reports_a_dead_worker_and_stops_the_rest_on_sigterm(
+    postgres_cluster, tmp_path
+):
+    server = Server(tmp_path / "data", tmp_path, "--workers", "2", TELEPHONY_EVENTLOG_URL=postgres_cluster.schema_url())
+    await server.start(timeout=120)
+    try:
+        said = await said_in(server, r"2 workers on port \d+, pids (\d+) (\d+)")
+        first, second = (int(pid) for pid in said.groups())
+        await said_in(server, r"(telephony listening on .*\n(.*\n)*){2}")  # both workers serve
+        os.kill(first, signal.SIGKILL)
+        await said_in(server, rf"worker {first} ended with status -9; 1 left, not restarted")
+        async with aiohttp.ClientSession() as session:
+            for _ in range(20):  # every connection now reaches the worker left
+                async with session.get(f"{server.url}/_telephony/health") as response:
+                    assert response.status == 200
+        assert server.process is not None
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=60) == 0
+        with pytest.raises(ProcessLookupError):
+            os.kill(second, 0)
+    finally:
+        server.stop()
+
+
+async def said_in(server: Server, pattern: str, timeout: float = 60) -> re.Match[str]:
+    """Wait for `server`'s output to match `pattern` (a real event: what it prints)."""
+    deadline = time.monotonic() + timeout
+    while (found := re.search(pattern, server.output.read_text())) is None:
+        assert time.monotonic() < deadline, f"{pattern!r} not said:\n{server.output.read_text()[-2000:]}"
+        await asyncio.sleep(0.05)
+    return found
+
+
 async def taken_over(server: Server, lease: str, deadline: float) -> None:
     """Wait for `server` to say it took `lease` over (its log line), until `deadline` (monotonic)."""
-    said = f"lease {lease} taken over"
-    while said not in server.output.read_text():
-        assert time.monotonic() < deadline, f"{lease} not taken over in time:\n{server.output.read_text()[-2000:]}"
-        await asyncio.sleep(0.05)
+    await said_in(server, f"lease {lease} taken over", deadline - time.monotonic())
 
 
 def by_live_id(call_id: int) -> str:
