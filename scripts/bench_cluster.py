@@ -9,11 +9,13 @@ processes of `--connections` connections each:
   creates  POST /contacts
   lists    GET /contacts?page=1..20&limit=50
 and prints a Markdown table: per second and p99 of each, and each rate's ratio to one PostgreSQL
-process; with the events appended per second during the creates (the commit lock's figure: every
-append of every process takes it in turn). Any answer that is not 2xx is counted and shown.
+process; with the events appended per second during the creates. Any answer that is not 2xx is
+counted and shown. Then the commit lock's own figure, without HTTP or read models: 1, 2 and 4
+processes each appending one-event transactions to one log (64 in flight each) for `--seconds`;
+every process's batches take the lock in turn.
 
     .venv/bin/python scripts/bench_cluster.py [--seconds 10] [--clients 2] [--connections 16]
-        [--processes 1,2,4] [--no-sqlite]
+        [--processes 1,2,4] [--no-sqlite] [--lock-only]
 """
 
 from __future__ import annotations
@@ -160,6 +162,42 @@ def measure(store: str, workers: int, url: str, scratch: Path, args: argparse.Na
         process.wait(60)
 
 
+def appender(url: str, seconds: float, seed: int) -> int:
+    """One process appending `clock.moved` events to the log at `url`: how many it appended."""
+    from telephony.clock import Clock
+    from telephony.eventlog.pg_log import PgEventLog
+    from telephony.projections import Projections
+    from telephony.projections.clock import clock_moved
+
+    async def appending() -> int:
+        event_log = await PgEventLog.open_url(url, Projections([]), Clock(), progress=False)
+        until, appended = time.monotonic() + seconds, 0
+
+        async def lane() -> None:
+            nonlocal appended
+            while time.monotonic() < until:
+                await event_log.append([clock_moved(0.0, float(seed))])
+                appended += 1
+
+        await asyncio.gather(*(lane() for _ in range(64)))
+        await event_log.close()
+        return appended
+
+    return asyncio.run(appending())
+
+
+def lock_figures(url: str, counts: list[int], seconds: float) -> dict[int, float]:
+    """Appends per second through the commit lock from 1, 2, 4... processes on one log."""
+    figures = {}
+    for processes in counts:
+        schema = schema_url(url)
+        appender(schema, 0, 0)  # the log's tables made once, before the processes open it together
+        with concurrent.futures.ProcessPoolExecutor(processes) as pool:
+            appended = sum(pool.map(appender, [schema] * processes, [seconds] * processes, range(processes)))
+        figures[processes] = appended / seconds
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -167,6 +205,7 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16, help="connections of each client process")
     parser.add_argument("--processes", default="1,2,4", help="server processes on PostgreSQL, comma separated")
     parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument("--lock-only", action="store_true", help="only the commit lock's figure")
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",") if n]
     rows: list[tuple[str, int, dict]] = []
@@ -175,13 +214,17 @@ def main() -> int:
         scratch.chmod(0o755)  # the cluster's owner (postgres) must reach its folder
         url = start_postgres(scratch / "postgres")
         try:
-            if not args.no_sqlite:
+            if not (args.no_sqlite or args.lock_only):
                 rows.append(("SQLite", 1, measure("sqlite", 1, "", scratch, args)))
-            for workers in counts:
+            for workers in [] if args.lock_only else counts:
                 rows.append(("PostgreSQL", workers, measure("postgresql", workers, schema_url(url), scratch, args)))
+            appends = lock_figures(url, counts, args.seconds)
         finally:
             subprocess.run([str(ROOT / "scripts" / "postgres"), "stop", str(scratch / "postgres")], check=False)
     table(rows)
+    print("\n| processes appending | appends/s through the commit lock |\n|---|---|")
+    for processes, rate in appends.items():
+        print(f"| {processes} | {rate:,.0f} |")
     return 1 if any(row[2][phase]["failed"] for row in rows for phase in PHASES) else 0
 
 
