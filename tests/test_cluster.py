@@ -9,6 +9,7 @@ measured in real time, waiting on the survivor's own report of it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from itertools import cycle
 from pathlib import Path
 
@@ -56,9 +58,15 @@ def cluster(postgres_cluster, tmp_path):
         server.stop()
 
 
-async def started(servers: list[Server]) -> None:
+@contextlib.asynccontextmanager
+async def round_robin(servers: list[Server]) -> AsyncIterator[RoundRobin]:
+    """The servers started in order, and a client of theirs logged in as the admin, with the control key."""
     for server in servers:
         await server.start(timeout=120)
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
+        session.headers["X-Auth-Token"] = await login(session, servers[0].url)
+        session.headers.update(CONTROL)
+        yield RoundRobin(session, servers)
 
 
 class RoundRobin:
@@ -78,10 +86,7 @@ class RoundRobin:
 
 async def test_a_write_on_one_process_is_read_on_the_other_at_once_in_ten_thousand_tries(cluster):
     _, servers = cluster
-    await started(servers)
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-        session.headers["X-Auth-Token"] = await login(session, servers[0].url)
-        client = RoundRobin(session, servers)
+    async with round_robin(servers) as client:
         stale: list[int] = []
 
         async def tries(lane: int) -> None:
@@ -90,7 +95,7 @@ async def test_a_write_on_one_process_is_read_on_the_other_at_once_in_ten_thousa
                 name = f"Try {n}"
                 created = await client.call("POST", f"{SERVICE}/contacts", {"first_name": name}, writer, 201)
                 contact_id = created["data"]["id"]
-                async with session.get(f"{reader.url}{SERVICE}/contacts/{contact_id}") as response:
+                async with client.session.get(f"{reader.url}{SERVICE}/contacts/{contact_id}") as response:
                     body = await response.json()
                     if response.status != 200 or body["data"]["first_name"] != name:
                         stale.append(n)
@@ -103,12 +108,8 @@ async def test_a_write_on_one_process_is_read_on_the_other_at_once_in_ten_thousa
 
 async def test_a_live_call_placed_on_one_process_is_hung_up_on_the_other(cluster):
     _, servers = cluster
-    await started(servers)
     first, second = servers
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-        session.headers["X-Auth-Token"] = await login(session, first.url)
-        session.headers.update(CONTROL)
-        client = RoundRobin(session, servers)
+    async with round_robin(servers) as client:
         call_id = (await client.call("POST", f"{SERVICE}/calls", {"to": ANSWERS + "1"}, first, 201))["data"]["id"]
         await client.call("POST", "/_telephony/clock", {"advance": 10}, second)  # not the simulator's lease holder
         talking = await client.call("GET", f"{SERVICE}/calls/{call_id}", to=second)
@@ -124,12 +125,8 @@ async def test_killing_the_simulator_s_lease_holder_during_100_live_calls_hands_
     cluster, tmp_path
 ):
     url, servers = cluster
-    await started(servers)
     holder, survivor = servers
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
-        session.headers["X-Auth-Token"] = await login(session, holder.url)
-        session.headers.update(CONTROL)
-        client = RoundRobin(session, servers)
+    async with round_robin(servers) as client:
         placed = await asyncio.gather(*(client.call("POST", f"{SERVICE}/calls", {"to": f"{ANSWERS}{n:03d}"},
                                                     status=201) for n in range(100)))  # fmt: skip
         ids = [answer["data"]["id"] for answer in placed]
