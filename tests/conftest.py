@@ -35,8 +35,14 @@ def app_store(request) -> str:
 
 
 @pytest.fixture
-def settings(tmp_path, app_store, request) -> Settings:
-    url = request.getfixturevalue("postgres_cluster").schema_url() if app_store == "postgresql" else ""
+def telephony_eventlog_url(app_store, request) -> str:
+    """The test's PostgreSQL schema when it runs on PostgreSQL (the plugin's `telephony_server` too)."""
+    return request.getfixturevalue("postgres_cluster").schema_url() if app_store == "postgresql" else ""
+
+
+@pytest.fixture
+def settings(tmp_path, telephony_eventlog_url) -> Settings:
+    url = telephony_eventlog_url
     return Settings(storage=Storage(data_dir=str(tmp_path / "data")), control=Control(key=CONTROL_KEY),
                     eventlog=EventLogSettings(url=url))  # fmt: skip
 

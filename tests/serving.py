@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -112,3 +113,20 @@ async def login(session, base: str = "") -> str:
     async with session.post(f"{base}{SERVICE}/login", json=ADMIN) as response:
         assert response.status == 200, await response.text()
         return (await response.json())["user_token"]
+
+
+def replay_difference(settings: Any) -> object | None:
+    """How a fresh replay of the app's log differs from its live read models (None: not at all), on
+    the store the app ran on: the data dir's SQLite file, or its PostgreSQL schema."""
+    from telephony import wiring
+    from telephony.audit import verify_projections
+    from telephony.eventlog import store
+    from telephony.projections import pg_verify
+
+    if settings.eventlog.url:
+        return pg_verify.compare(settings.eventlog.url, wiring.projection_set(settings.eventlog.url))
+    conn = store.connect(settings.data_dir / "events.db")
+    try:
+        return verify_projections(conn, wiring.projection_set())
+    finally:
+        conn.close()

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trustme
 
@@ -49,9 +50,16 @@ def telephony_ca(tmp_path_factory: pytest.TempPathFactory) -> tuple[trustme.CA, 
 
 
 @pytest.fixture
-def telephony_server(request: pytest.FixtureRequest, tmp_path: Path, telephony_ca: tuple[trustme.CA, Path]
-                     ) -> Iterator[TelephonyServer]:  # fmt: skip
-    """The real app in-process on a free port, on a fresh data dir, for this test."""
+def telephony_eventlog_url() -> str:
+    """Where the test's server keeps its log and read models: empty for SQLite in its data dir (the
+    configuration's `[eventlog] url` aside); a conftest may give each test a PostgreSQL schema."""
+    return ""
+
+
+@pytest.fixture
+def telephony_server(request: pytest.FixtureRequest, tmp_path: Path, telephony_ca: tuple[trustme.CA, Path],
+                     telephony_eventlog_url: str) -> Iterator[TelephonyServer]:  # fmt: skip
+    """The real app in-process on a free port, on a fresh data dir (and `telephony_eventlog_url`), for this test."""
     config = request.config
     given = config.getoption("telephony_seed")
     seed = given if given is not None else int(config.getini("telephony_seed"))
@@ -59,6 +67,10 @@ def telephony_server(request: pytest.FixtureRequest, tmp_path: Path, telephony_c
     base = load_settings(path, environ={}) if path else Settings()
     key, data_dir = secrets.token_hex(20), tmp_path / "telephony"
     settings = settings_for(base, data_dir, seed, key, ca_file=str(telephony_ca[1]))
+    if telephony_eventlog_url:
+        settings = msgspec.structs.replace(
+            settings, eventlog=msgspec.structs.replace(settings.eventlog, url=telephony_eventlog_url)
+        )
     start = config.getini("telephony_start")
     clock = Clock.reproducible(parse_wire_time(start).timestamp() if start else float(int(time.time())))
     with embedded.serving(settings, clock=clock, entropy=Entropy(seed)) as url:

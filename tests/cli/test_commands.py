@@ -19,6 +19,8 @@ from telephony.security import digest
 
 from ..serving import ADMIN, CONTROL_KEY, SERVICE, Server, logged_events, login, telephony
 
+pytestmark = pytest.mark.sqlite_only  # the commands read the data dir's SQLite files (PostgreSQL's: test_migrate.py)
+
 
 @dataclass
 class Prepared:

@@ -16,6 +16,8 @@ from telephony.app import create_app
 
 from ..serving import Server, clean_env, free_port, telephony
 
+pytestmark = pytest.mark.sqlite_only  # the commands on a data dir and its SQLite files (PostgreSQL: test_migrate.py)
+
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
