@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 
 class Lease(Protocol):
+    """One holder at a time of the lease `name`: this process once `acquire` returned, until `release`."""
+
     @property
     def name(self) -> str: ...
 
