@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from telephony.app import create_app
 from tests.accounts.helpers import login, url
 from tests.calls.conftest import ANSWERS, BUSY
@@ -28,6 +30,7 @@ async def test_contact_and_user_cdrs_list_the_calls_with_their_numbers(client, r
     assert (await get(client, root, f"/users/{root.user_id}/cdrs"))["total"] == 2
 
 
+@pytest.mark.sqlite_only  # the commands on the data dir's SQLite log
 async def test_a_replay_of_a_log_with_calls_gives_the_same_history(aiohttp_client, settings, clock):
     client = await aiohttp_client(create_app(settings, clock=clock))
     root = await login(client, "v1.2", settings.bootstrap.admin_email, settings.bootstrap.admin_password)

@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from telephony import audit, wiring
 from telephony.app import create_app
@@ -39,6 +40,7 @@ async def run_a_day_of_calls(aiohttp_client, settings) -> list[tuple[str, str, d
     return [(e.stream, e.type, e.event) for e in events]
 
 
+@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL schema per test
 async def test_the_same_seed_and_requests_give_the_same_events_ids_and_times(aiohttp_client, settings, tmp_path):
     simulator = Simulator(seed=11, answer_rate=0.5, busy_rate=0.2, reject_rate=0.1)
     runs = []
@@ -92,6 +94,7 @@ async def test_a_step_that_fell_due_while_the_server_was_down_is_taken_at_the_st
     assert (cdr["t_cause"], cdr["billsec"], cdr["duration"]) == ("normal clearing", 60, 665)
 
 
+@pytest.mark.sqlite_only  # reads the snapshots from the data dir's SQLite file
 async def test_a_restart_takes_live_calls_from_their_snapshot_and_verify_compares_it(aiohttp_client, settings):
     first = await aiohttp_client(create_app(settings, clock=Clock.virtual(START)))
     root = await login(first, "v1.2", settings.bootstrap.admin_email, settings.bootstrap.admin_password)

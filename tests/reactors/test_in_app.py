@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from telephony import wiring
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
 from telephony.clock import Clock
@@ -31,7 +30,8 @@ class Watcher(Echo):
 @pytest.fixture(autouse=True)
 def things(monkeypatch):
     """The app's log takes the contract tests' own events besides its own."""
-    monkeypatch.setattr(read_models, "projection_set", lambda _url="": Projections(wiring.projections(), THINGS))
+    made = read_models.projection_set
+    monkeypatch.setattr(read_models, "projection_set", lambda url="": Projections(made(url).all, THINGS))
 
 
 async def health(client) -> tuple[int, dict]:

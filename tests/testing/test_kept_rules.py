@@ -4,6 +4,7 @@ makes and removes its own, and `telephony log` shows them."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from telephony.app import create_app
 from telephony.config import Faults
@@ -15,6 +16,7 @@ from tests.testing.helpers import add_fault, listed_faults
 CONFIGURED = FaultRule(method="GET", path="/ping", status=503, count=2)
 
 
+@pytest.mark.sqlite_only  # the commands on the data dir's SQLite log
 async def test_a_restart_keeps_the_rules_and_their_counts(aiohttp_client, settings, clock, tmp_path):
     configured = msgspec.structs.replace(settings, faults=Faults(rules=[CONFIGURED]))
     client = await aiohttp_client(create_app(configured, clock=clock))
