@@ -121,7 +121,11 @@ class Clock:
     def restore(self, offset: float, epoch: float) -> None:
         """After a restart: a flowing clock is `offset` seconds ahead of wall-clock time again; a
         virtual clock shows `epoch` again. Never moves the clock back."""
-        self.reach(min(epoch if self._virtual else self._wall() + offset, LATEST))
+        self.reach(self.shown(offset, epoch))
+
+    def shown(self, offset: float, epoch: float) -> float:
+        """What this clock shows once a move recorded as `offset` and `epoch` is restored here."""
+        return min(epoch if self._virtual else self._wall() + offset, LATEST)
 
     async def wait_until(self, moment: float) -> None:
         """Return once the clock shows `moment` or later: by real time passing, or by a move."""

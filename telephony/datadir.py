@@ -1,7 +1,8 @@
 """One writer per data dir: the server and offline writers (import, in-place replay) hold a lock.
 
 The lock is an advisory `flock` on `<data_dir>/.lock`; the kernel drops it when its process dies,
-so a crashed server never leaves the data dir locked.
+so a crashed server never leaves the data dir locked. Servers of a PostgreSQL log share their data
+dir (its keys), each holding the lock `shared`: an offline writer is refused while any of them runs.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ class DataDirBusy(DataDirUnusable):
 
 
 @contextmanager
-def exclusive(data_dir: Path) -> Iterator[None]:
+def exclusive(data_dir: Path, *, shared: bool = False) -> Iterator[None]:
+    """Hold the data dir's lock (`shared`: beside other servers of one PostgreSQL log)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             raise DataDirBusy(f"{data_dir} is in use by another telephony process (stop the server first)") from None
         yield

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from .messaging import Steps
     from .openapi import Document
     from .projections.memory import MemoryProjections
+    from .reactors.leases import Duties
     from .reactors.reactor import Reactors
     from .reactors.scheduler import Scheduler
+    from .reactors.shared_clock import SharedClock
     from .reports import ReportRuns
     from .security import Entropy, Sealer
     from .sip import SipHub
@@ -50,6 +52,10 @@ AUTHENTICATE: web.AppKey[Authenticate] = web.AppKey("authenticate")
 OPENAPI: web.AppKey[Document] = web.AppKey("openapi")
 MEMORY: web.AppKey[MemoryProjections] = web.AppKey("memory")
 REACTORS: web.AppKey[Reactors] = web.AppKey("reactors")
+DUTIES: web.AppKey[Duties] = web.AppKey("duties")
+"""The leases of work that runs once across processes, and the timers each gates."""
+SHARED_CLOCK: web.AppKey[SharedClock] = web.AppKey("shared_clock")
+"""On a log shared by processes: the clock following every process's moves (absent on SQLite)."""
 CALLS: web.AppKey[Calls] = web.AppKey("calls")
 """The call engine: live calls, the simulator, and what the calls handlers use."""
 BILLING: web.AppKey[Billing] = web.AppKey("billing")

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from .sessions import Activity, Session, SessionIndex
 
 Revoke = Callable[[str], Awaitable[object]]
 
 
 class TokenExpiry:
-    def __init__(self, index: SessionIndex, activity: Activity, scheduler: Scheduler, revoke: Revoke) -> None:
+    def __init__(self, index: SessionIndex, activity: Activity, scheduler: Timers, revoke: Revoke) -> None:
         self._index = index
         self._activity = activity
         self._scheduler = scheduler

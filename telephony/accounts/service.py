@@ -22,7 +22,7 @@ from ..domain import acl
 from ..domain.events.accounts import CustomerCreated, UserCreated
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
-from ..reactors.scheduler import Scheduler
+from ..reactors.scheduler import Timers
 from ..security import SYSTEM, Entropy, Sealer, hash_password, new_token
 from ..security import digest as digest_of
 from . import decisions, projections
@@ -41,7 +41,7 @@ class Issued:
 
 class Accounts:
     def __init__(self, settings: Settings, log: EventLog, reader: Reader, clock: Clock,
-                 sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Scheduler,
+                 sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Timers,
                  entropy: Entropy = SYSTEM) -> None:  # fmt: skip
         """`entropy` draws salts, tokens and token ids (the system's, unless a reproducible run seeds it)."""
         self.settings = settings

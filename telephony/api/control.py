@@ -9,7 +9,7 @@ from aiohttp import web
 
 from .. import control_key
 from ..clock import LATEST, parse_wire_time, wire_time
-from ..keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, MEMORY, REACTORS, SCHEDULER
+from ..keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, MEMORY, REACTORS, SCHEDULER, SHARED_CLOCK
 from ..projections.clock import clock_moved
 from .context import meta_of
 from .errors import BadRequest, Unauthorized
@@ -122,7 +122,9 @@ async def move_clock(request: web.Request) -> web.Response:
         message = "the clock only moves forward" if target < now else f"the clock stops at {wire_time(LATEST)}"
         raise BadRequest.field(field, message)
     ran = await (settled_move(request.app, target) if body.settle else request.app[SCHEDULER].advance_to(target))
-    await request.app[EVENT_LOG].append([clock_moved(clock.offset, clock.time())], meta_of(request))
+    recorded = await request.app[EVENT_LOG].append([clock_moved(clock.offset, clock.time())], meta_of(request))
+    if SHARED_CLOCK in request.app:  # other processes hold leases: their timers due on the way run too
+        await request.app[SHARED_CLOCK].everywhere(recorded[-1].position)
     return json_response({"data": {"now": wire_time(clock.now()), "epoch": clock.time(), "jobs_run": ran}})
 
 

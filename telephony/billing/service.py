@@ -29,7 +29,7 @@ from ..domain.errors import Unpaid
 from ..domain.events.billing import Credited
 from ..domain.events.calls import LegPrice, Price
 from ..eventlog import EventLog, Metadata, NewEvent
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from . import ledger
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def tariff(setting: TariffSetting) -> Tariff:
 
 
 class Billing:
-    def __init__(self, settings: BillingSettings, event_log: EventLog, scheduler: Scheduler, clock: Clock) -> None:
+    def __init__(self, settings: BillingSettings, event_log: EventLog, scheduler: Timers, clock: Clock) -> None:
         self.settings = settings
         self.currency = settings.currency
         self._table = [tariff(t) for t in settings.tariffs]

@@ -23,7 +23,7 @@ from ..domain.calls.simulation import draw_plan, next_step
 from ..domain.errors import Invalid
 from ..domain.events.calls import CallEvent, CallPlaced
 from ..eventlog import EventLog, Metadata, RecordedEvent
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from . import commands, placing
 from .decisions import Command, Engine
 from .destinations import Planner
@@ -37,7 +37,7 @@ RATE_EXCEEDED = "Maximum per minute call rate exceeded"
 class CallSimulator:
     """The timers of the live calls' next steps, and the steps they take."""
 
-    def __init__(self, live: LiveCalls, engine: Engine, event_log: EventLog, scheduler: Scheduler,
+    def __init__(self, live: LiveCalls, engine: Engine, event_log: EventLog, scheduler: Timers,
                  clock: Clock) -> None:  # fmt: skip
         self._live = live
         self.engine = engine

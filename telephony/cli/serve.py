@@ -1,4 +1,4 @@
-"""`telephony serve`: the API server on its port, until SIGINT or SIGTERM."""
+"""`telephony serve`: the API server on its port, until SIGINT or SIGTERM (`--workers N`: N processes)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from .. import demo, logs
 from ..config import Settings
 from ..eventlog import LOG_FILE, readahead
+from . import workers
 from .arguments import AddCommand, CliError, settings_of
 
 SWITCH_INTERVAL = 0.0005
@@ -28,13 +29,18 @@ def add(add_command: AddCommand) -> None:
     serve.add_argument("--demo", action="store_true", help="a generated company with history and live traffic")
     serve.add_argument("--seed", type=int, help=f"the demo's seed (default {demo.DEFAULT_SEED})")
     serve.add_argument("--rate", type=float, help=f"the demo's calls a minute (default {demo.DEFAULT_RATE:g})")
+    serve.add_argument("--workers", type=int, default=1, help="server processes on the port (PostgreSQL only)")
+    serve.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker of --workers
     serve.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_of(args)
+    workers.check(args, settings)
     logs.configure(settings.log.format, settings.log.level)
-    sockets = _listen(settings.server.host, settings.server.port)
+    if args.workers > 1:
+        return workers.run(args, settings, _listen(settings.server.host, settings.server.port, True, listen=False))
+    sockets = _listen(settings.server.host, settings.server.port, args.reuse_port)
     shown = _demo_of(args, settings)
     sys.setswitchinterval(SWITCH_INTERVAL)
     with asyncio.Runner(loop_factory=event_loop_factory(settings.server.event_loop)) as runner:
@@ -101,9 +107,10 @@ def _settle_heap() -> None:
     gc.freeze()
 
 
-def _listen(host: str, port: int) -> list[socket.socket]:
+def _listen(host: str, port: int, reuse_port: bool = False, listen: bool = True) -> list[socket.socket]:
     """Sockets bound to every address of `host` at `port`, before anything touches the data dir, so a
-    busy port stops `serve` with nothing created."""
+    busy port stops `serve` with nothing created; `reuse_port` shares the port with the other workers
+    (`listen` False: the parent of workers only holds the port)."""
     sockets: list[socket.socket] = []
     try:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -111,10 +118,13 @@ def _listen(host: str, port: int) -> list[socket.socket]:
             sock = socket.socket(family, kind, proto)
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             sock.bind(address)
-            sock.listen(128)
+            if listen:
+                sock.listen(128)
     except OSError as exc:
         for sock in sockets:
             sock.close()

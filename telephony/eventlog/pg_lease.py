@@ -15,16 +15,18 @@ import hashlib
 import psycopg
 
 
-def lease_key(name: str) -> int:
-    """The advisory lock's key of the lease `name`: a signed 64-bit number from its digest."""
-    return int.from_bytes(hashlib.sha256(f"telephony lease {name}".encode()).digest()[:8], "big", signed=True)
+def lease_key(name: str, schema: str = "") -> int:
+    """The advisory lock's key of the lease `name` of the log in `schema`: a signed 64-bit number from
+    their digest (advisory locks are the database's: two logs in two schemas have leases of their own)."""
+    digest = hashlib.sha256(f"telephony lease {schema}.{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 class Lease:
     """The lease `name` on the database at `url`; `await acquire()` waits until this process holds it."""
 
     def __init__(self, url: str, name: str) -> None:
-        self.url, self.name, self.key = url, name, lease_key(name)
+        self.url, self.name = url, name
         self._conn: psycopg.AsyncConnection | None = None
 
     @property
@@ -36,7 +38,7 @@ class Lease:
         """Wait for the lease (cancel the call to stop waiting)."""
         conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         try:
-            await conn.execute("SELECT pg_advisory_lock(%s)", (self.key,))
+            await conn.execute("SELECT pg_advisory_lock(%s)", (await self._key(conn),))
         except BaseException:
             with contextlib.suppress(Exception):
                 await conn.cancel_safe(timeout=5)  # the server stops waiting for the lock too
@@ -47,12 +49,16 @@ class Lease:
     async def try_acquire(self) -> bool:
         """Take the lease when no one holds it; False at once otherwise."""
         conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-        row = await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))).fetchone()
+        row = await (await conn.execute("SELECT pg_try_advisory_lock(%s)", (await self._key(conn),))).fetchone()
         if row is None or not row[0]:
             await conn.close()
             return False
         self._conn = conn
         return True
+
+    async def _key(self, conn: psycopg.AsyncConnection) -> int:
+        row = await (await conn.execute("SELECT current_schema()")).fetchone()
+        return lease_key(self.name, row[0] if row and row[0] else "")
 
     async def release(self) -> None:
         """Give the lease up (closing the session releases the lock)."""

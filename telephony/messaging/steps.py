@@ -19,7 +19,7 @@ from ..domain.events.messaging import CHAT, SMS, ChatCreated, SmsCreated, SmsSte
 from ..domain.events.resources import ResourceCleared, ResourceDeleted, ResourceUpdated
 from ..eventlog import EventLog, Metadata, RecordedEvent
 from ..projections.memory import MemoryProjection
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from . import chats, sms
 
 SIMULATOR = Metadata(source="simulator")
@@ -92,7 +92,7 @@ class Pending(MemoryProjection):
 class Steps:
     """The timers of pending SMS and chats."""
 
-    def __init__(self, pending: Pending, event_log: EventLog, scheduler: Scheduler, clock: Clock) -> None:
+    def __init__(self, pending: Pending, event_log: EventLog, scheduler: Timers, clock: Clock) -> None:
         self._pending = pending
         self._log = event_log
         self._scheduler = scheduler

@@ -15,10 +15,9 @@ decision (run in the transaction, after the earlier ones), or the reactor sets `
 reaction is committed before the next event.
 
 A reaction that raises is logged and retried with exponential backoff on the clock (a moved clock
-retries at once); meanwhile writes and other reactors go on, and health shows it (the error's
-class only: health is open).
-Positions of events that needed no reaction are recorded lazily (`RECORD_EVERY`, and at stop):
-re-reading a few of them after a crash is harmless, since they caused nothing.
+retries at once); health shows it (the error's class only). Positions that needed no reaction are
+recorded lazily (`RECORD_EVERY`, and at stop). Across processes a reactor runs where its lease is
+held (`leases`); elsewhere it stands by, and whoever takes the lease resumes from its position.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from ..clock import Clock, wire_time
 from ..domain.events import Event, tags_of
 from ..eventlog.records import Metadata, NewEvent, RecordedEvent
 from . import tracking
+from .leases import Lease, LocalLease
 
 log = logging.getLogger(__name__)
 Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
@@ -48,12 +48,14 @@ FAILING = ("failing", "failed")
 class Reactor:
     """Subclasses set `name` (stable: it keys the tracking position) and `handles` (the event classes;
     None: every type), and implement `react`. `from_beginning` reactors react to the whole log when first
-    seen; the others start at its head (a new webhook dispatcher does not replay last year)."""
+    seen; the others start at its head (a new webhook dispatcher does not replay last year). `lease`: its
+    lease's name, when a duty must run in its process (default `name`; `runners` gives the leases)."""
 
     name: ClassVar[str]
     handles: ClassVar[frozenset[type[Event]] | None] = None
     from_beginning: ClassVar[bool] = False
     serial: ClassVar[bool] = False
+    lease: ClassVar[str | None] = None
 
     async def react(self, event: RecordedEvent) -> Reaction:
         raise NotImplementedError
@@ -88,12 +90,9 @@ class ReactorRunner:
     """One reactor's task: its position, its state, its failures."""
 
     def __init__(self, reactor: Reactor, event_log: Log, clock: Clock, *, chunk: int = 500,
-                 backoff: Backoff | None = None) -> None:  # fmt: skip
-        self.reactor = reactor
-        self._log = event_log
-        self._clock = clock
-        self._chunk = chunk
-        self._backoff = backoff or Backoff()
+                 backoff: Backoff | None = None, lease: Lease | None = None) -> None:  # fmt: skip
+        self.reactor, self._lease = reactor, lease or LocalLease(reactor.name)
+        self._log, self._clock, self._chunk, self._backoff = event_log, clock, chunk, backoff or Backoff()
         tags = tags_of(reactor.handles)
         self._types = sorted(tags) if tags is not None else None
         self._meta = Metadata(source=f"reactor:{reactor.name}")
@@ -137,9 +136,9 @@ class ReactorRunner:
             await self._moved.wait()
 
     async def settled(self, position: int) -> None:
-        """Return once the reactor has dealt with every event up to `position`, or is failing (it tries
-        again on its own schedule, which nobody should wait for)."""
-        while self._position < position and self.state not in FAILING:
+        """Return once the reactor has dealt with every event up to `position`, or is failing (it retries
+        on its own schedule) or standing by (another process acts): nobody should wait for those."""
+        while self._position < position and self.state not in (*FAILING, "standby"):
             await self._moved.wait()
 
     def health(self) -> dict[str, object]:
@@ -148,6 +147,10 @@ class ReactorRunner:
                 "last_error": self.last_error, "retry_at": retry}  # fmt: skip
 
     async def run(self) -> None:
+        if not self._lease.held:
+            self.state = "standby"
+            self.moved()
+            await self._lease.acquire()
         self._start = 0 if self.reactor.from_beginning else self._log.position
         while True:
             try:
@@ -291,5 +294,6 @@ def _ended(runner: ReactorRunner, task: asyncio.Task[None]) -> None:
 
 
 def runners(reactors: Sequence[Reactor], event_log: Log, clock: Clock, backoff: Backoff | None = None,
-            ) -> Reactors:  # fmt: skip
-    return Reactors([ReactorRunner(r, event_log, clock, backoff=backoff) for r in reactors])
+            lease_of: Callable[[str], Lease] = LocalLease) -> Reactors:  # fmt: skip
+    return Reactors([ReactorRunner(r, event_log, clock, backoff=backoff, lease=lease_of(r.lease or r.name))
+                     for r in reactors])  # fmt: skip

@@ -27,6 +27,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -37,6 +38,18 @@ Job = Callable[[], Awaitable[object]]
 Source = Callable[[], Iterable[tuple[float, str, Job]]]
 """Timers derived from projections at start: (due, key, job) triples."""
 ALARM = "telephony-alarm"
+
+
+class Timers(Protocol):
+    """What a timer's owner uses of the scheduler."""
+
+    def at(self, when: float, key: str, job: Job) -> None: ...
+
+    def cancel(self, key: str) -> bool: ...
+
+    def due(self, key: str) -> float | None: ...
+
+    def now(self) -> float: ...
 
 
 @dataclass(order=True, slots=True)
@@ -107,7 +120,7 @@ class Scheduler:
         """Add the timers `source` derives from projections now, and again at every start."""
         self._sources.append(source)
         if self._aps.running:
-            self._add_from(source)
+            self.add_from(source)
 
     @property
     def sources(self) -> tuple[Source, ...]:
@@ -119,7 +132,7 @@ class Scheduler:
     def start(self) -> None:
         self._stopping = False
         for source in self._sources:
-            self._add_from(source)
+            self.add_from(source)
         self._aps.start()
         self._rearm()
 
@@ -172,7 +185,8 @@ class Scheduler:
         if self._alarm_due is None or timer.due < self._alarm_due:
             self._rearm_soon()
 
-    def _add_from(self, source: Source) -> None:
+    def add_from(self, source: Source) -> None:
+        """Add the timers `source` derives now (a lease taken over derives its duty's again)."""
         for when, key, job in source():
             self.at(when, key, job)
 

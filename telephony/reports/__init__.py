@@ -1,5 +1,5 @@
 """Report schedules that run on time and deliver their reports by mail."""
 
-from .planner import ReportPlanner, ReportRuns
+from .planner import LEASE, ReportPlanner, ReportRuns
 
-__all__ = ["ReportPlanner", "ReportRuns"]
+__all__ = ["LEASE", "ReportPlanner", "ReportRuns"]

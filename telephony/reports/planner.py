@@ -25,10 +25,12 @@ from ..domain.reports import active, next_run
 from ..eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from ..mail import Mailer
 from ..reactors.reactor import Reaction, Reactor
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from .runs import KIND, SCHEDULE, ran
 
 SCHEDULED = Metadata(source="reports")
+LEASE = "report-runs"
+"""The lease of the report runs' timers and of the planner that sets them: they run in one process."""
 RETRY_AFTER = (60.0, 300.0, 900.0, 3600.0)
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ log = logging.getLogger(__name__)
 class ReportRuns:
     """The timers of report schedules."""
 
-    def __init__(self, event_log: EventLog, reader: Reader, scheduler: Scheduler, clock: Clock, mailer: Mailer) -> None:
+    def __init__(self, event_log: EventLog, reader: Reader, scheduler: Timers, clock: Clock, mailer: Mailer) -> None:
         self._log = event_log
         self._reader = reader
         self._scheduler = scheduler
@@ -106,6 +108,7 @@ class ReportPlanner(Reactor):
     """Plans a schedule again when it changes, and keeps its `next_run_at`."""
 
     name = "report-planner"
+    lease = LEASE
     handles = frozenset({*SCHEDULE.all, CustomerDeleted})
 
     def __init__(self, runs: ReportRuns, reader: Reader) -> None:

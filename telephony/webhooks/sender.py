@@ -47,7 +47,7 @@ from ..domain.faults import Effects
 from ..domain.webhooks import RETRY_SECONDS, sign
 from ..eventlog import EventLog, Metadata, NewEvent
 from ..mail import Mailer
-from ..reactors.scheduler import Job, Scheduler
+from ..reactors.scheduler import Job, Timers
 from ..security import Sealer
 from . import urls
 from .configuration import WEBHOOK
@@ -62,7 +62,7 @@ DeliveryFaults = Callable[[str], Awaitable[Effects | None]]
 
 class Sender:
     def __init__(self, settings: Settings, seed: int, pending: PendingDeliveries, event_log: EventLog, reader: Reader,
-                 scheduler: Scheduler, clock: Clock, sealer: Sealer, mailer: Mailer,
+                 scheduler: Timers, clock: Clock, sealer: Sealer, mailer: Mailer,
                  wall: Callable[[], float] = time.time, faults: DeliveryFaults | None = None) -> None:  # fmt: skip
         """`wall` is real time, for the `webhook-timestamp` of each POST (the clock is the domain's);
         `faults` tells what the fault rules do to a delivery to the webhook it names."""

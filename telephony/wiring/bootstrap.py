@@ -10,13 +10,20 @@ in this order:
    deliveries to the webhook sender; and the call timers, a commit follower after the in-memory
    projections: each commit's calls get the timer of their next step from their live state; then
    SIP's INVITEs, which follow the calls that ring a softphone;
-3. timer sources (`timer_sources`), derived again at every start, then the scheduler started;
+3. timer sources (`timer_sources`), derived again at every start, then the leases taken and the
+   scheduler started;
 4. reactors (`reactors`), each a task owned by the app;
 5. SIP's listener of its own (`[sip] host`), last to open and first to close.
+
+Work that must happen once across processes is a duty under a lease (`reactors.leases`): the timers'
+owners get their duty (`DUTY`) instead of the scheduler, each reactor runs under the lease of its
+name. On SQLite the leases are local and nothing is gated; on PostgreSQL they are advisory locks, and
+a commit follower keeps the clock where any process moved it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -38,13 +45,16 @@ from ..config import Settings
 from ..dialects.pg_reader import PgReader
 from ..documents.connections import Reader
 from ..eventlog import EventLog
+from ..eventlog.pg_lease import Lease as PgLease
 from ..eventlog.pg_log import PgEventLog
+from ..eventlog.pg_notices import Notices
 from ..keys import (
     ACCOUNTS,
     BILLING,
     CALLS,
     CLOCK,
     CONTROL_KEY_DIGEST,
+    DUTIES,
     ENTROPY,
     EVENT_LOG,
     FAULTS,
@@ -57,6 +67,7 @@ from ..keys import (
     SCHEDULER,
     SEALER,
     SETTINGS,
+    SHARED_CLOCK,
     SIP,
     STREAMS,
     WEBHOOKS,
@@ -65,11 +76,16 @@ from ..mail import Mailer, SmtpDelivery
 from ..projections import snapshots
 from ..projections.clock import ClockOffset
 from ..projections.memory import MemoryProjections
+from ..reactors.leases import Duties
 from ..reactors.reactor import Reactor, runners
-from ..reactors.scheduler import Scheduler, Source
+from ..reactors.scheduler import Scheduler, Source, Timers
+from ..reactors.shared_clock import SharedClock
 from . import read_models
 
 Context = Callable[[web.Application], AsyncIterator[None]]
+DUTY = {"expiry": "token-expiry", "closing": "invoice-closing", "messaging": "messaging-steps",
+        "sender": "webhook-sender", "simulator": "call-simulator", "reports": reports.LEASE}  # fmt: skip
+"""The lease of each timers' owner; a reactor's is its name (the report planner's: the report runs')."""
 
 
 def resources(progress: bool = False, extra: Sequence[Reactor] = ()) -> list[Context]:
@@ -83,7 +99,7 @@ def _event_log(progress: bool) -> Context:
         """The data dir's log, locked against other writers (stale projections rebuilt first), and the
         keys it was written with (a new control key shown)."""
         settings, url = app[SETTINGS], app[SETTINGS].eventlog.url
-        with datadir.exclusive(settings.data_dir):
+        with datadir.exclusive(settings.data_dir, shared=bool(url)):
             projections = read_models.projection_set(url)
             opened = await (PgEventLog.open_url(url, projections, app[CLOCK], progress=progress,
                                                 max_batch=settings.eventlog.max_batch) if url else
@@ -139,17 +155,20 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     settings, clock, event_log, reader, memory = app[SETTINGS], app[CLOCK], app[EVENT_LOG], app[READER], app[MEMORY]
     sealer, entropy = app[SEALER], app[ENTROPY]
     app[SCHEDULER] = scheduler = Scheduler(clock)
+    shared = settings.eventlog.url
+    app[DUTIES] = duties = Duties(scheduler, functools.partial(PgLease, shared) if shared else None)
     mailer = Mailer(settings.mail, event_log, sealer, clock)
-    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer, scheduler,
-                             entropy)  # fmt: skip
-    app[BILLING] = billing = Billing(settings.billing, event_log, scheduler, clock)
+    app[ACCOUNTS] = Accounts(settings, event_log, reader, clock, sealer, memory[SessionIndex], mailer,
+                             duties[DUTY["expiry"]], entropy)  # fmt: skip
+    app[BILLING] = billing = Billing(settings.billing, event_log, duties[DUTY["closing"]], clock)
     sip_clients = sip.LiveClients(settings.sip.dialogs_per_connection)
-    app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, scheduler, sip_clients)
-    app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, scheduler, clock)
-    app[REPORTS] = reports.ReportRuns(event_log, reader, scheduler, clock, mailer)
+    app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, duties[DUTY["simulator"]], sip_clients)
+    app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, duties[DUTY["messaging"]], clock)
+    app[REPORTS] = reports.ReportRuns(event_log, reader, duties[DUTY["reports"]], clock, mailer)
     app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
     sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
-                             reader, scheduler, clock, sealer, mailer, faults=faults.for_delivery)  # fmt: skip
+                             reader, duties[DUTY["sender"]], clock, sealer, mailer,
+                             faults=faults.for_delivery)  # fmt: skip
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
     app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
     app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory, sip_clients, app[CALLS])
@@ -179,7 +198,7 @@ def sip_hub(settings: Settings, accounts: Accounts, reader: Reader, clock: Clock
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,
-                 scheduler: Scheduler, clients: sip.LiveClients) -> Calls:  # fmt: skip
+                 scheduler: Timers, clients: sip.LiveClients) -> Calls:  # fmt: skip
     """The call engine: the PBX's decisions over the live floor, the simulator that takes their steps,
     and the real SIP clients that ring for their users instead of it."""
     live = memory[LiveCalls]
@@ -191,27 +210,38 @@ def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: 
 
 
 async def _timers(app: web.Application) -> AsyncIterator[None]:
-    """The change hooks and timer sources attached, then the scheduler started and the report schedules
-    planned (a run missed while the server was down runs at once); at the end, the jobs under way finish."""
-    memory, scheduler = app[MEMORY], app[SCHEDULER]
+    """The change hooks and timer sources attached, then the leases taken, the scheduler started and
+    the report schedules planned (a run missed while the server was down runs at once); at the end, the
+    jobs under way finish and the leases are given up. On a shared log the clock follows every move."""
+    memory, scheduler, duties, event_log = app[MEMORY], app[SCHEDULER], app[DUTIES], app[EVENT_LOG]
     memory[messaging.Pending].on_change = app[MESSAGING].follow
-    memory[webhooks.PendingDeliveries].on_change = app[WEBHOOKS].sender.kick
-    unfollow = app[EVENT_LOG].follow_commits("call timers", app[CALLS].simulator.follow_commit)
-    unfollow_sip = app[EVENT_LOG].follow_commits("sip invites", app[SIP].invites.follow_commit)
-    for source in timer_sources(app):
-        scheduler.derive(source)
-    scheduler.start()
-    await app[REPORTS].start()
+    memory[webhooks.PendingDeliveries].on_change = duties[DUTY["sender"]].gate(app[WEBHOOKS].sender.kick)
+    unfollow = [event_log.follow_commits("call timers", app[CALLS].simulator.follow_commit),
+                event_log.follow_commits("sip invites", app[SIP].invites.follow_commit)]  # fmt: skip
+    if url := app[SETTINGS].eventlog.url:
+        notices = await Notices.open(url, "clock")
+        app[SHARED_CLOCK] = SharedClock(app[CLOCK], scheduler, notices, lambda: duties.held, DUTY.values())
+        unfollow.append(event_log.follow_commits("shared clock", app[SHARED_CLOCK].follow_commit))
+    for duty, source in timer_sources(app):
+        duties[duty].derive(source)
+    duties[DUTY["reports"]].when_taken(app[REPORTS].start)
+    await duties.start()
     yield
-    unfollow_sip()
-    unfollow()
+    for stop in reversed(unfollow):
+        stop()
+    if url:
+        await app[SHARED_CLOCK].close()
+        await notices.close()
     await scheduler.stop()
+    await duties.release()
 
 
-def timer_sources(app: web.Application) -> list[Source]:
-    """What derives timers from the projections at every start, in the order they are added."""
-    return [app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers, app[WEBHOOKS].sender.timers,
-            app[CALLS].simulator.timers]  # fmt: skip
+def timer_sources(app: web.Application) -> list[tuple[str, Source]]:
+    """What derives timers from the projections at every start, in the order they are added, each with
+    the lease its timers run under."""
+    return [(DUTY["expiry"], app[ACCOUNTS].expiry.timers), (DUTY["closing"], app[BILLING].closing),
+            (DUTY["messaging"], app[MESSAGING].timers), (DUTY["sender"], app[WEBHOOKS].sender.timers),
+            (DUTY["simulator"], app[CALLS].simulator.timers)]  # fmt: skip
 
 
 async def _webhooks(app: web.Application) -> AsyncIterator[None]:
@@ -230,7 +260,9 @@ async def _sip_listener(app: web.Application) -> AsyncIterator[None]:
 def _reactors(extra: Sequence[Reactor]) -> Context:
     async def reactors_running(app: web.Application) -> AsyncIterator[None]:
         """Every reactor's task, owned by the app: started after everything they use, stopped first."""
-        app[REACTORS] = running = runners([*reactors(app), *extra], app[EVENT_LOG], app[CLOCK])
+        duties = app[DUTIES]
+        app[REACTORS] = running = runners([*reactors(app), *extra], app[EVENT_LOG], app[CLOCK],
+                                          lease_of=duties.__getitem__)  # fmt: skip
         running.start()
         yield
         await running.stop()

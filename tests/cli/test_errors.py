@@ -95,6 +95,15 @@ def test_a_command_on_a_data_dir_without_a_log_is_one_line_and_exit_2(tmp_path):
         one_line_error(telephony("--data-dir", tmp_path / "nothing", *args, cwd=tmp_path), "no event log")
 
 
+def test_serve_refuses_several_workers_on_a_sqlite_data_dir_and_a_demo_with_workers(tmp_path):
+    data_dir = tmp_path / "data"
+    one_line_error(
+        telephony("--data-dir", data_dir, "serve", "--workers", "2", cwd=tmp_path), "--workers", "PostgreSQL"
+    )
+    one_line_error(telephony("--data-dir", data_dir, "serve", "--workers", "0", cwd=tmp_path), "--workers")
+    assert not data_dir.exists()
+
+
 def test_serve_on_a_busy_port_says_so_and_creates_no_data_dir(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -41,11 +41,14 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     app = create_app(settings, clock=clock, reactors=[extra])
     await aiohttp_client(app)
     assert app[CLOCK] is clock
-    assert app[EVENT_LOG].followers == ["in-memory projections", "snapshots", "call timers", "sip invites"]
-    assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
-                                      app[WEBHOOKS].sender.timers, app[CALLS].simulator.timers)  # fmt: skip
+    shared = ["shared clock"] if settings.eventlog.url else []  # a PostgreSQL log's processes share the clock
+    assert app[EVENT_LOG].followers == ["in-memory projections", "snapshots", "call timers", "sip invites", *shared]
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow
-    assert app[MEMORY][webhooks.PendingDeliveries].on_change == app[WEBHOOKS].sender.kick
+    if not settings.eventlog.url:  # on PostgreSQL the sources and the sender's kick are gated by their leases
+        assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
+                                          app[WEBHOOKS].sender.timers, app[CALLS].simulator.timers)  # fmt: skip
+        assert app[MEMORY][webhooks.PendingDeliveries].on_change == app[WEBHOOKS].sender.kick
+    assert len(app[SCHEDULER].sources) == 5
     assert [runner.name for runner in app[REACTORS].runners] == [*APP_REACTORS, extra.name]
     assert app[WEBHOOKS].sender._faults == app[FAULTS].for_delivery
     assert list(app.on_shutdown) == [wiring.end_streams]
