@@ -17,8 +17,8 @@ STORES = {"sqlite": ("sqlite",), "postgresql": ("postgresql",), "both": ("sqlite
 
 def pytest_addoption(parser) -> None:
     parser.addoption("--store", choices=tuple(STORES), default="sqlite",
-                     help="the store the app's tests run on: its log and read models (postgresql: a schema of "
-                          "a cluster started for the session, tests/postgres.py)")  # fmt: skip
+                     help="the store the app's tests run on: its log and read models (postgresql: a database copied "
+                          "from a template on a cluster started for the session, tests/postgres.py)")  # fmt: skip
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -36,8 +36,8 @@ def app_store(request) -> str:
 
 @pytest.fixture
 def telephony_eventlog_url(app_store, request) -> str:
-    """The test's PostgreSQL schema when it runs on PostgreSQL (the plugin's `telephony_server` too)."""
-    return request.getfixturevalue("postgres_cluster").schema_url() if app_store == "postgresql" else ""
+    """The test's PostgreSQL database when it runs on PostgreSQL (the plugin's `telephony_server` too)."""
+    return request.getfixturevalue("postgres_cluster").app_url() if app_store == "postgresql" else ""
 
 
 @pytest.fixture

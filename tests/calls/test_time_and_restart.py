@@ -40,7 +40,7 @@ async def run_a_day_of_calls(aiohttp_client, settings) -> list[tuple[str, str, d
     return [(e.stream, e.type, e.event) for e in events]
 
 
-@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL schema per test
+@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL database per test
 async def test_the_same_seed_and_requests_give_the_same_events_ids_and_times(aiohttp_client, settings, tmp_path):
     simulator = Simulator(seed=11, answer_rate=0.5, busy_rate=0.2, reject_rate=0.1)
     runs = []

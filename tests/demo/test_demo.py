@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+import pytest
+
 from telephony import demo
 from telephony.clock import wire_time
 from telephony.demo import activity, marker
@@ -67,6 +69,7 @@ async def test_the_history_is_made_by_the_engine_over_the_days_before_today(make
     assert mark is not None and mark.history is not None and mark.history.made["inbound"] > 0
 
 
+@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL database per test
 async def test_two_demos_of_one_seed_make_the_same_log_up_to_the_history_head(make_demo, tmp_path):
     first, again, other = [await make_demo(seed, tmp_path / name) for seed, name in ((3, "a"), (3, "b"), (4, "c"))]
     a, b, c = (marker.read(m.demo.settings.data_dir).history for m in (first, again, other))

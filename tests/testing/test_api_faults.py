@@ -80,7 +80,7 @@ async def test_a_slow_body_is_the_whole_answer_trickling_out(client, root):
     assert int(response.headers["Content-Length"]) == len(await response.read())
 
 
-@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL schema per test
+@pytest.mark.sqlite_only  # two fresh data dirs in one test: one PostgreSQL database per test
 async def test_draws_follow_the_seed_so_the_same_requests_fire_the_same_way(aiohttp_client, settings, clock, tmp_path):
     fired = []
     for run in ("first", "second"):
