@@ -5,9 +5,9 @@ Every answer to a request that may write (any method but GET, HEAD and OPTIONS) 
 every event the request appended. A request that sends the header back waits, before its handler
 runs, until this process's read models have followed the log to that position (other processes'
 commits reach them by the log's followers), for at most `WAIT_SECONDS` of real time: then a 503
-says so. Without the header a read waits for the log's head at its start (`EventLog.catch_up`: at
-once in one process; on PostgreSQL, the head read from the server). A header that is not a whole
-number is a 400 naming it."""
+says so. Without the header a request, a write too (its token may come from another process's
+login), waits for the log's head at its start (`EventLog.catch_up`: at once in one process; on
+PostgreSQL, the head read from the server). A header that is not a whole number is a 400 naming it."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ async def reached(request: web.Request) -> web.Response | None:
     if event_log is None:
         return None
     wanted = request.headers.get(HEADER)
-    if wanted is None and request.method != "GET":
+    if wanted is None and request.method == "OPTIONS":
         return None
     if wanted is not None and not (wanted.isascii() and wanted.isdigit() and len(wanted) < 19):
         raise Invalid.field(HEADER, f"{HEADER} must be a position of the log, a whole number")
