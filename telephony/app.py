@@ -8,7 +8,7 @@ from aiohttp import web
 
 from . import openapi, testing, wiring
 from .accounts.auth import authenticate
-from .api import cors, middlewares
+from .api import cors, middlewares, nul
 from .api.control import require_control_key
 from .api.route_table import mount, mount_control
 from .clock import Clock
@@ -29,7 +29,11 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     the app's own (a test's, an embedding program's). Secrets draw from `entropy` (the system's by
     default; a seeded one with a reproducible clock makes a reproducible run)."""
     app = web.Application(
-        middlewares=[middlewares.frame(options=cors.plain_options), testing.api_faults(settings.api.service)],
+        middlewares=[
+            middlewares.frame(options=cors.plain_options),
+            testing.api_faults(settings.api.service),
+            *([nul.refuse_nul] if settings.eventlog.url else []),  # PostgreSQL's text cannot hold a NUL
+        ],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},
     )

@@ -27,12 +27,18 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def telephony(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run `python -m telephony ARGS` in `cwd` (so no ./config.toml of the repo is read)."""
+def log_env(url: str) -> dict[str, str]:
+    """The environment that points a command at the log at `url` (none for the data dir's SQLite log)."""
+    return {"TELEPHONY_EVENTLOG_URL": url} if url else {}
+
+
+def telephony(*args: str | Path, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m telephony ARGS` in `cwd` (so no ./config.toml of the repo is read); `env` adds to
+    the environment."""
     return subprocess.run(
         [sys.executable, "-m", "telephony", *map(str, args)],
         cwd=cwd,
-        env=clean_env(),
+        env=clean_env(**env),
         capture_output=True,
         text=True,
         timeout=COMMAND_TIMEOUT,
@@ -40,9 +46,9 @@ def telephony(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def logged_events(data_dir: Path, *filters: str, cwd: Path) -> list[dict]:
+def logged_events(data_dir: Path, *filters: str, cwd: Path, **env: str) -> list[dict]:
     """The events `telephony log --json FILTERS` prints, decoded."""
-    result = telephony("--data-dir", data_dir, "log", "--json", *filters, cwd=cwd)
+    result = telephony("--data-dir", data_dir, "log", "--json", *filters, cwd=cwd, **env)
     assert result.returncode == 0, result.stderr
     return [json.loads(line) for line in result.stdout.splitlines()]
 

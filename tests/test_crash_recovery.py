@@ -7,7 +7,7 @@ import asyncio
 import aiohttp
 import pytest
 
-from .serving import SERVICE, Server, logged_events, login, telephony
+from .serving import SERVICE, Server, log_env, logged_events, login, telephony
 
 WRITES = 200
 CONCURRENCY = 32
@@ -66,11 +66,12 @@ async def listed_names(server: Server) -> set[str]:
 
 
 @pytest.fixture
-def servers(tmp_path):
+def servers(tmp_path, telephony_eventlog_url):
+    """`servers()`: a new server on the test's data dir and log (on each store `--store` names)."""
     started: list[Server] = []
 
     def make() -> Server:
-        started.append(Server(tmp_path / "data", tmp_path))
+        started.append(Server(tmp_path / "data", tmp_path, **log_env(telephony_eventlog_url)))
         return started[-1]
 
     yield make
@@ -78,7 +79,7 @@ def servers(tmp_path):
         server.stop()
 
 
-async def test_every_acknowledged_write_survives_a_kill_under_load(tmp_path, servers):
+async def test_every_acknowledged_write_survives_a_kill_under_load(tmp_path, servers, telephony_eventlog_url):
     first = servers()
     await first.start()
     async with aiohttp.ClientSession() as session:
@@ -91,7 +92,8 @@ async def test_every_acknowledged_write_survives_a_kill_under_load(tmp_path, ser
     assert load.acknowledged <= await listed_names(second)
     second.stop()
 
-    issued = logged_events(tmp_path / "data", "--type", "token.issued", cwd=tmp_path)
+    env = log_env(telephony_eventlog_url)
+    issued = logged_events(tmp_path / "data", "--type", "token.issued", cwd=tmp_path, **env)
     assert load.acknowledged <= {event["data"]["name"] for event in issued}
-    verified = telephony("--data-dir", tmp_path / "data", "verify", cwd=tmp_path)
+    verified = telephony("--data-dir", tmp_path / "data", "verify", cwd=tmp_path, **env)
     assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -11,7 +11,12 @@ Every `prop = ?`, `IN`, `BETWEEN` written for SQLite then means the same here (t
 (folding ASCII letters only, as SQLite's LIKE; PostgreSQL's own `like(text, text)` takes its
 arguments the other way round, so `unicode_lower` of a property gives `jsonb`) and `unicode_lower`
 (folding every alphabet) exist with SQLite's meaning; a JSON `null` is SQL's NULL, as
-`json_extract` gives it. SQLite's `BLOB` type and its `sqlite_master` (the names) exist too."""
+`json_extract` gives it. SQLite's `BLOB` type and its `sqlite_master` (the names) exist too.
+
+No text here can hold a NUL, so the reader binds a filter's text that holds one as `bytea` (its
+UTF-8), and the comparisons with `bytea` answer what SQLite's do for the text, against values that
+hold no NUL: nothing equals it, and it sorts just after the text before its first NUL (the prefix);
+`like` reads a pattern up to its first NUL, as SQLite's (C strings) does."""
 
 from __future__ import annotations
 
@@ -44,6 +49,29 @@ OPERATORS = {"=": "=", "<>": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 BOUND = {"text": "to_jsonb($2)", "smallint": "to_jsonb($2)", "integer": "to_jsonb($2)", "bigint": "to_jsonb($2)",
          "numeric": "to_jsonb($2)", "double precision": "to_jsonb($2)", "boolean": "to_jsonb($2)"}  # fmt: skip
 """The types a bound value may have here, and how it is made `jsonb`."""
+PREFIX = "convert_from(substring(%s from 1 for position('\\x00'::bytea in %s) - 1), 'UTF8')"
+"""The text of a `bytea` bound for a text with a NUL, up to its first NUL."""
+BEFORE_NUL = {"=": "$1 <= {p} AND $1 > {p}", "<>": "$1 <= {p} OR $1 > {p}", "<": "$1 <= {p}", "<=": "$1 <= {p}",
+              ">": "$1 > {p}", ">=": "$1 > {p}"}  # fmt: skip
+"""Each comparison with a text that holds a NUL, as one with its prefix `p`."""
+
+
+def _operator(left: str, right: str, op: str, body: str) -> list[str]:
+    function = f"{left}_{right.replace(' ', '_')}_{['eq', 'ne', 'lt', 'le', 'gt', 'ge'][list(OPERATORS).index(op)]}"
+    return [f"CREATE OR REPLACE FUNCTION {function}({left}, {right}) RETURNS boolean LANGUAGE sql "
+            f"IMMUTABLE AS $$ SELECT {body} $$",
+            f"CREATE OPERATOR {op} (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = {function})"]  # fmt: skip
+
+
+def _with_nul() -> list[str]:
+    """The comparisons and `like` of a text with a NUL, bound as `bytea`."""
+    prefix = PREFIX % ("$2", "$2")
+    made = [f'CREATE OR REPLACE FUNCTION "like"(bytea, jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$ '
+            f"SELECT like({PREFIX % ('$1', '$1')}, $2) $$"]  # fmt: skip
+    for left, p in (("jsonb", f"to_jsonb({prefix})"), ("text", prefix)):
+        for op, body in BEFORE_NUL.items():
+            made += _operator(left, "bytea", op, body.format(p=p))
+    return made
 
 
 def statements() -> list[str]:
@@ -53,19 +81,19 @@ def statements() -> list[str]:
         *(f"CREATE OR REPLACE FUNCTION {signature} LANGUAGE sql IMMUTABLE" for signature in FUNCTIONS),
     ]
     for type_, bound in BOUND.items():
-        name = type_.replace(" ", "_")
         for op, sql_op in OPERATORS.items():
-            function = f"jsonb_{name}_{['eq', 'ne', 'lt', 'le', 'gt', 'ge'][list(OPERATORS).index(op)]}"
-            made.append(f"CREATE OR REPLACE FUNCTION {function}(jsonb, {type_}) RETURNS boolean LANGUAGE sql "
-                        f"IMMUTABLE AS $$ SELECT $1 {sql_op} {bound} $$")  # fmt: skip
-            made.append(f"CREATE OPERATOR {op} (LEFTARG = jsonb, RIGHTARG = {type_}, FUNCTION = {function})")
-    return made
+            made += _operator("jsonb", type_, op, f"$1 {sql_op} {bound}")
+    return [*made, *_with_nul()]
 
 
 def install(conn: Any) -> None:
-    """Make them in the current schema, unless they are there."""
-    there = conn.execute("SELECT 1 FROM pg_proc WHERE proname = 'jsonb_text_eq' "
-                         "AND pronamespace = current_schema()::regnamespace").fetchone()  # fmt: skip
-    if there is None:
+    """Make them in the current schema, unless they are there (those of a NUL alone in a schema made before them)."""
+    found = conn.execute("SELECT proname FROM pg_proc WHERE proname IN ('jsonb_text_eq', 'jsonb_bytea_eq') "
+                         "AND pronamespace = current_schema()::regnamespace")  # fmt: skip
+    there = {row[0] for row in found}
+    if "jsonb_text_eq" not in there:
         for statement in statements():
+            conn.execute(statement)
+    elif "jsonb_bytea_eq" not in there:
+        for statement in _with_nul():
             conn.execute(statement)

@@ -59,7 +59,7 @@ class PgReader:
         return cls(connections)
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
-        params = tuple(parameters)
+        params = tuple(p.encode() if isinstance(p, str) and "\x00" in p else p for p in parameters)  # pg_functions
         conn = await self._free.get()
         try:
             return await asyncio.to_thread(lambda: conn.execute(sql, params).fetchall())

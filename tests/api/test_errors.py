@@ -183,3 +183,22 @@ async def test_a_number_beyond_64_bits_in_a_body_is_a_400_naming_it(client, path
     body = await response.json()
     assert_error_body(body)
     assert body["errors"][0]["field"] == field
+
+
+async def test_a_text_holding_a_nul_is_kept_on_sqlite_and_a_400_naming_the_field_on_postgresql(client, settings):
+    admin = {"email": "admin@example.com", "password": "change-me-now"}
+    login = await client.post("/v1.2/voipstudio/login", json=admin)
+    headers = {"X-Auth-Token": (await login.json())["user_token"]}
+    bodies = [("/contacts", {"first_name": "Ann\x00"}, "first_name"), ("/apitokens", {"name": "t\x00"}, "name"),
+              ("/contacts", {"first_name": "Ann", "labels": ["ok", "b\x00"]}, "labels[1]")]  # fmt: skip
+    for path, body, field in bodies:
+        response = await client.post(f"/v1.2/voipstudio{path}", json=body, headers=headers)
+        if not settings.eventlog.url:
+            assert response.status == 201, await response.text()
+            continue
+        assert response.status == 400
+        answer = await response.json()
+        assert_error_body(answer)
+        assert answer["errors"] == [{"field": field, "message": "Text cannot hold a NUL character (\\u0000)"}]
+    listed = await (await client.get("/v1.2/voipstudio/contacts", headers=headers)).json()
+    assert listed["total"] == (0 if settings.eventlog.url else 2)

@@ -90,6 +90,7 @@ def test_an_event_that_feeds_a_kind_retires_that_kinds_pages():
     assert cache.get(("cdr", 1, "")) is None
 
 
+@pytest.mark.sqlite_only  # SQLite folds a bulk load from the log (`fold`); PostgreSQL hands it over in chunks
 async def test_a_list_read_while_a_bulk_load_is_followed_is_read_from_the_load(client, headers, monkeypatch):
     """The in-memory projections follow a bulk load by reading the log, and the loop answers other
     requests meanwhile: a list read then (and kept by the page cache) is the load's."""

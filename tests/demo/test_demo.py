@@ -16,7 +16,7 @@ from telephony.demo.traffic import LiveTraffic
 from telephony.keys import EVENT_LOG, SCHEDULER
 from tests.conftest import CONTROL_KEY
 from tests.demo.conftest import DAYS, TODAY
-from tests.serving import telephony
+from tests.serving import log_env, telephony
 
 CONTROL = {"X-Control-Key": CONTROL_KEY}
 
@@ -115,7 +115,8 @@ def test_the_same_seed_draws_the_same_traffic():
 async def test_the_demo_tenant_passes_verify(make_demo, tmp_path):
     made = await make_demo(seed=2)
     await made.server.close()
-    result = telephony("--data-dir", made.demo.settings.data_dir, "verify", cwd=tmp_path)
+    env = log_env(made.demo.settings.eventlog.url)
+    result = telephony("--data-dir", made.demo.settings.data_dir, "verify", cwd=tmp_path, **env)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

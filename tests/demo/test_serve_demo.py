@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 
 from telephony import demo
-from tests.serving import SERVICE, Server
+from tests.serving import SERVICE, Server, log_env
 
 HEALTH_WITHIN = 3.0
 
@@ -44,7 +44,7 @@ async def test_a_new_demo_answers_health_within_three_seconds_of_start(tmp_path)
 async def test_a_demo_dir_made_before_starts_its_live_traffic_on_real_time(make_demo, tmp_path):
     made = await make_demo(seed=1, data_dir=tmp_path / "data")
     await made.server.close()
-    server = Server(tmp_path / "data", tmp_path, "--demo", "--rate", "600")
+    server = Server(tmp_path / "data", tmp_path, "--demo", "--rate", "600", **log_env(made.demo.settings.eventlog.url))
     began = time.monotonic()
     try:
         await server.start(timeout=HEALTH_WITHIN + 5)

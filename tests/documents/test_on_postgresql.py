@@ -1,7 +1,8 @@
 """A kind's document table on PostgreSQL holds and pages what the same table on SQLite does: the same
 events applied to both (creates, patches, deletes, a customer cleared), the same pages read back, by
 offset and by continuing after a page's last row, with the same totals, under every kind of filter
-(comparisons of text and numbers, `in`, `like` in ASCII and in other alphabets, nulls)."""
+(comparisons of text and numbers, `in`, `like` in ASCII and in other alphabets, nulls, values holding a
+NUL character)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def changes(seed: int) -> list[NewEvent]:
 
 
 PROPS = {"name": Kind.TEXT, "size": Kind.INT, "extra": Kind.ARRAY}
+NUL = [("eq", "Ada\x00"), ("ne", "Ada\x00"), ("in", ["Ada\x00", "bob"]), ("lt", "Carol\x00"), ("gte", "Carol\x00x"),
+       ("like", "%a\x00x"), ("notlike", "%a\x00x"), ("like", "\x00")]  # fmt: skip
+"""Values holding a NUL, which no text on PostgreSQL can hold (bound as `bytea`: `dialects.pg_functions`)."""
 FILTERS = [
     [],
     [{"property": "name", "operator": "eq", "value": "Ada"}],
@@ -64,6 +68,7 @@ FILTERS = [
     [{"property": "name", "operator": "eq", "value": None}],
     [{"property": "name", "operator": "gte", "value": "C"}, {"property": "size", "operator": "gt", "value": 2}],
     [{"property": "extra", "operator": "eq", "value": None}],
+    *([{"property": "name", "operator": op, "value": value}] for op, value in NUL),
 ]
 """Conditions of every kind the filter makes SQL of (`collections.filters`), alone and together."""
 
