@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from telephony.app import create_app
@@ -24,8 +26,12 @@ def pytest_addoption(parser) -> None:
 def pytest_generate_tests(metafunc) -> None:
     """Tests of the app run on each store `--store` names; those marked `sqlite_only` on SQLite alone."""
     stores = STORES[metafunc.config.getoption("--store")]
-    if "app_store" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("sqlite_only"):
+    if metafunc.definition.get_closest_marker("sqlite_only"):
+        return
+    if "app_store" in metafunc.fixturenames:
         metafunc.parametrize("app_store", stores, indirect=True)
+    if "module_store" in metafunc.fixturenames:
+        metafunc.parametrize("module_store", stores, indirect=True, scope="module")
 
 
 @pytest.fixture
@@ -38,6 +44,24 @@ def app_store(request) -> str:
 def telephony_eventlog_url(app_store, request) -> str:
     """The test's PostgreSQL database when it runs on PostgreSQL (the plugin's `telephony_server` too)."""
     return request.getfixturevalue("postgres_cluster").app_url() if app_store == "postgresql" else ""
+
+
+@pytest.fixture(scope="module")
+def module_store(request) -> str:
+    """The store a module's shared app runs on (`--store`): the module runs once per store."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="module")
+def module_eventlog_url(module_store, request) -> Iterator[str]:
+    """A PostgreSQL database kept for the module's shared app when it runs on PostgreSQL, else ""."""
+    if module_store != "postgresql":
+        yield ""
+        return
+    cluster = request.getfixturevalue("postgres_cluster")
+    url = cluster.app_url(kept=True)
+    yield url
+    cluster.drop(url)
 
 
 @pytest.fixture

@@ -49,9 +49,10 @@ class Cluster:
         """The URL of the cluster's database `name`."""
         return f"{self.url.rsplit('/', 1)[0]}/{name}"
 
-    def app_url(self) -> str:
-        """The URL of a new database holding an empty log with every read model; the databases of the
-        tests before are dropped (closing what is still connected to them)."""
+    def app_url(self, kept: bool = False) -> str:
+        """The URL of a new database holding an empty log with every read model. The databases of the
+        tests before are dropped (closing what is still connected to them), except those `kept` (a
+        module's app, which the module's own tests outlive): `drop` ends those."""
         import psycopg
 
         if not self._template_made:
@@ -61,8 +62,16 @@ class Cluster:
             while self._apps:
                 conn.execute(f"DROP DATABASE IF EXISTS {self._apps.pop()} WITH (FORCE)")
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
-        self._apps.append(name)
+        if not kept:
+            self._apps.append(name)
         return self.database_url(name)
+
+    def drop(self, url: str) -> None:
+        """Drop the database of `url` (one made `kept`)."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
 
     def _make_template(self) -> None:
         """The template: the log's tables, the read models and their functions, as an app makes them."""

@@ -20,7 +20,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from telephony.config import Control, Settings, Storage
+from telephony.config import Control, EventLogSettings, Settings, Storage
 from telephony.embedded import serving
 from telephony.openapi import build_document
 from telephony.wiring import api_routes, control_routes
@@ -46,9 +46,10 @@ def json_lines(context, value) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory) -> Iterator[str]:
+def base_url(tmp_path_factory, module_eventlog_url) -> Iterator[str]:
     data_dir = tmp_path_factory.mktemp("schemathesis") / "data"
-    with serving(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY))) as url:
+    with serving(Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY),
+                          eventlog=EventLogSettings(url=module_eventlog_url))) as url:  # fmt: skip
         yield url
 
 

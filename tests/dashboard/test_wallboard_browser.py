@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from telephony.clock import Clock
-from telephony.config import Control, Settings, Simulator, Storage, Webhooks
+from telephony.config import Control, EventLogSettings, Settings, Simulator, Storage, Webhooks
 from telephony.embedded import serving
 from tests.calls.conftest import ANSWERS, RULES
 from tests.conftest import CONTROL_KEY
@@ -84,9 +84,11 @@ def receiver() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
+def server(tmp_path_factory, module_eventlog_url) -> Iterator[Server]:
     data = tmp_path_factory.mktemp("wallboard") / "data"
-    settings = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY))
+    url = module_eventlog_url
+    settings = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY),
+                        eventlog=EventLogSettings(url=url))  # fmt: skip
     simulator = Simulator(seed=7, own_answer_seconds=1.0, no_answer_seconds=30.0, destinations=RULES)
     settings = msgspec.structs.replace(settings, simulator=simulator, webhooks=Webhooks(allow_http_loopback=True))
     with serving(settings, clock=Clock.virtual()) as url:

@@ -26,7 +26,7 @@ from msgspec import inspect as mi
 
 from telephony.app import create_app
 from telephony.clock import Clock
-from telephony.config import Control, Settings, Storage
+from telephony.config import Control, EventLogSettings, Settings, Storage
 from telephony.documents import reads
 from telephony.documents.names import table_of
 from telephony.domain.dictionaries import DICTIONARIES, FINAL_DST_TYPE
@@ -144,9 +144,10 @@ class Api:
 
 
 @pytest.fixture(scope="module")
-def module_settings(tmp_path_factory) -> Settings:
+def module_settings(tmp_path_factory, module_eventlog_url) -> Settings:
     data_dir = tmp_path_factory.mktemp("registry") / "data"
-    return Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY))
+    return Settings(storage=Storage(data_dir=str(data_dir)), control=Control(key=CONTROL_KEY),
+                    eventlog=EventLogSettings(url=module_eventlog_url))  # fmt: skip
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

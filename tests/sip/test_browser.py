@@ -20,7 +20,7 @@ import pytest
 import requests
 
 from telephony.clock import Clock
-from telephony.config import Control, Settings, Simulator, Storage
+from telephony.config import Control, EventLogSettings, Settings, Simulator, Storage
 from tests.accounts.helpers import PASSWORD
 from tests.calls.conftest import ANSWERS, RULES
 from tests.calls.helpers import by_live_id
@@ -91,12 +91,13 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
+def server(tmp_path_factory, module_eventlog_url) -> Iterator[Server]:
     from telephony.embedded import serving
 
     data = tmp_path_factory.mktemp("sip-browser") / "data"
     simulator = Simulator(seed=7, own_answer_seconds=1.0, no_answer_seconds=30.0, destinations=RULES)
-    settings = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY), simulator=simulator)
+    settings = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY), simulator=simulator,
+                        eventlog=EventLogSettings(url=module_eventlog_url))  # fmt: skip
     with serving(settings, clock=Clock.virtual()) as url:
         made = Server(url)
         made.call("POST", f"/_telephony/customers/{HOME}/ddis", e164=USER_NUMBER, target_type="U",

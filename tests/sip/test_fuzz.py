@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sipmessage import Request
 
-from telephony.config import Control, Settings, Simulator, Storage
+from telephony.config import Control, EventLogSettings, Settings, Simulator, Storage
 from telephony.embedded import serving
 from telephony.sip.codec import parse
 from tests.accounts.helpers import CONTROL, PASSWORD, url
@@ -25,10 +25,11 @@ SETTINGS_SIM = Simulator(seed=3, no_answer_seconds=3600.0, answer_rate=0.0, busy
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[dict]:
+def server(tmp_path_factory, module_eventlog_url) -> Iterator[dict]:
     """A server with a second customer whose call rings all along, and the bootstrap root's credentials."""
     data = tmp_path_factory.mktemp("fuzz") / "data"
-    config = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY), simulator=SETTINGS_SIM)
+    config = Settings(storage=Storage(data_dir=str(data)), control=Control(key=CONTROL_KEY), simulator=SETTINGS_SIM,
+                      eventlog=EventLogSettings(url=module_eventlog_url))  # fmt: skip
     with serving(config) as base:
         made = requests.post(
             f"{base}/_telephony/customers",
