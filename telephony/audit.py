@@ -16,11 +16,12 @@ import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .eventlog import LOG_FILE, RecordedEvent, compression, store
 from .eventlog.compression import plain
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
+from .eventlog.pg_connection import Snapshot
 from .projections import Projection, Projections, snapshots
 from .projections.fresh import FRESH_SETTINGS
 from .projections.memory import MemoryProjections, restores
@@ -278,12 +279,14 @@ def replay_into(
     until: int | None = None,
     until_time: str | None = None,
     progress: bool = True,
+    log_url: str = "",
 ) -> int:
-    """Write the state as it was at `until` (position) or `until_time` into a new data dir."""
+    """Write the state at `until` (position) or `until_time` into a new data dir, with the data dir's keys,
+    from its SQLite log or from the PostgreSQL log at `log_url` (read at one moment)."""
     if (out_dir / LOG_FILE).exists():
         raise FileExistsError(f"{out_dir / LOG_FILE} exists; replay writes into a new data dir")
     out_dir.mkdir(parents=True, exist_ok=True)
-    src = store.connect(data_dir / LOG_FILE, readonly=True)
+    src: Any = Snapshot(log_url) if log_url else store.connect(data_dir / LOG_FILE, readonly=True)
     dst = store.connect(out_dir / LOG_FILE, synchronous="NORMAL")
     try:
         copied = _copy_events(src, dst, until, until_time)
