@@ -1,11 +1,9 @@
-"""Audit of a data dir: the hash chain, replay equality, and point-in-time copies.
+"""Audit of a log: the hash chain, replay equality, and point-in-time copies.
 
-`verify_chain` recomputes every event's hash; `verify_projections` rebuilds every projection from
-the log into a scratch database and compares it with the live tables; `fold_memory` folds the
-in-memory projections from the log (a running server compares its live ones with such a fold,
-`POST /_telephony/verify`); `replay_into` copies the log up to a position or time into a new data
-dir and rebuilds its projections there.
-"""
+`verify_chain` recomputes every event's hash; `verify_projections` rebuilds every projection from the log
+into a scratch database and compares it with the live tables; `fold_memory` folds the in-memory ones (a
+server compares its live ones with such a fold, `POST /_telephony/verify`); `replay_into` copies the log
+up to a position or time (from SQLite or PostgreSQL) into a new data dir and rebuilds its projections."""
 
 from __future__ import annotations
 
@@ -217,10 +215,10 @@ class _LogFile:
             yield [store.decode_row(row) for row in rows]
 
 
-def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem | None:
+def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections, kept: bool = True) -> Problem | None:
     """Fold the in-memory projections from the log: one that cannot replay it is a problem, and so is
-    a stored snapshot that differs from the fold at its position."""
-    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept)))
+    a stored snapshot that differs from the fold at its position (`kept`: the log may hold some)."""
+    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept) if kept else []))
 
 
 async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
