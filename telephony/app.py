@@ -32,7 +32,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
         middlewares=[
             middlewares.frame(options=cors.plain_options),
             testing.api_faults(settings.api.service),
-            *([nul.refuse_nul] if settings.eventlog.url else []),  # PostgreSQL's text cannot hold a NUL
+            nul.refusing_nul(bodies=bool(settings.eventlog.url)),  # PostgreSQL's text cannot hold a NUL
         ],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},

@@ -1,11 +1,9 @@
-"""Audit of a data dir: the hash chain, replay equality, and point-in-time copies.
+"""Audit of a log: the hash chain, replay equality, and point-in-time copies.
 
-`verify_chain` recomputes every event's hash; `verify_projections` rebuilds every projection from
-the log into a scratch database and compares it with the live tables; `fold_memory` folds the
-in-memory projections from the log (a running server compares its live ones with such a fold,
-`POST /_telephony/verify`); `replay_into` copies the log up to a position or time into a new data
-dir and rebuilds its projections there.
-"""
+`verify_chain` recomputes every event's hash; `verify_projections` rebuilds every projection from the log
+into a scratch database and compares it with the live tables; `fold_memory` folds the in-memory ones (a
+server compares its live ones with such a fold, `POST /_telephony/verify`); `replay_into` copies the log
+up to a position or time (from SQLite or PostgreSQL) into a new data dir and rebuilds its projections."""
 
 from __future__ import annotations
 
@@ -16,11 +14,12 @@ import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .eventlog import LOG_FILE, RecordedEvent, compression, store
 from .eventlog.compression import plain
 from .eventlog.hashing import GENESIS, canonical_bytes, chain_hash
+from .eventlog.pg_connection import Snapshot
 from .projections import Projection, Projections, snapshots
 from .projections.fresh import FRESH_SETTINGS
 from .projections.memory import MemoryProjections, restores
@@ -216,10 +215,10 @@ class _LogFile:
             yield [store.decode_row(row) for row in rows]
 
 
-def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections) -> Problem | None:
+def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections, kept: bool = True) -> Problem | None:
     """Fold the in-memory projections from the log: one that cannot replay it is a problem, and so is
-    a stored snapshot that differs from the fold at its position."""
-    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept)))
+    a stored snapshot that differs from the fold at its position (`kept`: the log may hold some)."""
+    return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept) if kept else []))
 
 
 async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
@@ -278,12 +277,14 @@ def replay_into(
     until: int | None = None,
     until_time: str | None = None,
     progress: bool = True,
+    log_url: str = "",
 ) -> int:
-    """Write the state as it was at `until` (position) or `until_time` into a new data dir."""
+    """Write the state at `until` (position) or `until_time` into a new data dir, with the data dir's keys,
+    from its SQLite log or from the PostgreSQL log at `log_url` (read at one moment)."""
     if (out_dir / LOG_FILE).exists():
         raise FileExistsError(f"{out_dir / LOG_FILE} exists; replay writes into a new data dir")
     out_dir.mkdir(parents=True, exist_ok=True)
-    src = store.connect(data_dir / LOG_FILE, readonly=True)
+    src: Any = Snapshot(log_url) if log_url else store.connect(data_dir / LOG_FILE, readonly=True)
     dst = store.connect(out_dir / LOG_FILE, synchronous="NORMAL")
     try:
         copied = _copy_events(src, dst, until, until_time)

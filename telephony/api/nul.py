@@ -1,8 +1,12 @@
-"""On PostgreSQL, a JSON body whose text holds a NUL character is a 400 naming the field.
+"""A NUL character in a request: a 400 naming where it stands, before anything is decided.
 
-No text PostgreSQL keeps (`text`, `jsonb`) can hold a NUL, so such a body could not be stored; it is
-refused before anything is decided. SQLite keeps the character, so there this middleware is not
-mounted (`create_app`). A body is looked at only when it holds JSON's escape for the character."""
+No text PostgreSQL keeps (`text`, `jsonb`) can hold a NUL, so no text of a request that may reach a
+statement may hold one there. On both stores a path parameter or a query parameter (but `filter`, whose
+values answer as on SQLite: `PgReader` binds them as `bytea`) holding one is refused: none is ever
+meaningful, and both stores answer the same. A body is the store's: SQLite keeps the character,
+so on PostgreSQL alone a JSON body (or JSON lines, the import's) whose text holds one is refused. The
+dashboard's forms are checked where they are read (`posted`), on both stores: reading a multipart
+body here would take it from the handler."""
 
 from __future__ import annotations
 
@@ -10,12 +14,17 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
+from multidict import MultiDictProxy
 
 from .errors import BadRequest
 from .middlewares import Handler
 
 ESCAPED = b"\\u0000"
 MESSAGE = "Text cannot hold a NUL character (\\u0000)"
+ANSWERED_AS_ON_SQLITE = frozenset({"filter"})
+"""Query parameters whose values holding a NUL answer as on SQLite."""
+FORMS = "/_telephony/dashboard"
+"""Where bodies are forms, read by their handlers (`posted`)."""
 
 
 def holding_nul(value: Any, path: str = "") -> str | None:
@@ -36,15 +45,56 @@ def holding_nul(value: Any, path: str = "") -> str | None:
     return None
 
 
-@web.middleware
-async def refuse_nul(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if request.can_read_body and request.content_type == "application/json":
-        body = await request.read()  # kept by aiohttp for the handler
-        if ESCAPED in body:
+async def posted(request: web.Request) -> MultiDictProxy[Any]:
+    """A posted form (a dashboard's), a 400 naming its first field whose name or text holds a NUL."""
+    form = await request.post()
+    for name, value in form.items():
+        if "\x00" in name or (isinstance(value, str) and "\x00" in value):
+            raise BadRequest.field(name, MESSAGE)
+    return form
+
+
+def _in_request(request: web.Request) -> str | None:
+    """The first path parameter or query parameter holding a NUL. (A header cannot hold one: aiohttp's
+    HTTP parser answers a 400 before the app, and tokens are looked up by their digest.)"""
+    for name, value in request.match_info.items():
+        if "\x00" in value:
+            return name
+    for name, value in request.query.items():
+        if name not in ANSWERED_AS_ON_SQLITE and ("\x00" in name or "\x00" in value):
+            return name
+    return None
+
+
+def _in_body(body: bytes) -> str | None:
+    """Where the text of a JSON body, or of one of its JSON lines, holds a NUL ("" for the whole body)."""
+    if ESCAPED not in body:
+        return None
+    try:
+        return holding_nul(msgspec.json.decode(body))
+    except msgspec.DecodeError:
+        pass
+    for n, line in enumerate(body.splitlines(), 1):
+        if ESCAPED in line:
             try:
-                field = holding_nul(msgspec.json.decode(body))
+                found = holding_nul(msgspec.json.decode(line))
             except msgspec.DecodeError:
-                field = None  # the handler answers the malformed body
-            if field is not None:
-                raise BadRequest.field(field or None, MESSAGE)
-    return await handler(request)
+                return None  # the handler answers the malformed line
+            if found is not None:
+                return f"line {n}" + (f".{found}" if found else "")
+    return None
+
+
+def refusing_nul(*, bodies: bool) -> Any:
+    """The middleware; `bodies`: look at bodies too (on PostgreSQL)."""
+
+    @web.middleware
+    async def refuse_nul(request: web.Request, handler: Handler) -> web.StreamResponse:
+        field = _in_request(request)
+        if field is None and bodies and request.can_read_body and not request.path.startswith(FORMS):
+            field = _in_body(await request.read())  # kept by aiohttp for the handler
+        if field is not None:
+            raise BadRequest.field(field or None, MESSAGE)
+        return await handler(request)
+
+    return refuse_nul

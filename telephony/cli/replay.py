@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from .. import audit, datadir, wiring
+from ..config import Settings
 from ..eventlog import pg_store, readahead
 from ..projections import fresh, pg_rebuild
 from .arguments import AddCommand, CliError, log_path, settings_of, time_bound
@@ -21,33 +22,42 @@ def add(add_command: AddCommand) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     until, until_time = _until(args.until)
-    if settings.eventlog.url:
-        return _replay_postgresql(settings.eventlog.url, args.out or until is not None or until_time is not None)
-    projections = wiring.projection_set()
-    readahead.in_background(log_path(settings))
+    url = settings.eventlog.url
     if args.out:
-        try:
-            with datadir.exclusive(Path(args.out)):
-                copied = audit.replay_into(settings.data_dir, Path(args.out), projections, until=until,
-                                           until_time=until_time)  # fmt: skip
-        except FileExistsError as exc:
-            raise CliError(str(exc)) from None
-        print(f"wrote {copied} events and their projections to {args.out}")
-        return 0
+        return _replay_out(settings, Path(args.out), until, until_time)
     if until is not None or until_time is not None:
         raise CliError("--until needs --out: the live data dir always holds the whole log")
+    if url:
+        return _replay_postgresql(url)
+    projections = wiring.projection_set()
+    readahead.in_background(log_path(settings))
     with datadir.exclusive(settings.data_dir):
         applied = fresh.rebuild_file(log_path(settings), projections)
     print(f"rebuilt {len(projections.all)} projections from {applied} events")
     return 0
 
 
-def _replay_postgresql(url: str, elsewhere: bool) -> int:
+def _replay_out(settings: Settings, out: Path, until: int | None, until_time: str | None) -> int:
+    """The state at a point (or the whole log) into the new SQLite data dir `out`, from the data dir's log
+    or from the PostgreSQL log (read in one snapshot; the servers on it go on)."""
+    data_dir, url = settings.data_dir, settings.eventlog.url
+    if url and out.resolve() == data_dir.resolve():
+        raise CliError(f"--out {out}: give a new data dir, not the one the servers of the PostgreSQL log use")
+    if not url:
+        readahead.in_background(log_path(settings))
+    try:
+        with datadir.exclusive(out):
+            copied = audit.replay_into(data_dir, out, wiring.projection_set(), until=until, until_time=until_time,
+                                       log_url=url)  # fmt: skip
+    except FileExistsError as exc:
+        raise CliError(str(exc)) from None
+    print(f"wrote {copied} events and their projections to {out}")
+    return 0
+
+
+def _replay_postgresql(url: str) -> int:
     """Rebuild every read model of the PostgreSQL log at `url` in one transaction, under the commit lock
-    (the servers on it wait meanwhile). The state at a point goes into a new data dir only from SQLite."""
-    if elsewhere:
-        raise CliError("--out and --until replay a data dir's log; on PostgreSQL, replay rebuilds in place "
-                       "(migrate a copy to replay it elsewhere)")  # fmt: skip
+    (the servers on it wait meanwhile)."""
     projections = wiring.projection_set(url)
     conn = pg_store.connect(url)
     try:

@@ -8,12 +8,14 @@ import multiprocessing
 import os
 import urllib.request
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import msgspec
 
 from .. import audit, wiring
 from ..config import Settings
 from ..eventlog import readahead, store
+from ..eventlog.pg_connection import Snapshot
 from ..projections import Projections, pg_verify
 from ..projections.memory import MemoryProjections
 from .arguments import AddCommand, log_path, open_log, settings_of
@@ -30,7 +32,7 @@ def add(add_command: AddCommand) -> None:
 def cmd_verify(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     if settings.eventlog.url:
-        return _verify_postgresql(settings)
+        return _verify_postgresql(settings, args)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as beside:
         beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
         readahead.in_background(log_path(settings))
@@ -56,27 +58,37 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_postgresql(settings: Settings) -> int:
-    """A PostgreSQL log: its hash chain, read through, then its read models against a fresh replay
-    (`projections.pg_verify`)."""
-    conn = open_log(settings)
+def _verify_postgresql(settings: Settings, args: argparse.Namespace) -> int:
+    """A PostgreSQL log, checked as a data dir's is: its hash chain and a fold of the in-memory
+    projections (with every stored snapshot compared), read at one moment in one snapshot; then its read
+    models against a fresh replay (`projections.pg_verify`); with `--server`, the server's in-memory
+    projections."""
+    url = settings.eventlog.url
+    open_log(settings).close()  # the log's tables, made when missing
+    built = pg_verify.built(url)
+    read: Any = Snapshot(url)  # read with the SQLite store's functions
     try:
-        total, head, problem = store.count(conn), store.head(conn)[1], audit.verify_chain(conn)
+        total, head, problem = store.count(read), store.head(read)[1], audit.verify_chain(read)
+        if problem is None:
+            memory = MemoryProjections(wiring.memory_projections(settings))
+            problem = audit.fold_memory(read, memory, kept=built)
     finally:
-        conn.close()
+        read.close()
+    if problem is None and args.server:
+        problem = _verify_server(args.server, args.control_key or settings.control.key)
     if problem is not None:
         print(f"verify FAILED at {problem}")
         return 1
-    url = settings.eventlog.url
-    if not pg_verify.built(url):
+    live = "; the server's in-memory projections match a fresh fold" if args.server else ""
+    if not built:
         print(f"verify OK: {total} events on PostgreSQL, hash chain intact (head {head.hex()}); no read models "
-              "yet (a start or `replay` makes them)")  # fmt: skip
+              f"yet (a start or `replay` makes them){live}")  # fmt: skip
         return 0
     if different := pg_verify.compare(url, wiring.projection_set(url)):
         print(f"verify FAILED: {different}")
         return 1
     print(f"verify OK: {total} events on PostgreSQL, hash chain intact (head {head.hex()}), read models match a "
-          "fresh replay")  # fmt: skip
+          f"fresh replay{live}")  # fmt: skip
     return 0
 
 

@@ -20,6 +20,7 @@ import msgspec
 from aiohttp import web
 
 from ..accounts import authenticate_token, customer_name_of
+from ..api import nul
 from ..api.errors import ApiError
 from ..domain import acl
 from ..keys import ACCOUNTS, PRINCIPAL, READER
@@ -60,7 +61,7 @@ async def opened(request: web.Request) -> tuple[str, str] | None:
 
 async def form(request: web.Request, token: str) -> Any:
     """A form posted with the session's CSRF token; `Stale` otherwise."""
-    posted = await request.post()
+    posted = await nul.posted(request)
     if not hmac.compare_digest(str(posted.get("csrf", "")), csrf(token)):
         raise Stale
     return posted

@@ -15,6 +15,7 @@ import msgspec
 from aiohttp import web
 
 from ..accounts import checked_login
+from ..api import nul
 from ..api.context import meta_of
 from ..api.errors import ApiError
 from ..domain.errors import DomainError
@@ -57,7 +58,7 @@ async def webhooks_page(request: web.Request) -> web.Response:
 
 
 async def login(request: web.Request) -> web.Response:
-    form = await request.post()
+    form = await nul.posted(request)
     accounts = request.app[ACCOUNTS]
     try:
         found = await checked_login(accounts, str(form.get("email", "")), str(form.get("password", "")),

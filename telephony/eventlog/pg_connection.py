@@ -56,3 +56,27 @@ class PgConnection:
 def is_postgresql(url: str) -> bool:
     """True for a PostgreSQL URL (`postgresql://` or `postgres://`)."""
     return url.startswith(("postgresql://", "postgres://"))
+
+
+class Snapshot:
+    """A PostgreSQL log read at one moment, with the surface of a read-only `sqlite3.Connection` the
+    store's reads use: one `REPEATABLE READ` transaction, each statement's rows streamed from a
+    server-side cursor (`store.raw_chunks` fetches a chunk at a time; the rows are never all in memory).
+    `telephony replay --out` copies a PostgreSQL log from one."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        self._conn = PgConnection(url)
+        self._conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._cursors = 0
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.ServerCursor:
+        self._cursors += 1
+        cursor = self._conn.raw.cursor(name=f"snapshot_{self._cursors}")
+        cursor.execute(translate(sql), tuple(params))
+        return cursor
+
+    def close(self) -> None:
+        self._conn.execute("ROLLBACK")
+        self._conn.close()

@@ -71,3 +71,11 @@ async def test_a_registration_ends_when_its_socket_closes(client, root):
 async def test_a_user_registers_only_itself(client, root):
     agent = await connected(client, root)
     assert (await register(agent, to="1000999")).code == 403
+
+
+async def test_a_register_whose_user_agent_holds_a_nul_is_recorded_as_sent_on_both_stores(client, root):
+    agent = await connected(client, root)
+    agent.user_agent = "SIP.js\x00"
+    answer = await agent.authenticated("REGISTER", agent.user, extra="Expires: 600\r\n")
+    assert answer.code == 200
+    assert (await registrations(client, root.user_id))[-1]["user_agent"] == "SIP.js\x00"
