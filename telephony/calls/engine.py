@@ -12,15 +12,13 @@ once, at the clock time of the start. Moving the clock runs every due step of ev
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..clock import Clock
 from ..config import Simulator
 from ..domain.calls.call import Call, Plan, stream_of
 from ..domain.calls.simulation import draw_plan, next_step
-from ..domain.errors import Invalid
 from ..domain.events.calls import CallEvent, CallPlaced
 from ..eventlog import EventLog, Metadata, RecordedEvent
 from ..reactors.scheduler import Job, Timers
@@ -31,7 +29,6 @@ from .live import LiveCalls
 from .parties import Registrations
 
 SIMULATOR = Metadata(source="simulator")
-RATE_EXCEEDED = "Maximum per minute call rate exceeded"
 
 
 class CallSimulator:
@@ -92,24 +89,6 @@ def _key(call_id: int) -> str:
 
 
 @dataclass
-class PerMinute:
-    """At most `limit` starts per customer in any 60 seconds of clock time."""
-
-    clock: Clock
-    limit: int
-    _starts: dict[int, deque[float]] = field(default_factory=dict)
-
-    def take(self, customer_id: int) -> None:
-        now = self.clock.time()
-        starts = self._starts.setdefault(customer_id, deque())
-        while starts and starts[0] <= now - 60:
-            starts.popleft()
-        if len(starts) >= self.limit:
-            raise Invalid(RATE_EXCEEDED)
-        starts.append(now)
-
-
-@dataclass
 class Calls:
     """What the calls handlers use: the live calls, the simulator, the log and the clock."""
 
@@ -118,11 +97,10 @@ class Calls:
     simulator: CallSimulator
     event_log: EventLog
     clock: Clock
-    webcalls: PerMinute
     registrations: Registrations
 
     async def place(self, placed: placing.Placing, meta: Metadata) -> Call:
-        decision = placing.place(placed, self.simulator.engine, self.clock.time)
+        decision = placing.place(placed, self.simulator.engine, self.clock.time, self.settings.webcalls_per_minute)
         await self.event_log.transact(decision, meta)
         return decision.result
 

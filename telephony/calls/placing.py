@@ -12,6 +12,7 @@ from typing import Any
 from ..domain.calls import rules
 from ..domain.calls.call import Call, Party, Target
 from ..domain.calls.fold import evolve
+from ..domain.errors import Invalid
 from ..domain.events import NewEvent
 from ..domain.events.calls import CallPlaced
 from ..eventlog import Decision
@@ -20,6 +21,9 @@ from . import routing_rules
 from .decisions import FIRST_CALL_ID, Engine, Now, on_stream
 from .onward import go_to, placed_to
 from .parties import charged_legs
+from .projections import webcalls_since
+
+RATE_EXCEEDED = "Maximum per minute call rate exceeded"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,12 +48,16 @@ class Placing:
     """The user an extension names: it is reached through the user's rules (DND, follow-me, voicemail)."""
 
 
-def place(placing: Placing, engine: Engine, now: Now) -> Decision[Call]:
-    """A call placed through the API: outbound routing rules first (they may end or redirect it),
-    then its destination, through the user's rules when it is a user's extension."""
+def place(placing: Placing, engine: Engine, now: Now, webcalls_per_minute: int) -> Decision[Call]:
+    """A call placed through the API: a web call within its customer's per-minute limit (counted here,
+    in the writer's transaction, so across every process on the log), outbound routing rules first
+    (they may end or redirect it), then its destination, through the user's rules when it is a user's
+    extension."""
 
     def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
         at = now()
+        if placing.web and webcalls_since(conn, placing.customer_id, at - 60) >= webcalls_per_minute:
+            raise Invalid(RATE_EXCEEDED)
         call_id = next_id(conn, "call", FIRST_CALL_ID)
         claims = {"call": [call_id]}
         webcall_id = next_id(conn, "webcall") if placing.web else None

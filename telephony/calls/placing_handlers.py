@@ -108,7 +108,6 @@ async def place_webcall(request: web.Request) -> web.Response:
     calls, reader = request.app[CALLS], request.app[READER]
     src = await parties.outside(reader, who.customer_id, phone.e164(body.from_))
     to = await parties.destination(reader, who.customer_id, body.to, registrations_of(request))
-    calls.webcalls.take(who.customer_id)  # a call refused for its numbers does not count
     placing = Placing(customer_id=who.customer_id, user_id=who.user_id, kind="web", first="src", src=src, dst=to.party,
                       clid=src.number, context=to.context, destination="webcall", outcome=to.outcome, web=True,
                       target=to.target)  # fmt: skip

@@ -10,7 +10,10 @@ version it was folded at, and a reaction moves its tracking position with the ve
 
 One process on SQLite holds every lease from its start (`LocalLease`), and nothing is gated: its
 owners' timers and hooks are the scheduler's as they were. A PostgreSQL log's leases are advisory
-locks (`eventlog.pg_lease`).
+locks (`eventlog.pg_lease`), which can be lost while their process lives (the server restarted, the
+session killed): the duty then stops acting at once (its timers' jobs are passed over, its reactor
+stands by), `lease <name> lost` is logged, and the process waits for the lease again, taking it over
+as any waiting process would (`Duty.keep`, and the reactor's runner).
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ class Lease(Protocol):
 
     async def release(self) -> None: ...
 
+    async def lost(self) -> None:
+        """Return once the lease, held, is lost while this process lives (at once when it is not held)."""
+        ...
+
+
+TRY_AGAIN = 1.0
+"""Real seconds between two tries at a lease whose database could not be reached."""
+
 
 class LocalLease:
     """A lease nobody else can want: the only process on its log holds it as soon as it asks."""
@@ -62,6 +73,23 @@ class LocalLease:
 
     async def release(self) -> None:
         self._held = False
+
+    async def lost(self) -> None:
+        if self._held:
+            await asyncio.get_running_loop().create_future()  # never: nobody else can want it
+
+
+async def while_held(lease: Lease, work: Callable[[], Awaitable[object]]) -> None:
+    """Run `work` until the lease is lost (then cancel it and return), or until cancelled (cancel it too)."""
+    acting, lost = asyncio.ensure_future(work()), asyncio.ensure_future(lease.lost())
+    try:
+        await asyncio.wait((acting, lost), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (acting, lost):
+            task.cancel()
+        await asyncio.gather(acting, lost, return_exceptions=True)
+    if acting.done() and not acting.cancelled() and (exc := acting.exception()) is not None:
+        raise exc
 
 
 class Duty:
@@ -85,10 +113,22 @@ class Duty:
         return self.lease.held
 
     async def acquire(self) -> None:
-        """Wait for the lease; whoever else waits for it in this process waits for the same taking."""
-        if self._taking is None or self._taking.cancelled():
-            self._taking = asyncio.ensure_future(self.lease.acquire())
+        """Wait for the lease; whoever else waits for it in this process waits for the same taking (a
+        database out of reach is tried again)."""
+        if self._taking is None or self._taking.cancelled() or (self._taking.done() and not self.held):
+            self._taking = asyncio.ensure_future(self._take())
         await asyncio.shield(self._taking)
+
+    async def _take(self) -> None:
+        while True:
+            try:
+                return await self.lease.acquire()
+            except Exception as exc:
+                log.warning("lease %s: %s; trying again in %.0fs", self.name, exc, TRY_AGAIN)
+                await asyncio.sleep(TRY_AGAIN)
+
+    async def lost(self) -> None:
+        await self.lease.lost()
 
     async def try_acquire(self) -> bool:
         return self.held or await self.lease.try_acquire()
@@ -148,6 +188,14 @@ class Duty:
         await self.started()
         await self._scheduler.run_due()
 
+    async def keep(self) -> None:
+        """Hold the lease for good: wait for it while another holds it, and again once it is lost (its
+        jobs are passed over from that moment; the lease says so)."""
+        while True:
+            if not self.held:
+                await self.take_over()
+            await self.lost()
+
     def _gated(self, job: Job) -> Job:
         if not self._gates:
             return job
@@ -186,14 +234,17 @@ class Duties:
 
     async def start(self) -> None:
         """Take every lease that is free (a local lease always is), start the scheduler, run what waits
-        for the leases held; wait for the others in the background, until their holder dies or lets go."""
-        waiting = [duty for duty in self._duties.values() if not await duty.try_acquire()]
+        for the leases held; then keep the leases in the background (`Duty.keep`): wait for the others
+        until their holder dies or lets go, and for any that is lost."""
+        for duty in self._duties.values():
+            await duty.try_acquire()
         self._scheduler.start()
         for duty in self._duties.values():
             if duty.held:
                 await duty.started()
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(duty.take_over(), name=f"lease-{duty.name}") for duty in waiting]
+        if self._gated:
+            loop = asyncio.get_running_loop()
+            self._tasks = [loop.create_task(duty.keep(), name=f"lease-{duty.name}") for duty in self._duties.values()]
 
     async def release(self) -> None:
         for task in self._tasks:

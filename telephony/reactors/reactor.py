@@ -17,7 +17,7 @@ reaction is committed before the next event.
 A reaction that raises is logged and retried with exponential backoff on the clock (a moved clock
 retries at once); health shows it (the error's class only). Positions that needed no reaction are
 recorded lazily (`RECORD_EVERY`, and at stop). Across processes a reactor runs where its lease is
-held (`leases`); elsewhere it stands by, and whoever takes the lease resumes from its position.
+held (`leases`); elsewhere (or once lost) it stands by; whoever takes the lease resumes from its position.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ..clock import Clock, wire_time
 from ..domain.events import Event, tags_of
 from ..eventlog.records import Metadata, NewEvent, RecordedEvent
 from . import tracking
-from .leases import Lease, LocalLease
+from .leases import Lease, LocalLease, while_held
 
 log = logging.getLogger(__name__)
 Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
@@ -96,18 +96,12 @@ class ReactorRunner:
         tags = tags_of(reactor.handles)
         self._types = sorted(tags) if tags is not None else None
         self._meta = Metadata(source=f"reactor:{reactor.name}")
-        self._position = 0
-        self._start = 0
-        """Where the reactor starts when it is seen the first time (0, or the head when it ran)."""
-        self._resumed = False
-        self._recorded = 0
-        """The position last recorded on the log (with the events of a reaction, or alone)."""
-        self._queued = 0
-        """The position the last queued append will record."""
+        self._position, self._resumed, self._moved = 0, False, asyncio.Event()
+        self._start = 0  # where the reactor starts when it is seen the first time (0, or the head when it ran)
+        self._recorded = 0  # the position last recorded on the log (with the events of a reaction, or alone)
+        self._queued = 0  # the position the last queued append will record
         self._inflight: list[tuple[int, asyncio.Future[list[RecordedEvent]]]] = []
-        self._moved = asyncio.Event()
-        self.state = "starting"
-        self.failures = 0
+        self.state, self.failures = "starting", 0
         self.last_error: str | None = None
         self.retry_at: float | None = None
 
@@ -147,11 +141,17 @@ class ReactorRunner:
                 "last_error": self.last_error, "retry_at": retry}  # fmt: skip
 
     async def run(self) -> None:
-        if not self._lease.held:
-            self.state = "standby"
-            self.moved()
-            await self._lease.acquire()
-        self._start = 0 if self.reactor.from_beginning else self._log.position
+        """Follow the log while the lease is held; stand by while it is not (lost: resume when taken)."""
+        while True:
+            if not self._lease.held:
+                self.state = "standby"
+                self.moved()
+                await self._lease.acquire()
+            self._start = 0 if self.reactor.from_beginning else self._log.position
+            await while_held(self._lease, self._follow)
+            self._resumed = False  # lost: the next taking reads the recorded position again
+
+    async def _follow(self) -> None:
         while True:
             try:
                 if not self._resumed:

@@ -35,7 +35,7 @@ from ..accounts.service import Accounts, open_sealer
 from ..accounts.sessions import SessionIndex
 from ..billing import Billing
 from ..calls.decisions import Engine
-from ..calls.engine import Calls, CallSimulator, PerMinute, planner
+from ..calls.engine import Calls, CallSimulator, planner
 from ..calls.floor import LiveFloor, QueueRecords
 from ..calls.live import LiveCalls
 from ..calls.voicemail import VoicemailMail
@@ -205,8 +205,7 @@ def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: 
     floor = LiveFloor(live, memory[QueueRecords], settings.simulator.seed)
     engine = Engine(planner(settings.simulator), floor, billing, clients.of)
     simulator = CallSimulator(live, engine, event_log, scheduler, clock)
-    per_minute = PerMinute(clock, settings.simulator.webcalls_per_minute)
-    return Calls(settings.simulator, live, simulator, event_log, clock, per_minute, memory[Registrations])
+    return Calls(settings.simulator, live, simulator, event_log, clock, memory[Registrations])
 
 
 async def _timers(app: web.Application) -> AsyncIterator[None]:

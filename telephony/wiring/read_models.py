@@ -16,6 +16,7 @@ from ..accounts.projections.pg_tables import PgTokens
 from ..accounts.sessions import SessionIndex
 from ..calls.floor import QueueRecords
 from ..calls.live import LiveCalls
+from ..calls.projections import WebcallStarts
 from ..calls.records import FEEDS
 from ..collections.cache import PageCache
 from ..config import Settings
@@ -63,7 +64,7 @@ def projections() -> list[Projection]:
     claiming = (CallPlaced, CallRouted, CallEnded, *billing.CLAIMING, *webhooks.CLAIMING)
     allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
     sequences = Sequences(["customer", "user", *allocated, webhooks.KIND], claiming=claiming)
-    return [*account_projections(), *documents, Blobs(), sequences]
+    return [*account_projections(), *documents, Blobs(), sequences, WebcallStarts()]
 
 
 def references() -> Table:
