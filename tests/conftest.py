@@ -55,7 +55,19 @@ def module_store(request) -> str:
 @pytest.fixture(scope="module")
 def module_eventlog_url(module_store, request) -> Iterator[str]:
     """A PostgreSQL database kept for the module's shared app when it runs on PostgreSQL, else ""."""
-    if module_store != "postgresql":
+    yield from kept_database(request, module_store == "postgresql")
+
+
+@pytest.fixture
+def another_eventlog_url(settings, request) -> Iterator[str]:
+    """A second empty log on the test's store: a PostgreSQL database of its own, or "" on SQLite (a data
+    dir's). Ask for it before `aiohttp_client`, so the apps close before it is dropped."""
+    yield from kept_database(request, bool(settings.eventlog.url))
+
+
+def kept_database(request, on_postgresql: bool) -> Iterator[str]:
+    """The URL of an empty PostgreSQL log kept until the fixture ends (then dropped), or ""."""
+    if not on_postgresql:
         yield ""
         return
     cluster = request.getfixturevalue("postgres_cluster")

@@ -51,15 +51,15 @@ class Cluster:
 
     def app_url(self, kept: bool = False) -> str:
         """The URL of a new database holding an empty log with every read model. The databases of the
-        tests before are dropped (closing what is still connected to them), except those `kept` (a
-        module's app, which the module's own tests outlive): `drop` ends those."""
+        tests before are dropped (closing what is still connected to them), unless it is `kept`: then
+        nothing is dropped, and it lives until `drop` (a module's app, or a test's second log)."""
         import psycopg
 
         if not self._template_made:
             self._make_template()
         name = f"t_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(self.url, autocommit=True) as conn:
-            while self._apps:
+            while self._apps and not kept:
                 conn.execute(f"DROP DATABASE IF EXISTS {self._apps.pop()} WITH (FORCE)")
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         if not kept:

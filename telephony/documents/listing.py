@@ -126,7 +126,8 @@ async def _page(reader: Reader, table: str, scope: Scope, q: Query, counts: tupl
     if q.group_by:  # a group is shown by its first document, and sorted by its values
         grouped = f"{base} GROUP BY {prop_sql(q.group_by, columns)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped}) AS g"
-        chosen = f"SELECT min(id) AS id {grouped} ORDER BY {order % 'min(id)'} LIMIT ? OFFSET ?"
+        chosen = (f'SELECT id FROM (SELECT min(id) AS id {grouped}) AS g JOIN "{table}" USING (id) '
+                  f"ORDER BY {by_id} LIMIT ? OFFSET ?")  # fmt: skip
     elif (match := q.where.match) is not None and sort is None:
         total_sql, total_params, chosen, params = _searched(table, scope, match, q.where.others, counts, direction)
     elif counts is not None and q.where.sql == "TRUE":

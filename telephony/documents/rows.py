@@ -33,6 +33,7 @@ def column(value: Any) -> Any:
 
 class Rows:
     rebuilding: bool = False
+    gathering: bool = False  # see Projection.gathering
 
     def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], search: SearchIndex | None
                  ) -> None:  # fmt: skip
@@ -46,6 +47,7 @@ class Rows:
         self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
                        f'ON CONFLICT (customer_id) DO UPDATE SET n = "{self.counts}".n + excluded.n')  # fmt: skip
         self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
+        self._added: dict[int, int] = {}  # while gathering: documents created, by customer
         self.held: HeldRows[Any, list] = HeldRows(self._insert, self._held_row)
         """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
 
@@ -104,7 +106,10 @@ class Rows:
             self.held.hold(conn, d.id, [d.customer_id, body if isinstance(body, dict) else _encode(body).decode()])
             return
         conn.execute(self._insert, (d.id, d.customer_id, _encode(body).decode(), *self.columns(body)))
-        conn.execute(self._count, (d.customer_id, 1))
+        if self.gathering:
+            self._added[d.customer_id] = self._added.get(d.customer_id, 0) + 1
+        else:
+            conn.execute(self._count, (d.customer_id, 1))
         if self.search is not None:
             self.search.add(conn, d.id, (body.get(prop) for prop in self.search.props))
 
@@ -139,6 +144,7 @@ class Rows:
             return
         if self.search is not None:
             self.search.remove_rows(conn, [(d.id, *row[1:])])
+        self.gathered(conn)
         conn.execute(self._count, (row[0], -1))
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
 
@@ -146,6 +152,7 @@ class Rows:
         """Every document of a customer, or those whose properties have the values `where` says."""
         self.held.flush(conn)
         self._virtual(conn)
+        self.gathered(conn)
         customer_id, where = d.customer_id, d.where
         matching = "".join(f" AND {prop_sql(prop)} = ?" for prop in where)
         chosen, params = f'FROM "{self.table}" WHERE customer_id = ?{matching}', (customer_id, *where.values())
@@ -161,3 +168,12 @@ class Rows:
         if where:
             conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
                          "WHERE customer_id = ? GROUP BY customer_id", (customer_id,))  # fmt: skip
+
+    def gathered(self, conn: sqlite3.Connection) -> None:
+        """The counts of the documents created while gathering, written once per customer."""
+        if self._added:
+            conn.executemany(self._count, list(self._added.items()))
+            self._added.clear()
+
+    def forget(self) -> None:
+        self._added.clear()

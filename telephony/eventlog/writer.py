@@ -62,6 +62,15 @@ class ProjectionSink(Protocol):
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
 
+    def gather(self) -> None:
+        """A request's events follow: changes to one row may be added up until `gathered`."""
+
+    def gathered(self, conn: sqlite3.Connection) -> None:
+        """The request's events are applied: write what was added up."""
+
+    def forget(self) -> None:
+        """The request failed: drop what was added up."""
+
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
 
 
@@ -184,10 +193,13 @@ class GroupCommitWriter:
             for request in batch:
                 conn.execute("SAVEPOINT request")
                 saved, packed = (self._position, self._hash), packer.mark()
+                sink.gather()
                 try:
                     results.append(self._append(request.decide(conn), request.meta, request.keep))
+                    sink.gathered(conn)
                     conn.execute("RELEASE request")
                 except Exception as exc:
+                    sink.forget()
                     conn.execute("ROLLBACK TO request")
                     conn.execute("RELEASE request")
                     packer.rollback(packed)
@@ -197,6 +209,7 @@ class GroupCommitWriter:
                 sink.checkpoint(conn, self._position)
             self._commit(conn)
         except Exception as exc:
+            sink.forget()
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash

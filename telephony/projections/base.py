@@ -67,6 +67,17 @@ class Projection:
     def settle(self, conn: sqlite3.Connection) -> None:
         """Write the rows a rebuild held back and settle aggregates; a rebuild calls it after the replay."""
 
+    gathering: bool = False
+    """While the writer applies one request's events: a projection that changes one row per event (a
+    count, a sequence) may add the changes up and write them once, at `gathered`. PostgreSQL slows on a
+    row updated again and again in one transaction: each update leaves a version only the commit frees."""
+
+    def gathered(self, conn: sqlite3.Connection) -> None:
+        """Write what was added up while `gathering` (at the request's end, inside its savepoint)."""
+
+    def forget(self) -> None:
+        """Drop what was added up while `gathering` (the request failed)."""
+
     def index(self, conn: sqlite3.Connection) -> None:
         """Create secondary indexes; a rebuild calls it after `settle`: sorting once at the end is much
         cheaper than keeping indexes up to date row by row. SQLite derives an index from the rows, so

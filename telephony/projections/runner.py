@@ -76,6 +76,7 @@ class Projections:
         self.catalogue = catalogue
         """The event types of the log, by tag: how their stored data is read (and upcast)."""
         self._by_type: dict[str, list[Projection]] = defaultdict(list)
+        self._gatherers = [p for p in self.all if type(p).gathered is not Projection.gathered]
         for projection in self.all:
             for type_ in projection.tags:
                 self._by_type[type_].append(projection)
@@ -93,6 +94,21 @@ class Projections:
     @property
     def _reads_envelope(self) -> bool:
         return any(projection.reads_envelope for projection in self.all)
+
+    def gather(self) -> None:
+        """Until `gathered` or `forget`: the projections that can add up a request's changes do."""
+        for projection in self._gatherers:
+            projection.gathering = True
+
+    def gathered(self, conn: sqlite3.Connection) -> None:
+        for projection in self._gatherers:
+            projection.gathering = False
+            projection.gathered(conn)
+
+    def forget(self) -> None:
+        for projection in self._gatherers:
+            projection.gathering = False
+            projection.forget()
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))

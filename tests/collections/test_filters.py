@@ -331,6 +331,18 @@ async def test_group_by_answers_one_record_per_value_and_counts_the_groups(api, 
     assert len(paged["data"]) == 1 and paged["total"] == 4
 
 
+@pytest.mark.parametrize("direction", ["ASC", "DESC"])
+async def test_group_by_with_a_sort_shows_each_group_s_first_record_ordered_by_its_value(api, home, data, direction):
+    everything = (await api.ok("GET", "/cdrs", home, params={"limit": 5000}))["data"]
+    firsts: dict[str, dict] = {}
+    for row in sorted(everything, key=lambda row: row["id"]):
+        firsts.setdefault(row["src"], row)
+    expected = sorted(firsts.values(), key=lambda row: (row["duration"], row["id"]), reverse=direction == "DESC")
+    params = {"group_by": "src", "sort": "duration", "dir": direction, "limit": 5000}
+    body = await api.ok("GET", "/cdrs", home, params=params)
+    assert [row["id"] for row in body["data"]] == [row["id"] for row in expected] and body["total"] == len(firsts)
+
+
 async def test_group_by_an_unknown_property_is_a_400_naming_it(api, home, data):
     assert (await api.call("GET", "/cdrs", home, params={"group_by": "nope"})).field_error() == "group_by"
 

@@ -126,7 +126,8 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
                       kind="cdr", searched=CDRS.searched)  # fmt: skip
             from_index += "_search" in q.where.sql
     assert from_index > 12
-    assert await rebuilt_index_holds_what_the_live_one_holds(api, rng)
+    if not api.app[SETTINGS].eventlog.url:  # SQLite's full-text tables (PostgreSQL keeps a trigram index)
+        assert await rebuilt_index_holds_what_the_live_one_holds(api, rng)
 
 
 async def rebuilt_index_holds_what_the_live_one_holds(api: Api, rng: random.Random) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from telephony.eventlog import store as sqlite_store
 from telephony.eventlog import wal
 
@@ -11,6 +13,7 @@ ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
 CONTACTS = "/v1.2/voipstudio/contacts"
 
 
+@pytest.mark.sqlite_only  # SQLite's WAL file
 async def test_the_wal_file_stays_bounded_while_lists_are_read_between_writes(client, settings, monkeypatch):
     monkeypatch.setattr(wal, "LIMIT_BYTES", 64 * 1024)
     token = (await (await client.post("/v1.2/voipstudio/login", json=ADMIN)).json())["user_token"]

@@ -18,6 +18,8 @@ from ..cli.test_commands import Prepared, run, tamper
 prepared = test_commands.prepared
 """A data dir written by the real app, with API tokens (the fixture of the command's tests)."""
 
+pytestmark = pytest.mark.sqlite_only  # the rebuild of the data dir's SQLite file
+
 KEPT = ("events", "event_dictionaries", "outbox", "reactor_positions", "memory_snapshots")
 
 

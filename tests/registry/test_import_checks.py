@@ -4,13 +4,14 @@ and the field it breaks, over HTTP and by the command, and nothing of the file i
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from cryptography.fernet import Fernet
 
-from telephony.keys import EVENT_LOG
+from telephony.keys import SETTINGS
 from telephony.registry.catalogue import RESOURCES
 from telephony.registry.transfer import UNOPENED
 from telephony.security import Sealer, hash_password
@@ -140,7 +141,7 @@ async def test_the_command_reports_every_bad_line_and_applies_nothing(tmp_path, 
 async def test_a_secret_sealed_here_opens_and_one_sealed_elsewhere_names_the_option(api, home):
     message = await refused(api, [line("users", user(sip_password_sealed=other_key_sealed("s")))])
     assert UNOPENED in message
-    own = Sealer.for_data_dir(api.app[EVENT_LOG].path.parent)
+    own = Sealer.for_data_dir(Path(api.app[SETTINGS].storage.data_dir))
     sealed_here = user(email="sealed@example.com", password_hash=hash_password(PASSWORD),
                        sip_password_sealed=own.seal("sip-sealed-here"))  # fmt: skip
     body = msgspec.json.encode(line("users", sealed_here))

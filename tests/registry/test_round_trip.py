@@ -14,6 +14,7 @@ import base64
 import re
 import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -23,12 +24,11 @@ from telephony import wiring
 from telephony.api.route_table import template
 from telephony.app import create_app
 from telephony.collections import Kind
-from telephony.config import Control, Settings, Storage
+from telephony.config import Control, EventLogSettings, Settings, Storage
 from telephony.domain.dictionaries import DICTIONARIES, RESOURCE_DICTIONARIES
-from telephony.keys import EVENT_LOG
 from telephony.registry.catalogue import RESOURCES
 from telephony.registry.resource import Op, Resource
-from tests.serving import telephony
+from tests.serving import log_env, telephony
 
 from .conftest import CONTROL, CONTROL_KEY, PASSWORD, Api, Caller, example_body, linked_body, sample
 
@@ -247,20 +247,24 @@ def unsealed(export: bytes) -> list[dict]:
     return lines
 
 
-async def test_export_then_import_gives_the_same_answers_on_every_endpoint(aiohttp_client, client, tmp_path):
+async def test_export_then_import_gives_the_same_answers_on_every_endpoint(
+    another_eventlog_url, aiohttp_client, client, settings, tmp_path
+):
     source_api = Api(client)
     seeded = await seed(source_api)
     before = await answers(source_api, seeded)
-    source_dir = client.app[EVENT_LOG].path.parent
+    source_dir, url = Path(settings.storage.data_dir), settings.eventlog.url
     exported = tmp_path / "seed.jsonl"
-    done = telephony("--data-dir", source_dir, "export", "--out", exported, cwd=tmp_path)
+    done = telephony("--data-dir", source_dir, "export", "--out", exported, cwd=tmp_path, **log_env(url))
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE(exported.stat().st_mode) == 0o600
     fresh = tmp_path / "fresh"
-    done = telephony("--data-dir", fresh, "import", exported, "--seal-key", source_dir, cwd=tmp_path)
+    done = telephony("--data-dir", fresh, "import", exported, "--seal-key", source_dir, cwd=tmp_path,
+                     **log_env(another_eventlog_url))  # fmt: skip
     assert done.returncode == 0, done.stderr
-    restored = Api(await aiohttp_client(create_app(Settings(storage=Storage(data_dir=str(fresh)),
-                                                            control=Control(key=CONTROL_KEY)))))  # fmt: skip
+    restored_settings = Settings(storage=Storage(data_dir=str(fresh)), control=Control(key=CONTROL_KEY),
+                                 eventlog=EventLogSettings(url=another_eventlog_url))  # fmt: skip
+    restored = Api(await aiohttp_client(create_app(restored_settings)))
     after = await answers(restored, seeded)
     assert after.keys() == before.keys()
     different = [key for key in before if before[key] != after[key]]

@@ -5,20 +5,23 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import subprocess
 import sys
 import wave
+from pathlib import Path
 
 import pytest
 
 from telephony.app import create_app
-from telephony.config import Control, Settings, Storage
+from telephony.config import Control, EventLogSettings, Settings, Storage
 from telephony.eventlog import Metadata
-from telephony.keys import CLOCK, EVENT_LOG
+from telephony.keys import CLOCK, EVENT_LOG, SETTINGS
 from telephony.registry.catalogue import RESOURCES
 from telephony.registry.importing import run_import
 from telephony.security import Sealer
 from tests.conftest import CONTROL_KEY
+from tests.serving import log_env
 
 ADMIN = {"email": "admin@example.com", "password": "change-me-now"}
 CONTROL = {"X-Control-Key": CONTROL_KEY}
@@ -40,7 +43,7 @@ def cdr_line(n: int, customer_id: int = 100001) -> bytes:
 async def test_an_import_of_100000_cdrs_is_served_whole(client):
     lines = [cdr_line(n) for n in range(1, 100_001)]
     log, clock = client.app[EVENT_LOG], client.app[CLOCK]
-    sealer = Sealer.for_data_dir(client.app[EVENT_LOG].path.parent)
+    sealer = Sealer.for_data_dir(Path(client.app[SETTINGS].storage.data_dir))
     assert await run_import(log, sealer, clock, lambda: lines, Metadata(source="test")) == 100_000
     headers = await login(client)
     page = await (await client.get(f"{V12}/cdrs?limit=1", headers=headers)).json()
@@ -110,19 +113,22 @@ async def answers(client) -> dict[str, object]:
     return seen
 
 
-async def test_export_then_import_into_an_empty_data_dir_gives_the_same_answers(aiohttp_client, client, tmp_path):
+async def test_export_then_import_into_an_empty_data_dir_gives_the_same_answers(
+    another_eventlog_url, aiohttp_client, client, settings, tmp_path
+):
     await seed(client)
     exported = await (await client.get("/_telephony/export", headers=CONTROL)).read()
     before = await answers(client)
     (tmp_path / "seed.jsonl").write_bytes(exported)
-    fresh = tmp_path / "fresh"
-    source = client.app[EVENT_LOG].path.parent
+    fresh, source = tmp_path / "fresh", Path(settings.storage.data_dir)
     command = [sys.executable, "-m", "telephony", "--data-dir", str(fresh), "import", str(tmp_path / "seed.jsonl"),
                "--seal-key", str(source / "secret.key")]  # fmt: skip
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    env = {**os.environ, **log_env(another_eventlog_url)}
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    settings = Settings(storage=Storage(data_dir=str(fresh)), control=Control(key=CONTROL_KEY))
-    restored = await aiohttp_client(create_app(settings))
+    restored_settings = Settings(storage=Storage(data_dir=str(fresh)), control=Control(key=CONTROL_KEY),
+                                 eventlog=EventLogSettings(url=another_eventlog_url))  # fmt: skip
+    restored = await aiohttp_client(create_app(restored_settings))
     assert await answers(restored) == before
     again = await (await restored.get("/_telephony/export", headers=CONTROL)).read()
     assert unsealed(again) == unsealed(exported)

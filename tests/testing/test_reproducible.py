@@ -12,8 +12,8 @@ from cryptography.fernet import Fernet
 
 from telephony.app import create_app
 from telephony.clock import Clock, parse_wire_time, wire_time
-from telephony.config import Storage
-from telephony.eventlog import store
+from telephony.config import EventLogSettings, Storage
+from telephony.eventlog import pg_store, store
 from telephony.keys import EVENT_LOG
 from telephony.security import Entropy, Sealer, new_code
 from tests.accounts.helpers import CONTROL
@@ -47,9 +47,9 @@ async def leave_a_voicemail(client) -> None:
 async def head_after_a_run(aiohttp_client, settings, seed: int) -> tuple[int, bytes]:
     client = await aiohttp_client(create_app(settings, clock=Clock.reproducible(START), entropy=Entropy(seed)))
     await leave_a_voicemail(client)
-    path = client.server.app[EVENT_LOG].path
+    path, url = client.server.app[EVENT_LOG].path, settings.eventlog.url
     await client.close()
-    conn = store.connect(path, readonly=True)
+    conn = pg_store.connect(url) if url else store.connect(path, readonly=True)
     try:
         return store.head(conn)
     finally:
@@ -57,10 +57,12 @@ async def head_after_a_run(aiohttp_client, settings, seed: int) -> tuple[int, by
 
 
 async def test_the_same_requests_on_a_reproducible_clock_with_the_same_seed_write_the_same_log(
-    aiohttp_client, settings, tmp_path
+    aiohttp_client, settings, tmp_path, request
 ):
     def elsewhere(name: str):
-        return msgspec.structs.replace(settings, storage=Storage(data_dir=str(tmp_path / name)))
+        url = request.getfixturevalue("postgres_cluster").app_url() if settings.eventlog.url else ""
+        return msgspec.structs.replace(settings, storage=Storage(data_dir=str(tmp_path / name)),
+                                       eventlog=EventLogSettings(url=url))  # fmt: skip
 
     first = await head_after_a_run(aiohttp_client, settings, seed=7)
     assert await head_after_a_run(aiohttp_client, elsewhere("again"), seed=7) == first
