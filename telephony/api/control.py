@@ -9,7 +9,7 @@ from aiohttp import web
 
 from .. import control_key
 from ..clock import LATEST, parse_wire_time, wire_time
-from ..keys import CLOCK, CONTROL_KEY_DIGEST, EVENT_LOG, MEMORY, REACTORS, SCHEDULER, SHARED_CLOCK
+from ..keys import CLOCK, CONTROL_KEY_DIGEST, DUTIES, EVENT_LOG, MEMORY, REACTORS, SCHEDULER, SHARED_CLOCK
 from ..projections.clock import clock_moved
 from .context import meta_of
 from .errors import BadRequest, Unauthorized
@@ -52,6 +52,9 @@ class Health(msgspec.Struct, kw_only=True):
     clock: str
     reactors: dict[str, ReactorHealth]
     failed_projections: dict[str, str]
+    leases: list[str] = msgspec.field(default_factory=list)
+    """The leases this process holds (timer owners and reactors): every one on SQLite; on a shared
+    PostgreSQL log, those it acts for (the others' reactors show `standby`)."""
 
 
 class ClockReading(msgspec.Struct, kw_only=True):
@@ -82,7 +85,8 @@ async def health(request: web.Request) -> web.Response:
     degraded = bool(broken or reactors.failing or not event_log.writing)
     body = {"status": "degraded" if degraded else "ok", "position": event_log.position,
             "writing": event_log.writing, "clock": wire_time(request.app[CLOCK].now()),
-            "reactors": reactors.health(), "failed_projections": broken}  # fmt: skip
+            "reactors": reactors.health(), "failed_projections": broken,
+            "leases": request.app[DUTIES].held}  # fmt: skip
     return json_response(body, status=503 if degraded else 200)
 
 

@@ -116,6 +116,10 @@ async def test_health_is_open_and_reports_the_log_position(client):
     body = await response.json()
     assert body.pop("clock")
     assert set(body.pop("reactors")) == {"voicemail-mail", "webhook-dispatcher", "report-planner"}
+    owners = {"call-simulator", "invoice-closing", "messaging-steps", "report-runs", "token-expiry", "webhook-sender"}
+    reacting = {"voicemail-mail", "webhook-dispatcher"}  # taken by the reactor itself: on PostgreSQL soon after
+    leases = body.pop("leases")
+    assert leases == sorted(leases) and owners <= set(leases) <= owners | reacting
     assert body == {"status": "ok", "position": 3, "writing": True, "failed_projections": {}}
 
 

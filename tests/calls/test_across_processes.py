@@ -98,6 +98,11 @@ async def end_sessions(url_: str, *names: str) -> None:
             assert ended == [(True,)], name
 
 
+async def leases_in_health(client) -> list[str]:
+    """The leases `GET /_telephony/health` says the process holds."""
+    return (await (await client.get("/_telephony/health")).json())["leases"]
+
+
 def dispatcher(client) -> ReactorRunner:
     (runner,) = [runner for runner in client.app[REACTORS].runners if runner.name == DISPATCHER]
     return runner
@@ -135,6 +140,7 @@ async def test_a_lease_lost_while_its_holder_lives_passes_to_the_other_process_a
     await asyncio.gather(*lost)
     await taken
     assert SIMULATOR not in first.app[DUTIES].held and SIMULATOR in second.app[DUTIES].held
+    assert SIMULATOR in await leases_in_health(second) and SIMULATOR not in await leases_in_health(first)
     assert first.app[REACTORS].health()[DISPATCHER]["state"] == "standby"
     await asyncio.wait_for(dispatcher(second).reached(second.app[EVENT_LOG].position), WAIT)
 
