@@ -9,6 +9,7 @@ there are not handed out again. Events of the `claiming` types name the ids they
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -28,6 +29,17 @@ class _Identified(msgspec.Struct):
 
 
 _identified = msgspec.json.Decoder(_Identified).decode
+
+_claimed = threading.local()
+"""While a request's events are applied (`Projection.gathering`): the highest id each kind's events
+claimed, written at its end. Per thread, since each log's writer has a thread of its own and decides
+there too: `next_id` reads them in the same request."""
+
+
+def _claimed_now() -> dict[str, int]:
+    if not hasattr(_claimed, "highest"):
+        _claimed.highest = {}
+    return _claimed.highest
 
 
 class Sequences(Projection):
@@ -68,9 +80,10 @@ class Sequences(Projection):
             self._claim(conn, kind, id_)
 
     def _claim(self, conn: sqlite3.Connection, kind: str, id_: int) -> None:
-        if self.rebuilding:
-            if id_ > self._highest.get(kind, 0):
-                self._highest[kind] = id_
+        if self.rebuilding or self.gathering:
+            highest = _claimed_now() if self.gathering else self._highest
+            if id_ > highest.get(kind, 0):
+                highest[kind] = id_
         else:
             self._raise(conn, kind, id_)
 
@@ -78,6 +91,15 @@ class Sequences(Projection):
         for kind, highest in self._highest.items():
             self._raise(conn, kind, highest)
         self._highest.clear()
+
+    def gathered(self, conn: sqlite3.Connection) -> None:
+        claimed = _claimed_now()
+        for kind, highest in claimed.items():
+            self._raise(conn, kind, highest)
+        claimed.clear()
+
+    def forget(self) -> None:
+        _claimed_now().clear()
 
     @staticmethod
     def _raise(conn: sqlite3.Connection, kind: str, highest: int) -> None:
@@ -91,7 +113,8 @@ class Sequences(Projection):
 def next_id(conn: sqlite3.Connection, kind: str, first: int = 1) -> int:
     """The next free id of `kind` (call inside the writer's transaction)."""
     row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
-    return max(first, row[0] + 1) if row else first
+    last = max(row[0] if row else 0, _claimed_now().get(kind, 0))
+    return max(first, last + 1)
 
 
 def highest(conn: sqlite3.Connection) -> list[tuple[str, int]]:
