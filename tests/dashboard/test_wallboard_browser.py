@@ -75,7 +75,8 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[str]:
+def receiver(module_store) -> Iterator[str]:
+    """A webhook receiver of its own for each store's run of the module."""
     Receiver.got = []
     http = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=http.serve_forever, daemon=True).start()
@@ -96,7 +97,9 @@ def server(tmp_path_factory, module_eventlog_url) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(server):
+    """Chromium, started after the server and stopped before it (each store's): Playwright runs a loop of
+    its own in this thread, where the server's must start first."""
     from playwright.sync_api import sync_playwright
 
     path = chromium()

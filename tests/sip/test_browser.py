@@ -106,7 +106,9 @@ def server(tmp_path_factory, module_eventlog_url) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(server):
+    """Chromium, started after the server and stopped before it (each store's): Playwright runs a loop of
+    its own in this thread, where the server's must start first."""
     from playwright.sync_api import sync_playwright
 
     path, _ = chromium(), sipjs()
