@@ -66,8 +66,9 @@ async def test_a_root_user_adds_a_webhook_in_the_browser_and_sees_a_calls_delive
     await page.goto(dashboard + "/webhooks")
     assert "delivered" in await page.inner_text("table >> nth=1")
     await page.uncheck("input[name=enabled]")
-    await page.click("text=Save")
-    await page.wait_for_selector("text=Webhook crm saved.")  # the page the form leads to, not the one it was on
+    async with page.expect_navigation():  # the page the form leads to, not the one it was on
+        await page.click("text=Save")
+    await page.wait_for_selector("text=Webhook crm saved.")
     response = await client.get("/_telephony/webhooks/crm", headers=root.headers())
     assert (await response.json())["data"]["enabled"] is False
     page.once("dialog", lambda dialog: dialog.dismiss())
