@@ -8,7 +8,7 @@ import multiprocessing
 import os
 import urllib.request
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -37,24 +37,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
         beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
         readahead.in_background(log_path(settings))
         conn = open_log(settings)
-        total, head = store.count(conn), store.head(conn)[1]
-        mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * total)
+        mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * store.count(conn))
         checked = beside.submit(_check_log, settings, [projection.name for projection in theirs.all])
         try:
             rebuilt = audit.verify_projections(conn, mine)
         except Exception:
-            if checked.result()[0] is None:
+            if checked.result().chain is None:
                 raise
             rebuilt = None  # an event the chain names could not be replayed: the chain's problem is the answer
-        chain, rebuilt_beside, folded = checked.result()
-    problem = chain or rebuilt or rebuilt_beside or folded
+        log = checked.result()
+    problem = log.chain or rebuilt or log.rebuilt or log.folded
     if problem is None and args.server:
         problem = _verify_server(args.server, args.control_key or settings.control.key)
     if problem is not None:
         print(f"verify FAILED at {problem}")
         return 1
     live = "; the server's in-memory projections match a fresh fold" if args.server else ""
-    print(f"verify OK: {total} events, hash chain intact (head {head.hex()}), projections match a fresh replay{live}")
+    print(f"verify OK: {log.position} events, hash chain intact (head {log.head.hex()}), projections match a "
+          f"fresh replay{live}")  # fmt: skip
     return 0
 
 
@@ -92,11 +92,22 @@ def _verify_postgresql(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | None, ...]:
-    """The second process's share of `verify`: the hash chain's first problem, checked on the rows the
-    rebuild of the projections named `rebuilt` reads, and when it holds, their comparison with that
-    fresh replay, and a fold of the in-memory projections'. The first process rebuilds the other
-    projections meanwhile (`audit.split`)."""
+class CheckedLog(NamedTuple):
+    """The second process's findings: the hash chain's first problem, the comparison of the projections
+    it rebuilt, the fold of the in-memory projections, and how far the chain was checked (its head)."""
+
+    chain: audit.Problem | None
+    rebuilt: audit.Problem | None
+    folded: audit.Problem | None
+    position: int
+    head: bytes
+
+
+def _check_log(settings: Settings, rebuilt: list[str]) -> CheckedLog:
+    """The second process's share of `verify`: the hash chain, checked on the rows the rebuild of the
+    projections named `rebuilt` reads, and when it holds, their comparison with that fresh replay, and
+    a fold of the in-memory projections, each read in one snapshot. The first process rebuilds the
+    other projections meanwhile (`audit.split`)."""
     conn = open_log(settings)
     try:
         projections = wiring.projection_set()
@@ -104,8 +115,10 @@ def _check_log(settings: Settings, rebuilt: list[str]) -> tuple[audit.Problem | 
         chain = audit.Chain()
         compared = audit.verify_projections(conn, named, chain)
         if chain.problem is not None:
-            return chain.problem, None, None
-        return None, compared, audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+            return CheckedLog(chain.problem, None, None, chain.position, chain.head)
+        with store.reading(conn):
+            folded = audit.fold_memory(conn, MemoryProjections(wiring.memory_projections(settings)))
+        return CheckedLog(None, compared, folded, chain.position, chain.head)
     finally:
         conn.close()
 

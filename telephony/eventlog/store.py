@@ -6,6 +6,7 @@ import heapq
 import os
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 
@@ -60,6 +61,17 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
     conn.execute("PRAGMA busy_timeout=5000")
     compression.load(conn)
     return conn
+
+
+@contextmanager
+def reading(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: every read of `conn` within sees the database of one moment (in WAL mode,
+    whatever a writer commits meanwhile)."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")
 
 
 def head(conn: sqlite3.Connection) -> tuple[int, bytes]:
