@@ -7,6 +7,7 @@ dir (its keys), each holding the lock `shared`: an offline writer is refused whi
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
@@ -14,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_FILE = ".lock"
+READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+"""What the system answers a write where nothing may be written."""
 
 
 class DataDirUnusable(RuntimeError):
@@ -25,11 +28,22 @@ class DataDirBusy(DataDirUnusable):
     """Another process is writing to this data dir."""
 
 
+class DataDirReadOnly(DataDirUnusable):
+    """The data dir cannot be written (a backup, an evidence copy, a read-only mount)."""
+
+
 @contextmanager
 def exclusive(data_dir: Path, *, shared: bool = False) -> Iterator[None]:
     """Hold the data dir's lock (`shared`: beside other servers of one PostgreSQL log)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(data_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if exc.errno not in READ_ONLY:
+            raise
+        raise DataDirReadOnly(f"{data_dir} cannot be written ({exc.strerror}): this command writes there; "
+                              "`log`, `verify`, `export`, `events` and `replay --out NEW_DIR` read it as it "
+                              "is") from None  # fmt: skip
     try:
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)

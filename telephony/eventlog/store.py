@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import plain
@@ -50,7 +52,7 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
     The database holds password hashes and sealed secrets: a writer creates it readable by its owner
     only (0600), and SQLite gives its `-wal` and `-shm` files the same mode."""
     if readonly:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        conn = _open_readonly(Path(path))
     else:
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -61,6 +63,27 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
     conn.execute("PRAGMA busy_timeout=5000")
     compression.load(conn)
     return conn
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """The log opened to read: as a reader beside a server (`mode=ro`, sharing its WAL index), or, where
+    nothing may be written (a backup, an evidence copy, a read-only mount, where SQLite cannot make
+    the WAL index beside the file), as a file that does not change (`immutable=1`), which it is when no
+    WAL file holds commits beside it. A WAL file with commits and no index beside it cannot be read
+    there: the data dir must be copied to where it can be."""
+    address = f"file:{urllib.parse.quote(str(path))}"
+    conn = sqlite3.connect(f"{address}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file and its WAL index
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size:
+            raise DataDirUnusable(f"{wal} holds commits that SQLite reads only with {path.name}-shm beside it, "
+                                  f"which cannot be made in {path.parent}: copy the data dir where it can be "
+                                  f"written, or with {path.name}-shm") from None  # fmt: skip
+    return sqlite3.connect(f"{address}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import pytest
 from telephony.eventlog import pg_store, store
 
 from ..serving import telephony
-from .test_commands import Prepared, prepared  # noqa: F401 - the data dir the app wrote
+from .prepared import Prepared
 
 pytestmark = pytest.mark.sqlite_only  # each copies a SQLite data dir's log into PostgreSQL
 

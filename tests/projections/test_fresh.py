@@ -12,11 +12,14 @@ from telephony import wiring
 from telephony.datadir import DataDirBusy
 from telephony.projections import fresh
 
-from ..cli import test_commands
-from ..cli.test_commands import Prepared, run, tamper
+from ..cli.prepared import Prepared, prepare, run, tamper
 
-prepared = test_commands.prepared
-"""A data dir written by the real app, with API tokens (the fixture of the command's tests)."""
+
+@pytest.fixture
+async def prepared(aiohttp_client, settings, clock) -> Prepared:
+    """A data dir written by the real app, with API tokens (as the commands' tests have it)."""
+    return await prepare(aiohttp_client, settings, clock)
+
 
 pytestmark = pytest.mark.sqlite_only  # the rebuild of the data dir's SQLite file
 
