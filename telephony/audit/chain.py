@@ -8,7 +8,7 @@ from typing import NoReturn
 
 from ..eventlog import compression, store
 from ..eventlog.compression import plain
-from ..eventlog.hashing import GENESIS, canonical_bytes, chain_hash
+from ..eventlog.hashing import GENESIS, as_bytes, canonical_bytes, chain_hash
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,6 @@ class Problem:
             return f"position {self.position}: {self.what}"
         where = f"projections at position {self.at}" if self.at is not None else "projections"
         return f"{where}: {self.what}"
-
-
-def _as_bytes(value: object) -> bytes:
-    return value if isinstance(value, bytes) else str(value).encode()
 
 
 class Chain:
@@ -55,13 +51,13 @@ class Chain:
         if position != self._expected:
             self._broken(self._expected, f"position {self._expected} is missing (found {position} next)")
         try:
-            content = plain(_as_bytes(data))
+            content = plain(as_bytes(data))
         except compression.UnreadableData as exc:
             self._broken(position, f"the event's data cannot be read: {exc}")
-        canonical = canonical_bytes(position, stream, version, type_, schema, recorded_at, content, _as_bytes(meta))
+        canonical = canonical_bytes(position, stream, version, type_, schema, recorded_at, content, as_bytes(meta))
         if chain_hash(self._previous, canonical) != digest:
             self._broken(position, "hash does not match the event's stored bytes")
-        self._previous, self._expected = _as_bytes(digest), self._expected + 1
+        self._previous, self._expected = as_bytes(digest), self._expected + 1
         if self._progress is not None:
             self._progress(1)
         return content

@@ -48,6 +48,11 @@ def replay_into(
     try:
         copied = _copy_events(src, dst, until, until_time)
         projections.rebuild(dst, progress=progress)
+    except BaseException:
+        dst.close()
+        for suffix in ("", "-wal", "-shm"):  # a new data dir holds all of its state or nothing
+            (out_dir / (LOG_FILE + suffix)).unlink(missing_ok=True)
+        raise
     finally:
         src.close()
         dst.close()

@@ -1,14 +1,16 @@
-"""`telephony log`: print the log's events (secrets redacted), filtered, and follow it."""
+"""`telephony log`: print the log's events (secrets redacted), filtered, and follow it; each checked against
+the hash chain as it is printed, so a damaged event ends the output with one line naming it (exit 1)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import msgspec
 
-from ..eventlog import store
-from ..eventlog.compression import plain
+from ..eventlog import LogDamaged, UnreadableEvent, damage, store
+from ..eventlog.hashing import GENESIS, as_bytes
 from ..redaction import redact
 from .arguments import AddCommand, open_log, settings_of, time_bound
 
@@ -32,25 +34,34 @@ def cmd_log(args: argparse.Namespace) -> int:
         since_time=time_bound(args.since, "--since"),
         until_time=time_bound(args.until, "--until"),
     )
-    last = 0
+    last, previous = 0, (0, GENESIS)
     try:
         while True:
             for row in store.raw_rows(conn, after=last, **filters):
                 last = row[0]
-                print(_show(row, args.json), flush=True)
+                chained_onto = previous[1] if previous[0] == last - 1 else damage.previous_hash(conn, last)
+                print(_show(row, damage.checked(row, chained_onto), args.json), flush=True)
+                previous = (last, as_bytes(row[8]))
             if not args.follow:
                 return 0
             time.sleep(0.5)
+    except LogDamaged as exc:
+        print(f"telephony: {exc}", file=sys.stderr)
+        return 1
     except (KeyboardInterrupt, BrokenPipeError):
         return 0
 
 
-def _show(row: tuple, as_json: bool) -> str:
-    """A stored event as the log holds it (its data as stored, secrets masked)."""
+def _show(row: tuple, content: bytes, as_json: bool) -> str:
+    """A stored event as the log holds it (its data as stored, secrets masked); `content` is its data
+    made plain."""
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
-    shown = {"position": position, "stream": stream, "version": version, "type": type_, "schema": schema,
-             "data": redact(msgspec.json.decode(plain(data))), "meta": msgspec.json.decode(meta),
-             "recorded_at": recorded_at, "hash": digest.hex()}  # fmt: skip
+    try:
+        shown = {"position": position, "stream": stream, "version": version, "type": type_, "schema": schema,
+                 "data": redact(msgspec.json.decode(content)), "meta": msgspec.json.decode(meta),
+                 "recorded_at": recorded_at, "hash": as_bytes(digest).hex()}  # fmt: skip
+    except msgspec.DecodeError as exc:
+        raise UnreadableEvent(position, f"cannot be read: {exc}") from None
     if as_json:
         return msgspec.json.encode(shown).decode()
     user_id = shown["meta"].get("user_id")

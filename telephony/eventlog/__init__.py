@@ -1,7 +1,17 @@
 """The append-only, hash-chained event log: the only source of truth."""
 
 from .log import LOG_FILE, EventLog
-from .records import ANY_VERSION, NO_STREAM, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
+from .records import (
+    ANY_VERSION,
+    NO_STREAM,
+    ConcurrencyError,
+    LogClosed,
+    LogDamaged,
+    Metadata,
+    NewEvent,
+    RecordedEvent,
+    UnreadableEvent,
+)
 from .writer import Decision
 
 __all__ = [
@@ -12,7 +22,9 @@ __all__ = [
     "Decision",
     "EventLog",
     "LogClosed",
+    "LogDamaged",
     "Metadata",
     "NewEvent",
     "RecordedEvent",
+    "UnreadableEvent",
 ]

@@ -27,3 +27,8 @@ def canonical_bytes(
 
 def chain_hash(previous: bytes, canonical: bytes) -> bytes:
     return hashlib.sha256(previous + canonical).digest()
+
+
+def as_bytes(value: object) -> bytes:
+    """A stored column as the bytes it was hashed as (a value edited in as text is hashed as its text)."""
+    return bytes(value) if isinstance(value, bytes | bytearray | memoryview) else str(value).encode()

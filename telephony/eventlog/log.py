@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..clock import Clock
-from . import store
+from . import damage, store
 from .records import Metadata, NewEvent, RecordedEvent
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
@@ -82,7 +82,12 @@ class EventLog:
         data_dir.mkdir(parents=True, exist_ok=True)
         path = data_dir / LOG_FILE
         conn = store.connect(path, synchronous=synchronous)
-        await asyncio.to_thread(projections.prepare, conn, progress=progress)
+        try:
+            await asyncio.to_thread(damage.check_head, conn, projections.catalogue)
+            await asyncio.to_thread(projections.prepare, conn, progress=progress)
+        except BaseException:
+            conn.close()
+            raise
         opened = cls(path, conn, projections, clock, max_batch)
         opened._writer.start()
         return opened

@@ -5,9 +5,20 @@ from __future__ import annotations
 
 import msgspec
 
+from ..datadir import DataDirUnusable
 from ..domain.events import ANY_VERSION, NO_STREAM, Event, NewEvent
 
-__all__ = ["ANY_VERSION", "NO_STREAM", "ConcurrencyError", "LogClosed", "Metadata", "NewEvent", "RecordedEvent"]
+__all__ = [
+    "ANY_VERSION",
+    "NO_STREAM",
+    "ConcurrencyError",
+    "LogClosed",
+    "LogDamaged",
+    "Metadata",
+    "NewEvent",
+    "RecordedEvent",
+    "UnreadableEvent",
+]
 
 
 class Metadata(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
@@ -48,3 +59,19 @@ class ConcurrencyError(Exception):
     def __init__(self, stream: str, expected: int, actual: int) -> None:
         super().__init__(f"stream {stream!r} is at version {actual}, expected {expected}")
         self.stream, self.expected, self.actual = stream, expected, actual
+
+
+WAY_BACK = ("`telephony verify` finds the first bad position; restore the data dir from a backup or an export "
+            '(README, "A damaged log")')  # fmt: skip
+
+
+class LogDamaged(DataDirUnusable):
+    """An event of the log is not what was written: the message names its position and the way back."""
+
+    def __init__(self, position: int, what: str) -> None:
+        super().__init__(f"the event at position {position} {what}; {WAY_BACK}")
+        self.position = position
+
+
+class UnreadableEvent(LogDamaged, ValueError):
+    """An event's stored data cannot be read as its type."""

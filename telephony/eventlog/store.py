@@ -17,7 +17,7 @@ from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import plain
-from .records import Metadata, RecordedEvent
+from .records import Metadata, RecordedEvent, UnreadableEvent
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -124,7 +124,7 @@ def _read(catalogue: Catalogue, position: int, type_: str, schema: int, data: by
     try:
         return catalogue.read(type_, schema, data)
     except ValueError as exc:
-        raise ValueError(f"the event at position {position} cannot be read: {exc}") from exc
+        raise UnreadableEvent(position, f"cannot be read: {exc}") from exc
 
 
 def decode_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None) -> RecordedEvent:

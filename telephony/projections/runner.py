@@ -10,12 +10,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
+import msgspec
 from tqdm import tqdm
 
 from ..domain.events import EVENTS, Catalogue
 from ..eventlog import store
 from ..eventlog.compression import plain
-from ..eventlog.records import RecordedEvent
+from ..eventlog.records import RecordedEvent, UnreadableEvent
 from . import pg_rebuild
 from .base import Projection
 
@@ -217,8 +218,11 @@ class Projections:
             if (found := takers.get(row[type_at])) is None:
                 continue  # read for the watch only
             undecoded, decoded = found
-            for take in undecoded:
-                take(conn, data)
+            try:
+                for take in undecoded:
+                    take(conn, data)
+            except msgspec.DecodeError as exc:  # its stored JSON, read as it lies
+                raise UnreadableEvent(row[0], f"cannot be read: {exc}") from exc
             if decoded:
                 event = decode(row, catalogue, data)
                 for apply in decoded:
