@@ -28,6 +28,11 @@ class ConfigError(Exception):
     """The configuration cannot be used; the message names the offending key."""
 
 
+def _check_port(port: int) -> None:
+    if not 1 <= port <= 65535:
+        raise ValueError(f"port {port} is not a port: give 1 to 65535")
+
+
 class Section(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """Base of every config section: unknown keys are errors. Sections repeat `frozen=True` (msgspec
     inherits it; type checkers want it said); derive a changed copy with `msgspec.structs.replace`."""
@@ -38,6 +43,9 @@ class Server(Section, frozen=True):
     port: int = 8080
     max_body_bytes: int = 16 * 1024 * 1024
     event_loop: Literal["uvloop", "asyncio"] = "uvloop"
+
+    def __post_init__(self) -> None:
+        _check_port(self.port)
 
 
 class Api(Section, frozen=True):
@@ -65,6 +73,7 @@ class Control(Section, frozen=True):
 class Log(Section, frozen=True):
     format: Literal["text", "json"] = "text"
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    access: bool = False
 
 
 class Cors(Section, frozen=True):
@@ -258,6 +267,7 @@ class Sip(Section, frozen=True):
     max_expires: int = 3600
 
     def __post_init__(self) -> None:
+        _check_port(self.port)
         if "{customer_id}" not in self.domain_template:
             raise ValueError("domain_template must hold {customer_id}")
         if bool(self.certificate) != bool(self.private_key):

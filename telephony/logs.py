@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from aiohttp.abc import AbstractAccessLogger
 from aiohttp.web import BaseRequest, StreamResponse
 
+ACCESS_LOGGER = "aiohttp.access"
+"""aiohttp's logger of access lines, which `AccessLogger` writes to."""
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 _SECRET_SEGMENT = re.compile(r"(?<=/)[0-9a-f]{40}(?=/|$)")
 """A path segment shaped like a token or API key (`DELETE /apitokens/{token}`)."""
@@ -46,7 +48,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line)
 
 
-def configure(fmt: str = "text", level: str = "INFO") -> None:
+def configure(fmt: str = "text", level: str = "INFO", access: bool = False) -> None:
+    """Log lines to standard error: the server's own (`telephony.*`) from `level`, every library's
+    (aiohttp, APScheduler, ...) warnings and errors only, and one access line a request when `access`."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(_RequestIdFilter())
     if fmt == "json":
@@ -55,7 +59,9 @@ def configure(fmt: str = "text", level: str = "INFO") -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    root.setLevel(logging.WARNING)
+    logging.getLogger("telephony").setLevel(level)
+    logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO if access else logging.WARNING)
 
 
 class AccessLogger(AbstractAccessLogger):
@@ -68,10 +74,10 @@ class AccessLogger(AbstractAccessLogger):
             "path": loggable_path(request.path),
             "status": response.status,
             "bytes": response.body_length,
-            "ms": round(time * 1000, 2),
+            "duration_ms": round(time * 1000, 2),
         }
         self.logger.info(
-            f"{request.method} {fields['path']} {response.status} {fields['ms']}ms",
+            f"{request.method} {fields['path']} {response.status} {fields['duration_ms']}ms",
             extra={"request_id": response.headers.get("X-Request-Id", "-"), "fields": fields},
         )
 

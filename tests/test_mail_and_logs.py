@@ -132,7 +132,8 @@ async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, cap
     """`[log] format = "json"`: every line, the access log's included, is one JSON object."""
     root = logging.getLogger()
     saved = root.handlers[:], root.level
-    logs.configure("json", "INFO")
+    levels = {name: logging.getLogger(name).level for name in ("telephony", logs.ACCESS_LOGGER)}
+    logs.configure("json", "INFO", access=True)
     try:
         server = TestServer(create_app(msgspec.structs.replace(settings, log=Log(format="json"))))
         await server.start_server(access_log_class=logs.AccessLogger)  # TestServer ignores server_kwargs
@@ -142,6 +143,8 @@ async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, cap
     finally:
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
     lines = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
     access = [line for line in lines if line.get("path") == "/_telephony/health"]
     assert access and access[0]["request_id"] == "trace-me-1" and access[0]["status"] == 200

@@ -32,6 +32,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
     if getattr(args, "host", None):
         settings = replace(settings, server=replace(settings.server, host=args.host))
     if getattr(args, "port", None) is not None:
+        if not 1 <= args.port <= 65535:
+            raise CliError(f"--port {args.port} is not a port: give 1 to 65535")
         settings = replace(settings, server=replace(settings.server, port=args.port))
     if getattr(args, "data_dir", None):
         settings = replace(settings, storage=replace(settings.storage, data_dir=args.data_dir))

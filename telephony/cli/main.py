@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from typing import NoReturn
 
 from .. import datadir
 from ..config import ConfigError
@@ -27,11 +28,18 @@ CONFIG_HELP = "config file (default: ./config.toml when present)"
 DATA_DIR_HELP = "data directory (overrides [storage] data_dir)"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, a usage error said in one line (exit 2), as every other refusal is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="telephony", description=DESCRIPTION)
+    parser = Parser(prog="telephony", description=DESCRIPTION)
     parser.add_argument("--config", help=CONFIG_HELP)
     parser.add_argument("--data-dir", help=DATA_DIR_HELP)
-    anywhere = argparse.ArgumentParser(add_help=False)
+    anywhere = Parser(add_help=False)
     """The two global options, accepted after the command as well (`telephony replay --data-dir D`)."""
     anywhere.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
     anywhere.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
@@ -47,5 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (CliError, ConfigError, datadir.DataDirUnusable) as exc:
-        print(f"telephony: {exc}", file=sys.stderr)
+        print(f"telephony: {one_line(str(exc))}", file=sys.stderr)
         return 2
+
+
+def one_line(message: str) -> str:
+    """A message as one line (a driver's error may span several: psycopg's names the server, then why)."""
+    return " ".join(message.split())

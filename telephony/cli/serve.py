@@ -10,8 +10,11 @@ import socket
 import sys
 from collections.abc import Callable
 
+import msgspec
+
 from .. import demo, logs
-from ..config import Settings
+from ..api import index
+from ..config import Bootstrap, Settings
 from ..eventlog import LOG_FILE, readahead
 from . import workers
 from .arguments import AddCommand, CliError, settings_of
@@ -30,14 +33,17 @@ def add(add_command: AddCommand) -> None:
     serve.add_argument("--seed", type=int, help=f"the demo's seed (default {demo.DEFAULT_SEED})")
     serve.add_argument("--rate", type=float, help=f"the demo's calls a minute (default {demo.DEFAULT_RATE:g})")
     serve.add_argument("--workers", type=int, default=1, help="server processes on the port (PostgreSQL only)")
+    serve.add_argument("--access-log", action="store_true", help="one line per request ([log] access)")
+    serve.add_argument("--log-format", choices=("text", "json"), help="log lines as text or JSON ([log] format)")
     serve.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker of --workers
     serve.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    settings = settings_of(args)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # each line at once, to a file or a pipe too
+    settings = _with_log_options(settings_of(args), args)
     workers.check(args, settings)
-    logs.configure(settings.log.format, settings.log.level)
+    logs.configure(settings.log.format, settings.log.level, settings.log.access)
     if args.workers > 1:
         return workers.run(args, settings, _listen(settings.server.host, settings.server.port, True, listen=False))
     sockets = _listen(settings.server.host, settings.server.port, args.reuse_port)
@@ -46,6 +52,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with asyncio.Runner(loop_factory=event_loop_factory(settings.server.event_loop)) as runner:
         runner.run(_serve(shown.settings if shown else settings, sockets, shown))
     return 0
+
+
+def _with_log_options(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`settings` with `--access-log` and `--log-format` in force."""
+    replace = msgspec.structs.replace
+    log = replace(settings.log, access=settings.log.access or args.access_log,
+                  format=args.log_format or settings.log.format)  # fmt: skip
+    return replace(settings, log=log)
 
 
 def _demo_of(args: argparse.Namespace, settings: Settings) -> demo.Demo | None:
@@ -69,7 +83,8 @@ async def _serve(settings: Settings, sockets: list[socket.socket], shown: demo.D
         app.cleanup_ctx.append(demo.context(shown, _base_url(sockets[0])))
     else:
         app = create_app(settings, progress=True)
-    runner = web.AppRunner(app, access_log_class=logs.AccessLogger, shutdown_timeout=10)
+    access = {"access_log_class": logs.AccessLogger} if settings.log.access else {"access_log": None}
+    runner = web.AppRunner(app, shutdown_timeout=10, **access)
     try:
         await runner.setup()
     except BaseException:
@@ -82,13 +97,31 @@ async def _serve(settings: Settings, sockets: list[socket.socket], shown: demo.D
     host, port = runner.addresses[0][:2]
     loop = asyncio.get_running_loop()
     kind = type(loop).__module__.partition(".")[0]  # uvloop, or asyncio
-    print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service} ({kind} loop)", flush=True)
+    print(f"telephony listening on http://{host}:{port}/v1.2/{settings.api.service} ({kind} loop)")
+    if not shown:  # a demo says its own logins and links
+        for line in welcome(settings, _base_url(sockets[0])):
+            print(line)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     print("telephony shutting down", flush=True)
     await runner.cleanup()
+
+
+def welcome(settings: Settings, base: str) -> list[str]:
+    """What a newcomer needs after the first line: where the API, the dashboard and the docs are, and
+    how to log in (the bootstrap user; its password is said only while it is the documented default)."""
+    where = index.links(base, settings.api.service)
+    bootstrap = settings.bootstrap
+    default = bootstrap.admin_password == Bootstrap().admin_password
+    password = f"password {bootstrap.admin_password!r}, the default: change it" if default else "its password"
+    return [
+        f"  API:        {where['api_v1_2']}  and  {where['api_v1_1']}",
+        f"  dashboard:  {where['dashboard']}",
+        f"  API docs:   {where['docs']}",
+        f"  log in:     {bootstrap.admin_email} ({password} in [bootstrap] of the config file)",
+    ]
 
 
 def _base_url(sock: socket.socket) -> str:

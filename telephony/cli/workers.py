@@ -44,7 +44,8 @@ def run(args: argparse.Namespace, settings: Settings, sockets: list[socket.socke
     """Start `args.workers` workers on the reserved `sockets`' port; wait for a signal or their end."""
     port = sockets[0].getsockname()[1]
     command = [sys.executable, "-m", "telephony", *_globals(args), "serve", "--host", settings.server.host,
-               "--port", str(port), "--reuse-port"]  # fmt: skip
+               "--port", str(port), "--reuse-port", "--log-format", settings.log.format,
+               *(["--access-log"] if settings.log.access else [])]  # fmt: skip
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -48,7 +48,7 @@ async def attempt(op: Operator, action: Action) -> bool:
     try:
         await send(action.method, action.path, action.body)
     except DemoError as exc:
-        log.info("demo: %s", exc)
+        log.debug("demo: %s", exc)
         return False
     return True
 

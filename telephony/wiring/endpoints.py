@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import dashboard, openapi, sip, testing
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
-from ..api import control
+from ..api import control, index
 from ..api.route_table import Route, listing
 from ..billing import handlers as billing_handlers
 from ..calls import handlers as calls_handlers
@@ -26,8 +26,8 @@ def api_routes() -> list[Route]:
 
 def control_routes() -> list[Route]:
     """The routes under `/_telephony`: the operator's, and a customer's own (its webhooks)."""
-    return [*control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES, *simulate.ROUTES,
-            *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
+    return [*index.ROUTES, *control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES,
+            *simulate.ROUTES, *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
             *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
             *sip.ROUTES, *openapi.ROUTES, *testing.SCENARIO_ROUTES]  # fmt: skip
 
