@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
+from ..api import middlewares
 from ..config import Sip
 from ..keys import SIP
 from .endpoint import sip_socket
@@ -36,7 +37,7 @@ async def listening(hub: SipHub, settings: Sip) -> AsyncIterator[None]:
     if not settings.host:
         yield
         return
-    app = web.Application()
+    app = web.Application(middlewares=[middlewares.frame()])  # the main app's answers to what is not SIP
     app[SIP] = hub
     app.router.add_get("/", sip_socket)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)

@@ -65,3 +65,16 @@ async def test_the_listener_stops_with_the_app(aiohttp_client, settings, clock):
     await served.close()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", settings.sip.port), timeout=5).close()
+
+
+@pytest.mark.parametrize("path", ["/", "/elsewhere"])
+async def test_a_request_that_is_not_sip_is_answered_as_on_the_main_listener(client, settings, ca, path):
+    """Not a WebSocket upgrade: the same 400 naming why as `/_telephony/sip`; an unknown path, the same 404."""
+    trusted = ssl.create_default_context()
+    ca.configure_trust(trusted)
+    url = f"https://127.0.0.1:{settings.sip.port}{path}"
+    async with aiohttp.ClientSession() as session, session.get(url, ssl=trusted) as answer:
+        status, body = answer.status, await answer.json()
+    main = await client.get("/_telephony/sip" if path == "/" else "/_telephony/elsewhere")
+    assert (status, body) == (main.status, await main.json())
+    assert status == (400 if path == "/" else 404) and body["errors"][0]["message"]
