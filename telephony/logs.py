@@ -6,11 +6,12 @@ import contextvars
 import json
 import logging
 import re
-import sys
 from datetime import UTC, datetime
 
 from aiohttp.abc import AbstractAccessLogger
 from aiohttp.web import BaseRequest, StreamResponse
+
+from .output import SAID, Output, QueuedHandler
 
 ACCESS_LOGGER = "aiohttp.access"
 """aiohttp's logger of access lines, which `AccessLogger` writes to."""
@@ -50,8 +51,11 @@ class JsonFormatter(logging.Formatter):
 
 def configure(fmt: str = "text", level: str = "INFO", access: bool = False) -> None:
     """Log lines to standard error: the server's own (`telephony.*`) from `level`, every library's
-    (aiohttp, APScheduler, ...) warnings and errors only, and one access line a request when `access`."""
-    handler = logging.StreamHandler(sys.stderr)
+    (aiohttp, APScheduler, ...) warnings and errors only, and one access line a request when `access`;
+    and the lines `output.say` says to standard output. Both are written by a thread of their own
+    (`output.Output`), so a stream that does not take them never stops the event loop."""
+    close()
+    handler = QueuedHandler(Output())
     handler.addFilter(_RequestIdFilter())
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
@@ -62,6 +66,14 @@ def configure(fmt: str = "text", level: str = "INFO", access: bool = False) -> N
     root.setLevel(logging.WARNING)
     logging.getLogger("telephony").setLevel(level)
     logging.getLogger(ACCESS_LOGGER).setLevel(logging.INFO if access else logging.WARNING)
+    logging.getLogger(SAID).setLevel(logging.INFO)
+
+
+def close(timeout: float = 2.0) -> None:
+    """Write what the configured output holds (for at most `timeout` seconds) and stop it."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, QueuedHandler):
+            handler.output.close(timeout)
 
 
 class AccessLogger(AbstractAccessLogger):

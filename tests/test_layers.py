@@ -17,7 +17,7 @@ import pytest
 
 TELEPHONY = Path(__file__).resolve().parents[1] / "telephony"
 LAYERS = (  # bottom to top
-    ("config", "fault_rule", "clock", "keys", "security", "redaction", "logs", "control_key", "datadir"),
+    ("config", "fault_rule", "clock", "keys", "security", "redaction", "output", "logs", "control_key", "datadir"),
     ("domain",),
     ("media",),
     ("eventlog",),

@@ -140,6 +140,7 @@ async def test_json_log_lines_carry_the_request_id(aiohttp_client, settings, cap
         client = await aiohttp_client(server)
         await client.get("/_telephony/health", headers={"X-Request-Id": "trace-me-1"})
         logging.getLogger("telephony.test").info("a line from the app")
+        logs.close()  # what the output's thread holds, written
     finally:
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import sys
 import time
 
 import aiohttp
 import pytest
 
-from ..serving import SERVICE, Server, telephony
+from ..serving import CONTROL_KEY, SERVICE, Server, clean_env, free_port, telephony
 
 pytestmark = pytest.mark.sqlite_only  # the server's console, whatever its store
+HEALTH_WITHIN = 1.0
 
 
 async def until_said(server: Server, *words: str, within: float = 10) -> str:
@@ -129,3 +133,48 @@ async def test_the_root_sends_a_browser_to_the_dashboard_and_gives_a_client_the_
     assert links["dashboard"] == f"{base}/_telephony/dashboard" and links["docs"] == f"{base}/_telephony/docs"
     assert links["api_v1_2"] == f"{base}{SERVICE}" and links["api_v1_1"] == f"{base}/v1.1/voipstudio"
     assert (await client.get("/_telephony/docs")).status == 200
+
+
+async def test_a_demo_whose_output_is_not_read_answers_health_and_stops_on_sigterm(tmp_path):
+    """A supervisor that falls behind (here: a pipe nobody reads) held every request once the pipe was
+    full, health's too, and the SIGTERM's handler: the output is written off the event loop now."""
+    port, data_dir = free_port(), tmp_path / "data"
+    command = [sys.executable, "-m", "telephony", "--data-dir", str(data_dir), "serve", "--demo", "--access-log",
+               "--port", str(port)]  # fmt: skip
+    env = clean_env(TELEPHONY_CONTROL_KEY=CONTROL_KEY, PYTHONUNBUFFERED="")
+    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=HEALTH_WITHIN)) as session:
+            await answered(session, port, within=30)
+            slowest, began = 0.0, time.monotonic()
+            while time.monotonic() - began < 15:  # the history is being made meanwhile
+                asked = time.monotonic()
+                await answered(session, port, within=HEALTH_WITHIN)
+                slowest = max(slowest, time.monotonic() - asked)
+                await asyncio.sleep(0.02)
+        assert not json.loads((data_dir / "demo.json").read_text()).get("history"), "still making its history"
+        stopping = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=15)
+        assert time.monotonic() - stopping < 5 and process.returncode == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+    assert slowest < HEALTH_WITHIN
+    assert telephony("--data-dir", data_dir, "verify", cwd=tmp_path).returncode == 0
+
+
+async def answered(session: aiohttp.ClientSession, port: int, within: float) -> None:
+    """Health answered 200 within `within` seconds (a refused connection is tried again until then)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            async with session.get(f"http://127.0.0.1:{port}/_telephony/health") as response:
+                assert response.status == 200
+                return
+        except aiohttp.ClientConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.05)

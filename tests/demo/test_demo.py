@@ -16,7 +16,7 @@ from telephony.demo.traffic import LiveTraffic
 from telephony.keys import EVENT_LOG, SCHEDULER
 from tests.conftest import CONTROL_KEY
 from tests.demo.conftest import DAYS, TODAY
-from tests.serving import log_env, telephony
+from tests.serving import free_port, log_env, telephony
 
 CONTROL = {"X-Control-Key": CONTROL_KEY}
 
@@ -124,7 +124,7 @@ def test_demo_refuses_a_data_dir_holding_other_data_and_leaves_it_alone(tmp_path
     data = tmp_path / "data"
     data.mkdir()
     (data / "events.db").write_bytes(b"somebody's log")
-    result = telephony("--data-dir", data, "serve", "--demo", "--port", "0", cwd=tmp_path)
+    result = telephony("--data-dir", data, "serve", "--demo", "--port", str(free_port()), cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("telephony: ") and "not a demo's" in result.stderr
     assert sorted(p.name for p in data.iterdir()) == ["events.db"]
@@ -132,7 +132,7 @@ def test_demo_refuses_a_data_dir_holding_other_data_and_leaves_it_alone(tmp_path
 
 
 def test_seed_and_rate_are_options_of_demo(tmp_path):
-    result = telephony("--data-dir", tmp_path / "d", "serve", "--seed", "3", "--port", "0", cwd=tmp_path)
+    result = telephony("--data-dir", tmp_path / "d", "serve", "--seed", "3", "--port", str(free_port()), cwd=tmp_path)
     assert result.returncode == 2 and "--seed and --rate are options of --demo" in result.stderr
     result = telephony("--data-dir", tmp_path / "d", "serve", "--demo", "--rate", "0", cwd=tmp_path)
     assert result.returncode == 2 and "--rate must be above 0" in result.stderr
