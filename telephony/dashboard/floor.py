@@ -2,9 +2,9 @@
 its agents' states, today's counts and the latest call records, read from the projections the API
 reads (live calls, queue records, documents), never from another customer's.
 
-An agent of a queue is `logged out` (its member status off), `ringing` (a call rings it), `on a call`
-(any other live call it takes part in), `wrap-up` (its last call of the queue ended less than the
-queue's `wrap_up_time` ago) or `free`.
+An agent of a queue is `logged out` (its member status off), `ringing` (a call is reaching it: its
+phone rings, or the call is being put through to it), `on a call` (any other live call it takes part
+in), `wrap-up` (its last call of the queue ended less than the queue's `wrap_up_time` ago) or `free`.
 """
 
 from __future__ import annotations
@@ -95,10 +95,8 @@ def agent_state(user_id: int, logged_in: bool, calls: list[Call], last_ended: fl
     """Where an agent of a queue stands (see the module's docstring)."""
     if not logged_in:
         return "logged out"
-    for call in calls:
-        if (call.ringing == "dst" and call.dst.user_id == user_id) or (call.ringing == "src" and
-                                                                         call.src.user_id == user_id):  # fmt: skip
-            return "ringing"
+    if any(call.reaching is not None and call.party(call.reaching).user_id == user_id for call in calls):
+        return "ringing"
     if calls:
         return "on a call"
     if last_ended is not None and now < last_ended + wrap_up:

@@ -1,10 +1,11 @@
 """The wallboard page: today's counts, the live calls, each queue with its callers and agents (a
 button logs an agent in or out), and the latest call records with a link to each call's flow.
 
-Each part is a live region (`data-region`, `aria-live=polite`) that the page's script replaces when
-the event stream says something changed; a running duration is a `data-since` element the script
-moves on every second while the clock flows (`data-flowing` on the clock region). Every value is
-escaped.
+A call's state is shown in a supervisor's words (`labels`: waiting in queue, ringing an agent,
+talking), the API's state as its title. Each part is a live region (`data-region`,
+`aria-live=polite`) that the page's script replaces when the event stream says something changed; a
+running duration is a `data-since` element the script moves on every second while the clock flows
+(`data-flowing` on the clock region). Every value is escaped.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..clock import wire_time
 from .floor import Floor, Queue
+from .labels import call_label
 from .layout import BASE, csrf_field
 
 LIVE = "aria-live=polite"
@@ -54,13 +56,19 @@ def _party(number: Any, name: Any) -> str:
 def _calls(floor: Floor) -> str:
     rows = "".join(f'<tr data-call="{int(c["id"])}"><td><a href="{BASE}/calls/{int(c["id"])}">{int(c["id"])}</a></td>'
                    f'<td>{_party(c["src"], c["src_name"])}</td><td>{_party(c["dst"], c["dst_name"])}</td>'
-                   f'<td><span class="state {escape(str(c["state"]))}">{escape(str(c["state"]))}</span></td>'
+                   f"<td>{_state(c)}</td>"
                    f'<td>{_running(c["start_time"], floor.now)}</td></tr>' for c in floor.calls)  # fmt: skip
     body = rows or "<tr><td colspan=5 class=empty>No live call.</td></tr>"
     return f"""<section class="card calls" aria-labelledby=calls-title><h2 id=calls-title>Live calls</h2>
 <div class=scroll data-region=calls {LIVE}><p class=hint>{_many(len(floor.calls), "live call")}</p><table id=live-calls>
 <thead><tr><th scope=col>Call</th><th scope=col>From</th><th scope=col>To</th><th scope=col>State</th>
 <th scope=col>Duration</th></tr></thead><tbody>{body}</tbody></table></div></section>"""
+
+
+def _state(call: dict[str, Any]) -> str:
+    """A live call's state in a supervisor's words (`labels`), the API's state as its title."""
+    label, state = call_label(call), escape(str(call["state"]))
+    return f'<span class="state {label.kind}" data-state="{state}" title="state {state}">{escape(label.words)}</span>'
 
 
 def _many(count: int, thing: str) -> str:
@@ -76,8 +84,7 @@ def _queues(floor: Floor, csrf: str) -> str:
 def _queue(queue: Queue, now: float, csrf: str) -> str:
     name = escape(queue.name)
     waiting = [c for c in queue.callers if c["queue_state"] != "connected"]
-    callers = "".join(f'<li>{_party(c["src"], c["src_name"])} <span class="state {escape(c["queue_state"])}">'
-                      f'{escape(c["queue_state"])}</span> {_running(c["queued_at"], now)}</li>'
+    callers = "".join(f'<li>{_party(c["src"], c["src_name"])} {_state(c)} {_running(c["queued_at"], now)}</li>'
                       for c in waiting) or "<li class=empty>Nobody waiting.</li>"  # fmt: skip
     agents = "".join(_agent(queue, a.user_id, a.name, a.logged_in, a.state, csrf) for a in queue.agents)
     return f"""<article class=queue data-queue="{queue.id}" aria-labelledby=queue-{queue.id}>

@@ -50,7 +50,7 @@ async def test_a_live_call_shows_its_state_and_a_duration_that_runs_on_the_clock
     assert f'href="{BASE}/calls/{call_id}"' in row and "0:00" in row and re.search(r'data-since="[0-9.]+"', row)
     await advance(client, 8)  # the caller's phone answers at 1 s, the destination rings 5 s and answers
     row = row_of(await board(client), call_id)
-    assert 'class="state CONNECTED"' in row and ">0:08<" in row
+    assert label_of(row) == ("talking", "CONNECTED") and ">0:08<" in row
     await advance(client, 60)
     page = await board(client)
     assert f'data-call="{call_id}"' not in page and "No live call." in page
@@ -71,6 +71,33 @@ async def test_a_queue_shows_its_callers_and_each_agents_state(client, root):
     assert "wrap-up" in agent_of(page, ann) and "free" in agent_of(page, bob)
     await advance(client, 30)
     assert "free" in agent_of(await board(client), ann)
+
+
+def label_of(html: str) -> tuple[str, str]:
+    """A call's state as the page shows it: the words, and the API's state in its title."""
+    found = re.search(r'<span class="state [a-z]+" data-state="([A-Z_]+)" title="state [A-Z_]+">([a-z ]+)</span>', html)
+    return found.group(2), found.group(1)
+
+
+async def test_a_queues_callers_and_agents_are_shown_as_a_supervisor_means_them(client, root):
+    await logged_in(client)
+    queue_id, (ann, bob) = await support_queue(client, root, ["Ann", "Bob"], ring_strategy="linear", retry=5)
+    first = (await ring(client, answer={str(ann): 4}, hangup_after=100))["data"]["id"]
+    page = await board(client)
+    assert label_of(row_of(page, first)) == ("ringing an agent", "CONNECTED")  # the queue answered, Ann rings
+    assert "ringing" in agent_of(page, ann) and "free" in agent_of(page, bob)
+    await advance(client, 5)
+    page = await board(client)
+    assert label_of(row_of(page, first)) == ("talking", "CONNECTED") and "on a call" in agent_of(page, ann)
+    second = (await ring(client, **{"from": "447700900611"}, answer={str(bob): "busy"}, hangup_after=100))["data"]
+    third = (await ring(client, **{"from": "447700900612"}, hangup_after=100))["data"]  # nobody is free for it
+    page = await board(client)
+    assert label_of(row_of(page, second["id"])) == ("ringing an agent", "CONNECTED")
+    assert "ringing" in agent_of(page, bob)  # being put through: a busy phone refuses only after its ring time
+    assert label_of(row_of(page, third["id"])) == ("waiting in queue", "CONNECTED")
+    callers = re.search(rf'<article class=queue data-queue="{queue_id}".*?</article>', page, re.S).group(0)
+    assert [label_of(li)[0] for li in re.findall(r"<li>.*?</li>", callers.split("<h4>Agents")[0], re.S)] == [
+        "ringing an agent", "waiting in queue"]  # fmt: skip
 
 
 async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(client, root):
