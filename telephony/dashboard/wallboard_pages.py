@@ -1,5 +1,6 @@
 """The wallboard page: today's counts, the live calls, each queue with its callers and agents (a
-button logs an agent in or out), and the latest call records with a link to each call's flow.
+button logs an agent in or out), and the latest call records (when each call ended) with a link to
+each call's flow.
 
 A call's state is shown in a supervisor's words (`labels`: waiting in queue, ringing an agent,
 talking), the API's state as its title. Each part is a live region (`data-region`,
@@ -10,10 +11,11 @@ running duration is a `data-since` element the script moves on every second whil
 
 from __future__ import annotations
 
+from datetime import timedelta
 from html import escape
 from typing import Any
 
-from ..clock import wire_time
+from ..clock import parse_wire_time, wire_time
 from .floor import Floor, Queue
 from .labels import call_label
 from .layout import BASE, csrf_field
@@ -105,15 +107,25 @@ def _agent(queue: Queue, user_id: int, name: str, logged_in: bool, state: str, c
 
 
 def _cdrs(floor: Floor) -> str:
-    rows = "".join(f'<tr><td>{escape(str(c.get("calldate") or ""))}</td><td>{_party(c.get("src"), c.get("src_name"))}'
+    rows = "".join(f"<tr><td>{_ended(c)}</td><td>{_party(c.get('src'), c.get('src_name'))}"
                    f'</td><td>{_party(c.get("dst"), c.get("dst_name"))}</td><td>{escape(str(c.get("disposition")))}'
                    f'</td><td>{duration(c.get("duration") or 0)}</td><td>{_flow(c.get("live_id"))}</td></tr>'
                    for c in floor.cdrs)  # fmt: skip
     body = rows or "<tr><td colspan=6 class=empty>No call record yet.</td></tr>"
     return f"""<section class="card cdrs" aria-labelledby=cdrs-title><h2 id=cdrs-title>Recent call records</h2>
-<div class=scroll data-region=cdrs {LIVE}><table id=recent-cdrs><thead><tr><th scope=col>Date</th>
+<div class=scroll data-region=cdrs {LIVE}><table id=recent-cdrs><thead><tr><th scope=col>Ended</th>
 <th scope=col>From</th><th scope=col>To</th><th scope=col>Outcome</th><th scope=col>Duration</th>
 <th scope=col><span class=sr>Call flow</span></th></tr></thead><tbody>{body}</tbody></table></div></section>"""
+
+
+def _ended(cdr: dict[str, Any]) -> str:
+    """When a record's call ended (its `calldate` is when it was placed): the records shown are the
+    latest by id, and a call's record takes its id as the call ends, so the column reads in order
+    (an imported record takes its id as it is imported)."""
+    try:
+        return wire_time(parse_wire_time(str(cdr["calldate"])) + timedelta(seconds=int(cdr.get("duration") or 0)))
+    except (KeyError, ValueError, TypeError):
+        return escape(str(cdr.get("calldate") or ""))
 
 
 def _flow(live_id: Any) -> str:

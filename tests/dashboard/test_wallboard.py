@@ -9,14 +9,16 @@ import asyncio
 import json
 import re
 
+from telephony.clock import parse_wire_time, wire_time
 from telephony.keys import EVENT_LOG
 from telephony.testing.listener import events
 from tests.accounts.helpers import create_customer, create_user
-from tests.calls.conftest import ANSWERS
+from tests.calls.conftest import ANSWERS, BUSY
 from tests.calls.helpers import advance, place
 from tests.calls.test_inbound import HOME, NUMBER, create, provision, ring
 from tests.dashboard.helpers import BASE, csrf_of, logged_in, posted
 
+MENU = "+442071230999"
 NOBODY = "+447000200"  # no rule: rings until nobody answers (30 s)
 
 
@@ -98,6 +100,62 @@ async def test_a_queues_callers_and_agents_are_shown_as_a_supervisor_means_them(
     callers = re.search(rf'<article class=queue data-queue="{queue_id}".*?</article>', page, re.S).group(0)
     assert [label_of(li)[0] for li in re.findall(r"<li>.*?</li>", callers.split("<h4>Agents")[0], re.S)] == [
         "ringing an agent", "waiting in queue"]  # fmt: skip
+
+
+async def test_the_recent_call_records_show_when_each_call_ended_in_the_order_they_are_listed(client, root):
+    await logged_in(client)
+    long = (await place(client, root, to=ANSWERS + "1"))["data"]["id"]  # answered at 6 s, talks 60 s
+    await advance(client, 5)
+    short = (await place(client, root, to=BUSY + "1"))["data"]["id"]  # busy: ends within seconds
+    await advance(client, 120)
+    page = await board(client)
+    table = re.search(r"<table id=recent-cdrs>.*?</table>", page, re.S).group(0)
+    assert "<th scope=col>Ended</th>" in table
+    shown = re.findall(r"<tr><td>([0-9: -]{19})</td>.*?/calls/([0-9]+)\"", table, re.S)
+    assert [int(call) for _, call in shown] == [long, short]  # the latest records first: the long call ended last
+    cdrs = {c["live_id"]: c for c in (await (await client.get("/v1.2/voipstudio/cdrs", headers=root.headers())).json())[
+        "data"]}  # fmt: skip
+    ended = {call: wire_time(parse_wire_time(c["calldate"]).timestamp() + c["duration"]) for call, c in cdrs.items()}
+    assert [at for at, _ in shown] == [ended[long], ended[short]] and shown[0][0] > shown[1][0]
+
+
+def hops_of(page: str) -> list[tuple[str, str, str]]:
+    """The routing hops a call's flow shows: kind, name, outcome."""
+    shown = re.search(r"<ol class=hops[^>]*>(.*?)</ol>", page, re.S).group(1)
+    return [
+        (kind, name.strip(), outcome)
+        for kind, name, outcome in re.findall(
+            r"<li><time>[^<]+</time> <b>([^<]+)</b> ([^<]*)(?:<span class=outcome>([^<]*)</span>)?", shown
+        )
+    ]
+
+
+async def test_a_calls_flow_shows_where_it_was_routed_from_the_log(client, root):
+    await logged_in(client)
+    queue_id, (ann, bob) = await support_queue(client, root, ["Ann", "Bob"], ring_strategy="linear", ring_time=5,
+                                               retry=2, max_wait_time=20)  # fmt: skip
+    response = await client.patch(f"/v1.2/voipstudio/queues/{queue_id}", json={"final_dst_type": 2,
+                                  "final_dst_id": ann}, headers=root.headers())  # fmt: skip
+    assert response.status == 200, await response.text()
+    await provision(client, MENU)
+    await create(client, root, "ivrs", name="Main menu", ddis=[MENU], timeout=5, one=f"Q:{queue_id}")
+    called = (
+        await ring(client, to=MENU, digits=[{"key": "1", "after": 1}], answer={str(ann): "never", str(bob): "busy"})
+    )["data"]
+    await advance(client, 120)
+    page = await (await client.get(f"{BASE}/calls/{called['id']}")).text()
+    routing = hops_of(page)
+    child = int(re.search(r'<a class=call href="[^"]+/calls/([0-9]+)">', page).group(1))
+    assert routing[:5] == [
+        ("Dialled", "+442071230999", ""),
+        ("IVR", "Main menu", f"sent on, in call {child}"),
+        ("Queue", "Support", "answered"),
+        ("Agent", "Ann", "no answer"),
+        ("Agent", "Bob", "busy"),
+    ]
+    assert set(routing[3:-1]) == {("Agent", "Ann", "no answer"), ("Agent", "Bob", "busy")}
+    assert routing[-1] == ("Voicemail", "Voicemail of Ann", "answered")  # after max_wait_time
+    assert hops_of(await (await client.get(f"{BASE}/calls/{child}")).text()) == routing  # the same caller's hops
 
 
 async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(client, root):
