@@ -49,6 +49,7 @@ class Floor(NamedTuple):
     flowing: bool
     """Whether the clock flows with real time (a virtual one moves only when it is moved)."""
     calls: list[dict[str, Any]]
+    """The live calls (the API's LiveCall), each with the leg being reached (`reaching`)."""
     queues: list[Queue]
     today: Counts
     cdrs: list[dict[str, Any]]
@@ -63,7 +64,8 @@ async def floor_of(request: web.Request, customer_id: int) -> Floor:
     queues = [_queue(q, live, memory[QueueRecords], users, customer_id, now)
               for q in await recent.documents(request, "queue", customer_id, MOST_QUEUES, "name")]  # fmt: skip
     cdrs = await recent.documents(request, "cdr", customer_id, RECENT_CDRS, descending=True)
-    return Floor(now=now, flowing=not clock.is_virtual, calls=[live_call(c, now) for c in reversed(calls)],
+    shown = [{**live_call(c, now), "reaching": c.reaching} for c in reversed(calls)]
+    return Floor(now=now, flowing=not clock.is_virtual, calls=shown,
                  queues=queues, today=memory[TodayCounts].of(customer_id, now), cdrs=cdrs)  # fmt: skip
 
 

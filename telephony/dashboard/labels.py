@@ -3,7 +3,8 @@
 The API's `state` says where the call's signalling is: a queue answers its caller as it joins, so a
 caller still waiting for an agent is CONNECTED there. A supervisor means something else: a caller
 is `waiting in queue`, `ringing an agent` or `talking` (to the agent); any other call is `setting
-up`, `ringing`, `talking`, `on hold`, `in the menu` (an IVR), `leaving a message` (voicemail) or `in
+up`, `ringing` (also a caller the platform answered while a user rings for it: a queue's final
+destination), `talking`, `on hold`, `in the menu` (an IVR), `leaving a message` (voicemail) or `in
 a conference`. Each label has a class name for the page's colours (`kind`).
 """
 
@@ -41,10 +42,12 @@ TALKING = Label("talking", "talking")
 
 
 def call_label(live: dict[str, Any]) -> Label:
-    """A live call (the API's LiveCall) as a supervisor sees it."""
+    """A live call (the API's LiveCall, with the leg being reached: `reaching`) as a supervisor sees it."""
     if live.get("queue_state") in IN_QUEUE:
         return IN_QUEUE[live["queue_state"]]
     state = str(live.get("state"))
     if state in BY_STATE:
         return BY_STATE[state]
+    if live.get("reaching") == "dst":  # connected to the platform while a user rings (a queue's final destination)
+        return BY_STATE["RINGING"]
     return TALKING_IN.get(str(live.get("context")), TALKING)

@@ -119,6 +119,16 @@ async def test_the_recent_call_records_show_when_each_call_ended_in_the_order_th
     assert [at for at, _ in shown] == [ended[long], ended[short]] and shown[0][0] > shown[1][0]
 
 
+async def test_a_caller_the_queue_sends_on_to_a_user_is_shown_ringing_while_the_user_rings(client, root):
+    await logged_in(client)
+    desk = await create_user(client, HOME, "desk@example.com", first_name="Desk", ext="499")
+    await support_queue(client, root, [], max_wait_time=10, retry=5, final_dst_type="U", final_dst_id=desk)
+    call_id = (await ring(client, answer={str(desk): "never"}, hangup_after=60))["data"]["id"]
+    assert label_of(row_of(await board(client), call_id)) == ("waiting in queue", "CONNECTED")
+    await advance(client, 11)  # the queue's wait is over: Desk rings, the caller still connected to the platform
+    assert label_of(row_of(await board(client), call_id)) == ("ringing", "CONNECTED")
+
+
 def hops_of(page: str) -> list[tuple[str, str, str]]:
     """The routing hops a call's flow shows: kind, name, outcome."""
     shown = re.search(r"<ol class=hops[^>]*>(.*?)</ol>", page, re.S).group(1)
