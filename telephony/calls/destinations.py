@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,8 +23,14 @@ from ..domain.calls.call import Call, Party, Plan, Reached, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
 from .parties import records, user_party
 
-Planner = Callable[[int, str | None, str | None], Plan]
-"""(call id, destination number, forced outcome) -> the simulator's plan for the call."""
+
+class Planner(Protocol):
+    """The simulator's plan for a call to a number (`outcome`: one forced; `ring`: a ring after the
+    call's first, drawn on its own; 0, the call's own draw)."""
+
+    def __call__(self, call_id: int, number: str | None, outcome: str | None, ring: int = 0) -> Plan: ...
+
+
 Route = tuple[Reached | None, Target | None]
 """A destination to ring, or where to go instead when there is none; both when the destination turns
 the caller away (the destination then says how) to go on to the target."""
@@ -118,12 +124,19 @@ def ringing(call: Call, party: Party, planner: Planner, ring_time: float, contex
             **more: Any) -> Reached:  # fmt: skip
     """A destination to ring for `ring_time` (`keys`: the names a simulated answer may be given by);
     the call is recorded from its answer when the queue's or the user's `monitor` setting says so
-    for the calls it receives."""
-    plan = chosen(planner(call.id, party.number, None), call.choices, keys)
+    for the calls it receives. Its answer is drawn on its own (`ring_of`)."""
+    plan = chosen(planner(call.id, party.number, None, ring_of(call)), call.choices, keys)
     return Reached(dst=party, context=context, fallback=fallback,
                    plan=msgspec.structs.replace(plan, no_answer_seconds=ring_time),
                    user_id=party.user_id if party.user_id is not None else call.user_id,
                    record=record or (user is not None and records(user, "in", context)), **more)  # fmt: skip
+
+
+def ring_of(call: Call) -> int:
+    """Which ring of the call a party rung now is, for the simulator's draw: 0 (the call's own draw)
+    for the first destination a call reaches as it is placed; the call's version for any reached
+    later, so that each later ring (a queue's next agent, the same agent again) draws on its own."""
+    return 0 if call.version <= 1 else call.version
 
 
 def answering(call: Call, party: Party, planner: Planner, context: str, onward: tuple[float, Target] | None = None,

@@ -78,8 +78,8 @@ class CallSimulator:
 def planner(settings: Simulator) -> Planner:
     """The simulator's plan of a call, drawn from the settings (an outcome forced when one is known)."""
 
-    def plan(call_id: int, number: str | None, outcome: str | None) -> Plan:
-        return draw_plan(settings, call_id, number, outcome=outcome)
+    def plan(call_id: int, number: str | None, outcome: str | None, ring: int = 0) -> Plan:
+        return draw_plan(settings, call_id, number, outcome=outcome, ring=ring)
 
     return plan
 

@@ -3,9 +3,10 @@
 A call's ending (`call.ended`) claims, inside the transaction that records it, the ids of the records
 it leaves (CDR, recording, a media session and its record per leg that answered, the voicemail
 message a caller left) and carries its price and its final state (`ended`); a user who let a call
-ring out gets a missed-call CDR as the call is routed on (`missed_record`). The document tables of
-those records are fed by these events (`FEEDS`): they draw each record from the final state and the
-ids, so a replay gives the same records byte for byte. Times are the call's clock times.
+ring out gets a missed-call CDR as the call is routed on (`missed_record`; a queue's agent does
+not). The document tables of those records are fed by these events (`FEEDS`): they draw each record
+from the final state and the ids, so a replay gives the same records byte for byte. Times are the
+call's clock times.
 """
 
 from __future__ import annotations
@@ -76,9 +77,11 @@ def ended(conn: sqlite3.Connection, call: Call, ending: CallEnded, pricing: Pric
 
 
 def missed_record(conn: sqlite3.Connection, call: Call, at: float) -> MissedCall | None:
-    """The missed-call record of the user the call leaves unanswered, when it logs missed calls."""
+    """The missed-call record of the user the call leaves unanswered, when it logs missed calls. An
+    agent a queue rang for its caller gets none: the caller is the queue's, and the call's own record
+    says how it ended (an agent's ring that nobody answered is in the call's events)."""
     user_id = call.dst.user_id
-    if user_id is None or call.dst_answered_at is not None or call.context == "VOICEMAIL":
+    if user_id is None or call.dst_answered_at is not None or call.context == "VOICEMAIL" or call.queue_id is not None:
         return None
     user = reads.documents(conn, "user", [user_id], call.customer_id).get(user_id)
     if user is None or not user.get("log_missed_calls", True):

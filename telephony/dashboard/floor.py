@@ -2,9 +2,9 @@
 its agents' states, today's counts and the latest call records, read from the projections the API
 reads (live calls, queue records, documents), never from another customer's.
 
-An agent of a queue is `logged out` (its member status off), `ringing` (a call rings it), `on a call`
-(any other live call it takes part in), `wrap-up` (its last call of the queue ended less than the
-queue's `wrap_up_time` ago) or `free`.
+An agent of a queue is `logged out` (its member status off), `ringing` (a call is reaching it: its
+phone rings, or the call is being put through to it), `on a call` (any other live call it takes part
+in), `wrap-up` (its last call of the queue ended less than the queue's `wrap_up_time` ago) or `free`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ class Floor(NamedTuple):
     flowing: bool
     """Whether the clock flows with real time (a virtual one moves only when it is moved)."""
     calls: list[dict[str, Any]]
+    """The live calls (the API's LiveCall), each with the leg being reached (`reaching`)."""
     queues: list[Queue]
     today: Counts
     cdrs: list[dict[str, Any]]
@@ -63,7 +64,8 @@ async def floor_of(request: web.Request, customer_id: int) -> Floor:
     queues = [_queue(q, live, memory[QueueRecords], users, customer_id, now)
               for q in await recent.documents(request, "queue", customer_id, MOST_QUEUES, "name")]  # fmt: skip
     cdrs = await recent.documents(request, "cdr", customer_id, RECENT_CDRS, descending=True)
-    return Floor(now=now, flowing=not clock.is_virtual, calls=[live_call(c, now) for c in reversed(calls)],
+    shown = [{**live_call(c, now), "reaching": c.reaching} for c in reversed(calls)]
+    return Floor(now=now, flowing=not clock.is_virtual, calls=shown,
                  queues=queues, today=memory[TodayCounts].of(customer_id, now), cdrs=cdrs)  # fmt: skip
 
 
@@ -95,10 +97,8 @@ def agent_state(user_id: int, logged_in: bool, calls: list[Call], last_ended: fl
     """Where an agent of a queue stands (see the module's docstring)."""
     if not logged_in:
         return "logged out"
-    for call in calls:
-        if (call.ringing == "dst" and call.dst.user_id == user_id) or (call.ringing == "src" and
-                                                                         call.src.user_id == user_id):  # fmt: skip
-            return "ringing"
+    if any(call.reaching is not None and call.party(call.reaching).user_id == user_id for call in calls):
+        return "ringing"
     if calls:
         return "on a call"
     if last_ended is not None and now < last_ended + wrap_up:

@@ -17,8 +17,9 @@ from importlib import resources
 from aiohttp import web
 
 BASE = "/_telephony/dashboard"
-ASSETS = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
-"""The files of `static/`, the only ones served, with their media types."""
+ASSETS = {"dashboard.css": "text/css", "dashboard.js": "text/javascript", "favicon.svg": "image/svg+xml"}
+"""The files of `static/`, the only ones served, with their media types (the icon: a browser asks
+every page for one, and logs a missing one as an error)."""
 NAV = (("", "Wallboard"), ("/webhooks", "Webhooks"))
 
 
@@ -38,6 +39,7 @@ def page(title: str, body: str, status: int = 200, *, here: str | None = None, l
     nav = _nav(here, logout) if here is not None else ""
     html = (f'<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport '
             f'content="width=device-width, initial-scale=1"><title>{escape(title)} · telephony</title>'
+            f'<link rel=icon href="{BASE}/static/favicon.svg" type="image/svg+xml">'
             f'<link rel=stylesheet href="{BASE}/static/dashboard.css"><script defer src="{BASE}/static/dashboard.js">'
             f'</script></head><body><a class=skip href="#main">Skip to the content</a>{nav}'
             f'<main id=main{live}>{body}</main></body></html>')  # fmt: skip
@@ -81,7 +83,7 @@ required></label><label>Password <input name=password type=password autocomplete
 
 
 async def asset(request: web.Request) -> web.Response:
-    """One of the dashboard's own static files: its stylesheet and its script (no other file)."""
+    """One of the dashboard's own static files: its stylesheet, its script and its icon (no other file)."""
     name = request.path.rpartition("/")[2]
     text = resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
     return web.Response(text=text, content_type=ASSETS[name], charset="utf-8")

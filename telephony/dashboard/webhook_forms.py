@@ -1,5 +1,6 @@
 """The webhooks pages' handlers: the webhooks and recent deliveries, the forms that change them (add,
-edit, enable or disable, delete, redeliver) and a call's flow, and the dashboard's log in and out.
+edit, enable or disable, delete, redeliver) and a call's flow (its routing hops read from the log,
+`hops`), and the dashboard's log in and out.
 
 Log in asks a root or admin user's email and password, then keeps a session (`session`: a cookie, CSRF
 tokens, Post/Redirect/Get with the outcome shown after the redirect). A failure is an HTML page,
@@ -20,9 +21,10 @@ from ..api.context import meta_of
 from ..api.errors import ApiError
 from ..domain.errors import DomainError
 from ..domain.validation import problem
-from ..keys import ACCOUNTS, PRINCIPAL, WEBHOOKS
-from ..webhooks import WebhookCreate, WebhookPatch, webhook_shown
+from ..keys import ACCOUNTS, CALLS, MEMORY, PRINCIPAL, WEBHOOKS
+from ..webhooks import PendingDeliveries, WebhookCreate, WebhookPatch, webhook_shown
 from . import layout, recent, session, webhook_pages
+from .hops import hops, read_chain
 from .layout import BASE
 from .session import COOKIE
 
@@ -46,11 +48,15 @@ async def webhooks_page(request: web.Request) -> web.Response:
     customer_id = request[PRINCIPAL].customer_id
     hooks = [webhook_shown(hook) for hook in await recent.documents(request, "webhook", customer_id, 500, "name")]
     sent = await recent.documents(request, "delivery", customer_id, RECENT, "id", descending=True)
+    lanes = request.app[MEMORY][PendingDeliveries]
+    waiting = {
+        d["id"]: ahead for d in sent if d["status"] == "pending" and (ahead := lanes.behind(d["id"])) is not None
+    }
     guard = session.csrf(token)
     return session.shown(
         request,
         "Webhooks",
-        lambda said: webhook_pages.overview(name, guard, hooks, sent, said),
+        lambda said: webhook_pages.overview(name, guard, hooks, sent, waiting, said),
         token,
         here="/webhooks",
         live=live(PAGE),
@@ -177,10 +183,11 @@ async def call_flow(request: web.Request) -> web.Response:
         return layout.problem(404, "Call not found", f"Call {call} not found.")
     guard = session.csrf(token)
     page = f"{BASE}/calls/{call}"
+    routing = hops(await read_chain(request.app[CALLS].events, int(call), who.customer_id))
     return session.shown(
         request,
         f"Call {call}",
-        lambda said: webhook_pages.flow(int(call), found, guard, said),
+        lambda said: webhook_pages.flow(int(call), found, routing, guard, said),
         token,
         here="/calls",
         live=live(page),

@@ -229,6 +229,12 @@ class PendingDeliveries(MemoryProjection):
         lane = self.lanes.get(key)
         return self.pending[lane[0]] if lane else None
 
+    def behind(self, delivery_id: int) -> int | None:
+        """The delivery a pending one waits behind (its lane's head, being sent or retried), if any."""
+        pending = self.pending.get(delivery_id)
+        head = self.head((pending.webhook_id, pending.lane)) if pending is not None else None
+        return head.id if head is not None and head.id != delivery_id else None
+
     def of_webhook(self, webhook_id: int) -> list[tuple[int, str]]:
         return [key for key in self.lanes if key[0] == webhook_id]
 

@@ -9,14 +9,16 @@ import asyncio
 import json
 import re
 
+from telephony.clock import parse_wire_time, wire_time
 from telephony.keys import EVENT_LOG
 from telephony.testing.listener import events
 from tests.accounts.helpers import create_customer, create_user
-from tests.calls.conftest import ANSWERS
+from tests.calls.conftest import ANSWERS, BUSY
 from tests.calls.helpers import advance, place
 from tests.calls.test_inbound import HOME, NUMBER, create, provision, ring
 from tests.dashboard.helpers import BASE, csrf_of, logged_in, posted
 
+MENU = "+442071230999"
 NOBODY = "+447000200"  # no rule: rings until nobody answers (30 s)
 
 
@@ -50,7 +52,7 @@ async def test_a_live_call_shows_its_state_and_a_duration_that_runs_on_the_clock
     assert f'href="{BASE}/calls/{call_id}"' in row and "0:00" in row and re.search(r'data-since="[0-9.]+"', row)
     await advance(client, 8)  # the caller's phone answers at 1 s, the destination rings 5 s and answers
     row = row_of(await board(client), call_id)
-    assert 'class="state CONNECTED"' in row and ">0:08<" in row
+    assert label_of(row) == ("talking", "CONNECTED") and ">0:08<" in row
     await advance(client, 60)
     page = await board(client)
     assert f'data-call="{call_id}"' not in page and "No live call." in page
@@ -71,6 +73,99 @@ async def test_a_queue_shows_its_callers_and_each_agents_state(client, root):
     assert "wrap-up" in agent_of(page, ann) and "free" in agent_of(page, bob)
     await advance(client, 30)
     assert "free" in agent_of(await board(client), ann)
+
+
+def label_of(html: str) -> tuple[str, str]:
+    """A call's state as the page shows it: the words, and the API's state in its title."""
+    found = re.search(r'<span class="state [a-z]+" data-state="([A-Z_]+)" title="state [A-Z_]+">([a-z ]+)</span>', html)
+    return found.group(2), found.group(1)
+
+
+async def test_a_queues_callers_and_agents_are_shown_as_a_supervisor_means_them(client, root):
+    await logged_in(client)
+    queue_id, (ann, bob) = await support_queue(client, root, ["Ann", "Bob"], ring_strategy="linear", retry=5)
+    first = (await ring(client, answer={str(ann): 4}, hangup_after=100))["data"]["id"]
+    page = await board(client)
+    assert label_of(row_of(page, first)) == ("ringing an agent", "CONNECTED")  # the queue answered, Ann rings
+    assert "ringing" in agent_of(page, ann) and "free" in agent_of(page, bob)
+    await advance(client, 5)
+    page = await board(client)
+    assert label_of(row_of(page, first)) == ("talking", "CONNECTED") and "on a call" in agent_of(page, ann)
+    second = (await ring(client, **{"from": "447700900611"}, answer={str(bob): "busy"}, hangup_after=100))["data"]
+    third = (await ring(client, **{"from": "447700900612"}, hangup_after=100))["data"]  # nobody is free for it
+    page = await board(client)
+    assert label_of(row_of(page, second["id"])) == ("ringing an agent", "CONNECTED")
+    assert "ringing" in agent_of(page, bob)  # being put through: a busy phone refuses only after its ring time
+    assert label_of(row_of(page, third["id"])) == ("waiting in queue", "CONNECTED")
+    callers = re.search(rf'<article class=queue data-queue="{queue_id}".*?</article>', page, re.S).group(0)
+    assert [label_of(li)[0] for li in re.findall(r"<li>.*?</li>", callers.split("<h4>Agents")[0], re.S)] == [
+        "ringing an agent", "waiting in queue"]  # fmt: skip
+
+
+async def test_the_recent_call_records_show_when_each_call_ended_in_the_order_they_are_listed(client, root):
+    await logged_in(client)
+    long = (await place(client, root, to=ANSWERS + "1"))["data"]["id"]  # answered at 6 s, talks 60 s
+    await advance(client, 5)
+    short = (await place(client, root, to=BUSY + "1"))["data"]["id"]  # busy: ends within seconds
+    await advance(client, 120)
+    page = await board(client)
+    table = re.search(r"<table id=recent-cdrs>.*?</table>", page, re.S).group(0)
+    assert "<th scope=col>Ended</th>" in table
+    shown = re.findall(r"<tr><td>([0-9: -]{19})</td>.*?/calls/([0-9]+)\"", table, re.S)
+    assert [int(call) for _, call in shown] == [long, short]  # the latest records first: the long call ended last
+    cdrs = {c["live_id"]: c for c in (await (await client.get("/v1.2/voipstudio/cdrs", headers=root.headers())).json())[
+        "data"]}  # fmt: skip
+    ended = {call: wire_time(parse_wire_time(c["calldate"]).timestamp() + c["duration"]) for call, c in cdrs.items()}
+    assert [at for at, _ in shown] == [ended[long], ended[short]] and shown[0][0] > shown[1][0]
+
+
+async def test_a_caller_the_queue_sends_on_to_a_user_is_shown_ringing_while_the_user_rings(client, root):
+    await logged_in(client)
+    desk = await create_user(client, HOME, "desk@example.com", first_name="Desk", ext="499")
+    await support_queue(client, root, [], max_wait_time=10, retry=5, final_dst_type="U", final_dst_id=desk)
+    call_id = (await ring(client, answer={str(desk): "never"}, hangup_after=60))["data"]["id"]
+    assert label_of(row_of(await board(client), call_id)) == ("waiting in queue", "CONNECTED")
+    await advance(client, 11)  # the queue's wait is over: Desk rings, the caller still connected to the platform
+    assert label_of(row_of(await board(client), call_id)) == ("ringing", "CONNECTED")
+
+
+def hops_of(page: str) -> list[tuple[str, str, str]]:
+    """The routing hops a call's flow shows: kind, name, outcome."""
+    shown = re.search(r"<ol class=hops[^>]*>(.*?)</ol>", page, re.S).group(1)
+    return [
+        (kind, name.strip(), outcome)
+        for kind, name, outcome in re.findall(
+            r"<li><time>[^<]+</time> <b>([^<]+)</b> ([^<]*)(?:<span class=outcome>([^<]*)</span>)?", shown
+        )
+    ]
+
+
+async def test_a_calls_flow_shows_where_it_was_routed_from_the_log(client, root):
+    await logged_in(client)
+    queue_id, (ann, bob) = await support_queue(client, root, ["Ann", "Bob"], ring_strategy="linear", ring_time=5,
+                                               retry=2, max_wait_time=20)  # fmt: skip
+    response = await client.patch(f"/v1.2/voipstudio/queues/{queue_id}", json={"final_dst_type": 2,
+                                  "final_dst_id": ann}, headers=root.headers())  # fmt: skip
+    assert response.status == 200, await response.text()
+    await provision(client, MENU)
+    await create(client, root, "ivrs", name="Main menu", ddis=[MENU], timeout=5, one=f"Q:{queue_id}")
+    called = (
+        await ring(client, to=MENU, digits=[{"key": "1", "after": 1}], answer={str(ann): "never", str(bob): "busy"})
+    )["data"]
+    await advance(client, 120)
+    page = await (await client.get(f"{BASE}/calls/{called['id']}")).text()
+    routing = hops_of(page)
+    child = int(re.search(r'<a class=call href="[^"]+/calls/([0-9]+)">', page).group(1))
+    assert routing[:5] == [
+        ("Dialled", "+442071230999", ""),
+        ("IVR", "Main menu", f"sent on, in call {child}"),
+        ("Queue", "Support", "answered"),
+        ("Agent", "Ann", "no answer"),
+        ("Agent", "Bob", "busy"),
+    ]
+    assert set(routing[3:-1]) == {("Agent", "Ann", "no answer"), ("Agent", "Bob", "busy")}
+    assert routing[-1] == ("Voicemail", "Voicemail of Ann", "answered")  # after max_wait_time
+    assert hops_of(await (await client.get(f"{BASE}/calls/{child}")).text()) == routing  # the same caller's hops
 
 
 async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(client, root):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from telephony.keys import EVENT_LOG
+from tests.accounts.helpers import CONTROL
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, place
 from tests.dashboard.helpers import BASE, logged_in, posted
@@ -109,3 +110,21 @@ async def test_a_pages_own_read_of_its_live_regions_leaves_what_a_form_did_for_t
     assert "not found" not in await refreshed.text()
     shown = await (await client.get(f"{BASE}/webhooks", headers={"Sec-Fetch-Mode": "navigate"})).text()
     assert "Webhook crm not found" in shown
+
+
+async def test_deliveries_waiting_behind_a_failing_one_say_so_not_a_time_gone_by(client, root, receiver):
+    csrf = await logged_in(client)
+    await posted(client, "/webhooks", csrf=csrf, name="crm", url=receiver.url, events="call.state")
+    receiver.status = 503
+    await place(client, root, to=ANSWERS + "1")
+    await advance(client, 10)  # placed, ringing, connected...: the first fails, and the others queue behind it
+    await delivered(client)
+    now = (await (await client.get("/_telephony/clock", headers=CONTROL)).json())["data"]["now"]
+    page = await (await client.get(f"{BASE}/webhooks")).text()
+    rows = re.findall(r"<tr><td>([0-9]+)</td>.*?<span class=\"badge (\w+)\">.*?</td><td>(?:<ol.*?</ol>|not yet)</td>"
+                      r"<td>([^<]*)</td>", page, re.S)  # fmt: skip
+    pending = {int(n): shown for n, status, shown in rows if status == "pending"}
+    head = min(pending)
+    assert len(pending) >= 3 and pending[head] > now  # the failing one: its retry, still to come
+    assert {n: shown for n, shown in pending.items() if n != head} == {
+        n: f"after delivery {head}" for n in pending if n != head}  # fmt: skip

@@ -5,6 +5,7 @@ that are not a demo's left alone."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
@@ -61,6 +62,9 @@ async def test_the_history_is_made_by_the_engine_over_the_days_before_today(make
     assert len(cdrs) > 20 and all(first_day <= c["calldate"] < wire_time(TODAY) for c in cdrs)
     assert {c["type"] for c in cdrs} >= {"I", "O"}  # inbound through the routing, and placed by users
     assert {c["context"] for c in cdrs} & {"IVR", "QUEUE"}
+    queued = {e.event.id for e in await made.app[EVENT_LOG].read(types=["call.routed"]) if e.event.queue_id}
+    records = Counter(c["live_id"] for c in cdrs if c["live_id"] in queued)
+    assert queued and records == dict.fromkeys(queued, 1)  # a queue's caller leaves one record, not one per agent
     assert (await listed(made, "/sms", headers))["total"] > 0
     assert (await listed(made, "/monitors", headers))["total"] > 0  # recorded users' calls
     async with made.op._session.get(f"{made.base}/_telephony/clock", headers=CONTROL) as response:

@@ -1,9 +1,12 @@
 """How the simulator drives a call: the plan drawn for it, and the next step its state calls for.
 
-A plan is drawn once, when the call is placed, from the `[simulator]` settings and a random
-generator seeded by the settings' seed and the call's id, so the same seed and the same requests
-give the same calls. The next step of a call is a pure function of its state and plan: the
-simulator sets one timer per live call at the step's due time, and takes the step when it falls due.
+A plan is drawn when the call is placed, from the `[simulator]` settings and a random generator
+seeded by the settings' seed and the call's id, so the same seed and the same requests give the
+same calls. That draw answers the first party the call rings; every party rung after it (a queue's
+next agent, the same agent again, a hunt's next member) draws its answer on its own, from a
+generator seeded by the call's id and the ring (`ring`), so one draw never decides them all. The
+next step of a call is a pure function of its state and plan: the simulator sets one timer per live
+call at the step's due time, and takes the step when it falls due.
 """
 
 from __future__ import annotations
@@ -21,14 +24,17 @@ CREDIT_EXHAUSTED = "credit exhausted"
 """The cause of a connected call ended because the customer's balance stopped paying for it."""
 
 
-def rng_for(settings: Simulator, call_id: int) -> random.Random:
-    return random.Random(f"{settings.seed}:{call_id}")
+def rng_for(settings: Simulator, call_id: int, ring: int = 0) -> random.Random:
+    """The generator of a call's draw (`ring` 0), or of a later ring's (`ring` > 0, its own)."""
+    return random.Random(f"{settings.seed}:{call_id}" if ring == 0 else f"{settings.seed}:{call_id}:ring:{ring}")
 
 
-def draw_plan(settings: Simulator, call_id: int, number: str | None, *, outcome: str | None = None) -> Plan:
+def draw_plan(settings: Simulator, call_id: int, number: str | None, *, outcome: str | None = None,
+              ring: int = 0) -> Plan:  # fmt: skip
     """The plan of a call to `number`: a per-destination rule first, then the configured shares.
-    `outcome` forces one (a destination known to be unallocated or unavailable)."""
-    rng = rng_for(settings, call_id)
+    `outcome` forces one (a destination known to be unallocated or unavailable); `ring` names a
+    ring after the call's first, which draws on its own (0: the call's own draw)."""
+    rng = rng_for(settings, call_id, ring)
     roll = rng.random()
     ring_seconds = float(round(rng.uniform(settings.ring_min_seconds, settings.ring_max_seconds)))
     talk_seconds = _talk(settings, rng)
