@@ -64,6 +64,16 @@ def test_a_shipped_scenario_passes_twice_with_its_seed_and_writes_the_same_log(c
     assert head(first) == head(again)
 
 
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_a_shipped_scenario_passes_whatever_the_seed_as_it_pins_what_it_relies_on(capsys, path):
+    failed = {}
+    for seed in range(1, 21):
+        code, out, err = run(capsys, path, "--seed", str(seed))
+        if code != 0:
+            failed[seed] = [line for line in (out + err).splitlines() if " FAIL " in line or "Error" in line]
+    assert failed == {}
+
+
 def test_verify_names_the_same_head_a_run_printed(capsys, tmp_path):
     code, out, _ = run(capsys, written(tmp_path, SMALL), "--data-dir", tmp_path / "data")
     assert code == 0, out
@@ -262,6 +272,17 @@ def test_a_scenario_runs_against_a_running_server_as_it_does_in_process(capsys, 
         code, _, err = run(capsys, path, "--server", url, "--control-key", key)  # a new customer each run
     assert code == 2  # ... and the number is the first run's customer's
     assert f"{path}:7: setup.numbers.main.e164: the server refused it (400): This number is already provisioned" in err
+
+
+def test_a_file_with_a_simulator_block_is_refused_against_a_running_server_naming_the_block(capsys, tmp_path):
+    key = "a-control-key-of-the-server"
+    settings = Settings(storage=Storage(data_dir=str(tmp_path / "server")), control=Control(key=key))
+    path = Path(__file__).parents[2] / "scenarios" / "support-line.yaml"
+    with serving(settings) as url:
+        code, out, err = run(capsys, path, "--server", url, "--control-key", key)
+    assert (code, out) == (2, "")
+    assert err == (f"{path}:9: simulator: applies in-process only, and a server keeps its own [simulator] settings: "
+                   "run the file in-process, or leave the block out and give the server those settings\n")  # fmt: skip
 
 
 def test_the_json_form_of_a_scenario_runs_too(capsys, tmp_path):

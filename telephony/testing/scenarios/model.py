@@ -180,7 +180,8 @@ class Expectation(Part, kw_only=True):
 class Scenario(Part, kw_only=True):
     """A scenario: its customer's setup, its steps and what to expect. In-process runs start the clock
     at `start` and use `seed` and `simulator` (the `[simulator]` settings); against a running server,
-    its own apply. The run ends at `until` (an hour after the last step or expectation by default)."""
+    its own apply (and a file with `simulator` is refused there). The run ends at `until` (an hour
+    after the last step or expectation by default)."""
 
     name: str
     description: str = ""
