@@ -10,6 +10,7 @@ import contextlib
 import secrets
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .. import embedded
@@ -45,6 +46,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         print("\n".join(exc.problems), file=sys.stderr)
         return 2
     out = Console(sys.stdout)
+    began = time.perf_counter()
     try:
         if args.server:
             if scenario.simulator is not None:
@@ -64,7 +66,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"the server could not be reached: {exc}") from None
     if args.junit:
-        junit(results, scenario.name, Path(args.file).stem, Path(args.junit))
+        junit(results, scenario.name, Path(args.file).stem, Path(args.junit), time.perf_counter() - began)
     print(summary(results))
     return 1 if any(result.failed for result in results) else 0
 

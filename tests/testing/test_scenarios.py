@@ -108,6 +108,14 @@ def test_the_junit_file_has_a_testcase_per_expectation_and_parses_with_a_junit_r
     assert isinstance(failure, junitparser.Failure) and "duration: expected 16, got 15" in failure.message
 
 
+def test_the_junit_file_says_in_real_seconds_what_each_case_and_the_whole_run_took(capsys, tmp_path):
+    run(capsys, written(tmp_path, SMALL), "--junit", tmp_path / "results.xml")
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "results.xml")))
+    times = [case.time for case in suite]
+    assert len(times) == 3 and all(0 < took < 10 for took in times)
+    assert suite.time > sum(times)  # the run's setup too
+
+
 def test_a_step_answered_otherwise_fails_and_what_follows_is_skipped(capsys, tmp_path):
     text = SMALL.replace('to: "${main}", hangup_after: 15}', 'to: "+442079999999", hangup_after: 15}')
     code, out, _ = run(capsys, written(tmp_path, text), "--junit", tmp_path / "results.xml")
@@ -221,14 +229,59 @@ expect:
 """
 
 
-def test_a_bad_file_exits_2_naming_every_problem_with_its_line(capsys, tmp_path):
+def test_a_bad_file_exits_2_naming_every_problem_at_once_in_the_order_of_its_lines(capsys, tmp_path):
     code, out, err = run(capsys, written(tmp_path, BAD))
     assert code == 2 and out == ""
     assert err.splitlines() == [
         f"{tmp_path}/scenario.yaml:2: seed: Expected an integer, got a string",
         f"{tmp_path}/scenario.yaml:7: steps[0].at: Expected a number at least 0.0",
+        f"{tmp_path}/scenario.yaml:9: steps[1].hangup: no call is named caller",
         f"{tmp_path}/scenario.yaml:10: steps[1].unknown: This field is not allowed here",
+        f"{tmp_path}/scenario.yaml:12: expect[0]: Give exactly one of call, cdrs, voicemessages, sms, transactions, "
+        "mail, webhooks, charge (got 2)",
     ]
+
+
+NAMES = """\
+name: Names
+setup:
+  users:
+    ann: {ext: "201"}
+  contacts:
+    lena: {first_name: Lena, tel: "${main}"}
+  numbers:
+    main: {e164: "+442071230005", target_type: U, target_id: "${ann}"}
+steps:
+  - {at: 10, name: caller, inbound_call: {from: "+447700900005", to: "${main}"}}
+  - {at: 5, hangup: "${caller}"}
+  - {at: 20, hangup: "${nobody}"}
+  - {at: 21, as: lena, transfer: {call: caller, to: "${bob}"}}
+expect:
+  - {at: 1, call: {call: caller}}
+  - cdrs: {where: {live_id: "${caller}"}}
+"""
+
+
+def test_each_name_used_is_named_with_what_it_is_and_made_before_it_runs(capsys, tmp_path):
+    code, _, err = run(capsys, written(tmp_path, NAMES))
+    assert code == 2
+    assert err.splitlines() == [f"{tmp_path}/scenario.yaml:{line}" for line in [
+        "6: setup.contacts.lena.tel: main is made later (setup.numbers.main): nothing is named main yet here",
+        "11: steps[1].hangup: caller is made later (steps[0].name at 10 s): nothing is named caller yet here",
+        "12: steps[2].hangup: no call is named nobody (the file's calls: caller)",
+        "13: steps[3].as: lena is a contact (setup.contacts.lena), not a user",
+        "13: steps[3].transfer.to: nothing is named bob (the file's names: ann, caller, lena, main)",
+        "15: expect[0].call.call: caller is made later (steps[0].name at 10 s): nothing is named caller yet here",
+    ]]  # fmt: skip
+
+
+def test_a_field_naming_a_call_takes_its_name_bare_or_as_in_a_body(capsys, tmp_path):
+    called = "hangup_after: 15}\n"
+    code, out, err = run(
+        capsys, written(tmp_path, SMALL.replace(called, called + '  - {at: 2, hangup: "${caller}"}\n'))
+    )
+    assert code == 1 and "caller hung up" in out, out + err  # the voicemail record then lasts 2 s, not 15
+    assert "record 1 (id 1): duration: expected 15, got 2" in out
 
 
 @pytest.mark.parametrize(
