@@ -31,10 +31,15 @@ NAMING = {
 }  # fmt: skip
 """The fields that name one thing, by where they are, and the kind of thing they name."""
 Order = tuple[float, ...]
+"""When a thing is made or a name used, in the run's order (compared as tuples)."""
+Use = tuple[str, str, str | None, Order]
+"""A name used: the name, where (`steps[2].hangup`), the kind of thing it must name (None: any), when."""
 
 
 @dataclass(frozen=True)
 class Made:
+    """A thing the file makes under a name."""
+
     kind: str
     at: str
     """Where the file makes it (`setup.users.ann`, `steps[2].name`)."""
@@ -54,7 +59,7 @@ def problems(raw: Any) -> Problems:
             if len(given) != 1:
                 found.append((f"{kind}[{n}]", f"Give exactly one of {', '.join(choices)} (got {len(given)})"))
     made: dict[str, Made] = {"customer": Made("customer", "the run", (-1.0,))}
-    uses: list[tuple[str, str, str | None, Order]] = []
+    uses: list[Use] = []
     setup = _object(raw.get("setup"))
     for k, kind in enumerate(SETUP_ORDER):
         for n, (name, body) in enumerate(_object(setup.get(kind)).items()):
@@ -96,9 +101,9 @@ def _make(made: dict[str, Made], name: str, thing: Made) -> Problems:
     return []
 
 
-def _fields(item: dict, at: str, naming: dict[str, str], order: Order) -> list[tuple[str, str, str | None, Order]]:
+def _fields(item: dict, at: str, naming: dict[str, str], order: Order) -> list[Use]:
     """The uses of an item (a step, an expectation): its fields that name one thing, `${name}` elsewhere."""
-    uses: list[tuple[str, str, str | None, Order]] = []
+    uses: list[Use] = []
     for key, value in item.items():
         if key == "name":
             continue
@@ -115,11 +120,11 @@ def _fields(item: dict, at: str, naming: dict[str, str], order: Order) -> list[t
     return uses
 
 
-def _named(value: Any, at: str, kind: str, order: Order) -> list[tuple[str, str, str | None, Order]]:
+def _named(value: Any, at: str, kind: str, order: Order) -> list[Use]:
     return [(bare(value), at, kind, order)] if isinstance(value, str) and re.fullmatch(REF, value) else []
 
 
-def _used(value: Any, at: str, order: Order) -> list[tuple[str, str, str | None, Order]]:
+def _used(value: Any, at: str, order: Order) -> list[Use]:
     """Each `${name}` in a value (its texts, and its objects' keys), with where it is."""
     if isinstance(value, str):
         return [(name, at, None, order) for name in USED.findall(value)]

@@ -37,8 +37,6 @@ def empty() -> Any:
 
 
 Name = Annotated[str, about("a name: a letter, then letters, digits, . _ -", pattern=NAME)]
-
-
 CallName = Annotated[str, about("a call's name, bare or as ${name}", pattern=REF)]
 UserName = Annotated[str, about("a user's name, bare or as ${name}", pattern=REF)]
 """Fields naming one thing the file makes (a call, a user, ...): `bare` gives the name."""
