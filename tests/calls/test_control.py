@@ -135,6 +135,16 @@ async def test_a_user_hanging_up_an_inbound_call_through_delete_is_recorded_as_i
     assert (cdr["src"], cdr["t_cause"], cdr["hangup_by"], cdr["billsec"]) == (CALLER, "normal clearing", "dst", 6)
 
 
+async def test_a_user_hanging_up_through_patch_is_recorded_as_its_side_too(client, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
+    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
+    await advance(client, 10)
+    await patch(client, desk, call_id, state="hangup")
+    assert (await cdr_of(client, root, call_id))["hangup_by"] == "dst"
+
+
 async def test_a_user_declining_a_ringing_inbound_call_through_delete_rejects_it(client, root):
     user_id = await create_user(client, HOME, "desk@example.com", ext="220")
     desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
