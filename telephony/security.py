@@ -8,6 +8,8 @@ Every comparison of a secret is constant-time.
 
 Salts, tokens, codes, seal keys and the sealing's own randomness are drawn from an `Entropy`: the
 system's, unless a reproducible run (a scenario) seeds one, so the same requests write the same log.
+A password hashed while the entropy is seeded gets scrypt at a light cost: its salt is as public as
+the seed, so a heavy cost would guard nothing, and it would be most of the work of a scenario's run.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from .datadir import DataDirUnusable
 
 SEAL_KEY_FILE = "secret.key"
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+_SCRYPT_SEEDED = {"n": 2**8, "r": 8, "p": 1}
+"""The cost of a hash whose salt a seeded entropy drew (a reproducible run's: see the module's docstring)."""
 _PASSWORD_HASH = re.compile(r"scrypt\$([0-9]{1,8})\$([0-9]{1,3})\$([0-9]{1,3})\$((?:[0-9a-f]{2}){8,64})\$[0-9a-f]{64}")
 _SCRYPT_MAX_MEMORY = 32 * 1024 * 1024
 """What `hashlib.scrypt` may use by default: a hash needing more could never be checked."""
@@ -59,6 +63,11 @@ class Entropy:
             drawn, self._left = self._left[:n], self._left[n:]
             return drawn
 
+    @property
+    def seeded(self) -> bool:
+        """Whether it draws from its seed (a reproducible run), not from the system."""
+        return self._seed is not None
+
     def forget_seed(self) -> None:
         """Draw from the system from now on: a demo's history is seeded, what comes after is not."""
         with self._drawing:
@@ -79,11 +88,13 @@ SYSTEM = Entropy()
 """The system's randomness: it holds no state, so one serves everyone."""
 
 
-def hash_password(password: str, salt: bytes | None = None) -> str:
-    """The scrypt hash of `password` with `salt` (16 bytes; drawn from the system when not given)."""
+def hash_password(password: str, salt: bytes | None = None, *, seeded: bool = False) -> str:
+    """The scrypt hash of `password` with `salt` (16 bytes; drawn from the system when not given), at
+    the light cost when the salt came from a `seeded` entropy."""
     salt = os.urandom(16) if salt is None else salt
-    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **_SCRYPT)
-    return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt.hex()}${digest.hex()}"
+    cost = _SCRYPT_SEEDED if seeded else _SCRYPT
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **cost)
+    return f"scrypt${cost['n']}${cost['r']}${cost['p']}${salt.hex()}${digest.hex()}"
 
 
 def check_password(password: str, stored: str | None) -> bool:

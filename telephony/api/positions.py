@@ -34,7 +34,8 @@ async def reached(request: web.Request) -> web.Response | None:
     if wanted is None and request.method == "OPTIONS":
         return None
     if wanted is not None and not (wanted.isascii() and wanted.isdigit() and len(wanted) < 19):
-        raise Invalid.field(HEADER, f"{HEADER} must be a position of the log, a whole number")
+        shown = wanted if len(wanted) <= 24 else wanted[:21] + "..."
+        raise Invalid.field(HEADER, f"Expected a position of the log, a whole number (got {shown!r})")
     try:
         async with asyncio.timeout(WAIT_SECONDS):
             if wanted is not None:

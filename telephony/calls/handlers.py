@@ -63,7 +63,9 @@ STATES: dict[str, Callable[[Call, float], list[CallEvent]]] = {
     "resume": rules.unhold, "hangup": rules.hang_up, "HANGUP": rules.hang_up,
     "CONNECTED": lambda call, at: (rules.unhold if call.state == "ON_HOLD" else rules.answer)(call, at),
 }  # fmt: skip
-"""The `state` values PATCH accepts (case as written) and what each does."""
+"""The `state` values PATCH accepts (case as written) and what each does (a hang-up as the side of the
+user who asks: `rules.hang_up_for`)."""
+HANG_UPS = frozenset({"hangup", "HANGUP"})
 LIVE_CALL_PROPS = properties(LiveCall)
 
 
@@ -131,8 +133,10 @@ def _form_problems(body: PatchCall) -> list[tuple[str, str]]:
     return problems
 
 
-def _commands(body: PatchCall) -> Callable[[Call, float], list[CallEvent]]:
-    """The PATCH's changes as one command, taken in order: labels, action link, recording, state."""
+def _commands(body: PatchCall, user_id: int) -> Callable[[Call, float], list[CallEvent]]:
+    """The PATCH's changes as one command, taken in order: labels, action link, recording, state (a
+    hang-up as `user_id`'s)."""
+    state = rules.hang_up_for(user_id) if body.state in HANG_UPS else STATES.get(body.state or "")
 
     def command(call: Call, at: float) -> list[CallEvent]:
         events: list[CallEvent] = []
@@ -143,8 +147,8 @@ def _commands(body: PatchCall) -> Callable[[Call, float], list[CallEvent]]:
             steps.append(lambda c: rules.set_action(c, at, body.action_url, body.action_text))
         if body.monitor_state is not None:
             steps.append(lambda c: rules.monitor(c, at, body.monitor_state or ""))
-        if body.state is not None:
-            steps.append(lambda c: STATES[body.state or ""](c, at))
+        if state is not None:
+            steps.append(lambda c: state(c, at))
         for step in steps:
             taken = step(call)
             for event in taken:
@@ -169,7 +173,7 @@ async def patch_call(request: web.Request) -> web.Response:
     if problems:
         raise BadRequest.of(problems)
     calls, call_id = request.app[CALLS], _call_id(request)
-    command = _commands(body)
+    command = _commands(body, who.user_id)
     transfer = None
     if body.dst is not None:
         reader = request.app[READER]
@@ -190,7 +194,7 @@ async def _labels(request: web.Request, customer_id: int, labels: list[int] | No
 async def hang_up(request: web.Request) -> web.Response:
     who = authorize(request, "calls", write=True)
     calls = request.app[CALLS]
-    await calls.control(_call_id(request), who.customer_id, rules.hang_up, meta_of(request))
+    await calls.control(_call_id(request), who.customer_id, rules.hang_up_for(who.user_id), meta_of(request))
     return web.Response(status=204)
 
 

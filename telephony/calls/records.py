@@ -20,7 +20,7 @@ import msgspec
 from ..clock import wire_time
 from ..conversations import conversation
 from ..documents import reads
-from ..documents.projection import DocumentChange, Feed, patch, put
+from ..documents.projection import DocumentChange, Feed, drawn, patch, put
 from ..domain.billing import Leg, shown
 from ..domain.calls import rules
 from ..domain.calls.call import LEGS, Call, other, sip_call_id, whole_seconds
@@ -110,7 +110,7 @@ def cdr(call: Call, cdr_id: int) -> dict[str, Any]:
         "src_ua": src.ua, "dst_ua": dst.ua, "src_codec": src.codec, "dst_codec": dst.codec,
         "billsec": call.answered_seconds(), "disposition": call.disposition,
         "destination": call.destination, "context": call.context, "rate": 0.0, "charge": 0.0, "t_cause": call.cause,
-        "info": None, "call_id": None,
+        "hangup_by": call.ended_by, "info": None, "call_id": None,
     }  # fmt: skip
 
 
@@ -184,12 +184,15 @@ def _ended(event: RecordedEvent) -> tuple[Call, CallRecords]:
     return ending.final, ending.records
 
 
+@drawn(2)  # with `hangup_by`
 def missed(event: RecordedEvent) -> Iterable[DocumentChange]:
-    """A user who let an inbound call ring out (and logs missed calls) gets a missed-call record of it."""
+    """A user who let an inbound call ring out (and logs missed calls) gets a missed-call record of it
+    (nobody hung it up: a record written before `hangup_by` gets it, None)."""
     if isinstance(event.event, CallRouted) and (record := event.event.missed) is not None:
-        yield put(record.body["id"], record.customer_id, record.body)
+        yield put(record.body["id"], record.customer_id, {**record.body, "hangup_by": None})
 
 
+@drawn(2)  # with `hangup_by`
 def cdrs(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A call's record, with its price: the rate of the destination it was charged for, the whole charge."""
     call, records = _ended(event)

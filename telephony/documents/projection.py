@@ -7,6 +7,8 @@ Other event classes feed a table through `feeds`: a function per class turns an 
 envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`: the four
 events' shapes), as call events make CDRs. A feed's `from_json(data)`, when it has one, makes them from
 the stored JSON a rebuild hands it undecoded (`Projection.replays_json`), as a table's own `created`.
+A feed whose documents change shape says so with `drawn(version)`: the tables it feeds are rebuilt
+from the log once, at the next start, so what they hold is what a replay draws.
 
 `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
 id; `searched`, the text properties of the substring index (`documents.search`): all of `names.COLUMNS`.
@@ -68,6 +70,23 @@ def clear(customer_id: int, **where: Any) -> DocumentChange:
     return ResourceCleared(customer_id=customer_id, where=where)
 
 
+def drawn(version: int) -> Callable[[Feed], Feed]:
+    """Mark a feed as drawing its documents in the shape of `version` (a change of it changes the
+    fingerprint of the tables it feeds)."""
+
+    def marked(feed: Feed) -> Feed:
+        feed.drawn = version  # type: ignore[attr-defined]
+        return feed
+
+    return marked
+
+
+def _named(feed: Feed) -> str:
+    """A feed as a table's declaration names it: where it is defined, and its shape's version if marked."""
+    name = f"{feed.__module__}.{feed.__qualname__}"
+    return name if (version := getattr(feed, "drawn", None)) is None else f"{name} (drawn {version})"
+
+
 def index_props(entry: Indexed) -> tuple[str, ...]:
     """The properties of one `indexed` entry, in index order."""
     return (entry,) if isinstance(entry, str) else tuple(entry)
@@ -101,7 +120,7 @@ class DocumentTable(Rows, Projection):
         """What each of the four changes does, by its `action` (the name of `Rows`' method)."""
 
     def declaration(self) -> tuple:
-        feeds = tuple(sorted((type_, f"{feed.__module__}.{feed.__qualname__}") for type_, feed in self._fed.items()))
+        feeds = tuple(sorted((type_, _named(feed)) for type_, feed in self._fed.items()))
         searched = self.search.props if self.search else ()
         return (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, searched, feeds)
 

@@ -2,10 +2,11 @@
 
 `DocumentTable` is a `Rows`: each method below applies one of the four changes of a kind's documents
 (`domain.events.resources`). The columns the kind indexes or searches (`names.COLUMNS`) are stored,
-written with the body as `json_extract` reads them from it (`columns`); the others are virtual, added
-after a rebuild's load (`_virtual`). A rebuild holds documents created lately back (`HeldRows`) and
-changes them in place, so each is written once; `settle` fills the counts and the search index in one
-pass each, and `index` builds the indexes once, from the columns (PostgreSQL's forms: `dialects.pg_documents`)."""
+written with the body as `json_extract` reads them from it (`columns`); the others are virtual, in
+the table as it is created, or added after a rebuild's load (`_virtual`). A rebuild holds documents
+created lately back (`HeldRows`) and changes them in place, so each is written once; `settle` fills
+the counts and the search index in one pass each, and `index` builds the indexes once, from the
+columns (PostgreSQL's forms: `dialects.pg_documents`)."""
 
 from __future__ import annotations
 
@@ -68,19 +69,34 @@ class Rows:
         return id_, customer_id, body if isinstance(body, str) else _encode(body).decode(), *self.columns(body)
 
     def create(self, conn: sqlite3.Connection) -> None:
-        key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
-        table, counts = f'"{self.table}"', f'"{self.counts}"'
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols})")
+        conn.execute(self._definition(virtual=not self.rebuilding, if_new=True))
+        counts = f'"{self.counts}"'
         conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
         if self.search is not None:
             self.search.create(conn)
         if not self.rebuilding:
             self._virtual(conn)
 
+    def _definition(self, *, virtual: bool, if_new: bool = False) -> str:
+        """The table's CREATE statement: the stored columns, and the virtual ones when `virtual`."""
+        key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
+        added = "".join(f", {name} AS (json_extract(body, '$.{name}')) VIRTUAL" for name in COLUMNS
+                        if virtual and name not in self.stored)  # fmt: skip
+        create = "CREATE TABLE IF NOT EXISTS" if if_new else "CREATE TABLE"
+        return f'{create} "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols}{added})'
+
     def _virtual(self, conn: sqlite3.Connection) -> None:
-        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted)."""
+        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted).
+        A rebuild's table that is still empty is made again whole, before its indexes: one change of the
+        schema, not one per column (each makes SQLite read the whole schema again: half a second for a
+        new data dir's tables)."""
         have = {row[1] for row in conn.execute(f'PRAGMA table_xinfo("{self.table}")')}
-        for name in (name for name in COLUMNS if name not in have):
+        missing = [name for name in COLUMNS if name not in have]
+        if missing and self.rebuilding and conn.execute(f'SELECT 1 FROM "{self.table}" LIMIT 1').fetchone() is None:
+            conn.execute(f'DROP TABLE "{self.table}"')
+            conn.execute(self._definition(virtual=True))
+            return
+        for name in missing:
             conn.execute(f"ALTER TABLE \"{self.table}\" ADD COLUMN {name} AS (json_extract(body, '$.{name}')) VIRTUAL")
 
     def settle(self, conn: sqlite3.Connection) -> None:

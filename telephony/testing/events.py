@@ -38,15 +38,22 @@ def events(url: str, control_key: str, timeout: float, after: int = 0) -> Iterat
 
 def wait_for(url: str, control_key: str, name: str, timeout: float = 10.0, **match: Any) -> dict[str, Any]:
     """The data of the first event named `name` (a pattern: `call.*`) whose data holds every field of
-    `match`; AssertionError, naming what came, when none does within `timeout` seconds."""
+    `match`; AssertionError, naming what came, when none does within `timeout` seconds: each event
+    with its `call_id` and the fields `match` names, as it had them."""
     seen = []
     try:
         for event in events(url, control_key, timeout):
             data = json.loads(event.data)
             if fnmatch.fnmatchcase(event.name, name) and all(data.get(k) == v for k, v in match.items()):
                 return dict(data)
-            seen.append(event.name)
+            seen.append(event.name + _fields(data, ("call_id", *match)))
     except TimeoutError:
         pass
     wanted = name + "".join(f" {k}={v!r}" for k, v in match.items())
     raise AssertionError(f"no event {wanted} within {timeout} s (the stream sent: {', '.join(seen) or 'nothing'})")
+
+
+def _fields(data: Any, names: tuple[str, ...]) -> str:
+    """` call_id=7 src='+44...'`: the fields of `names` an event's data has, each once."""
+    held = data if isinstance(data, dict) else {}
+    return "".join(f" {key}={held[key]!r}" for key in dict.fromkeys(names) if key in held)

@@ -43,3 +43,12 @@ async def test_a_position_that_is_not_a_whole_number_is_a_400_naming_the_header(
     assert read.status == 400
     body = await read.json()
     assert body["errors"] == [{"field": positions.HEADER, "message": body["errors"][0]["message"]}]
+
+
+async def test_a_header_that_is_not_a_position_is_named_once_in_the_message(client):
+    read = await client.get("/_telephony/faults", headers={**CONTROL, positions.HEADER: "abc"})
+    assert read.status == 400
+    body = await read.json()
+    assert body["message"] == "X-Telephony-Position: Expected a position of the log, a whole number (got 'abc')"
+    assert body["errors"] == [{"field": positions.HEADER,
+                               "message": "Expected a position of the log, a whole number (got 'abc')"}]  # fmt: skip

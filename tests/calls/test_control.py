@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from telephony.keys import EVENT_LOG, SCHEDULER
-from tests.accounts.helpers import CONTROL, create_customer, create_user, error_of, login, url
+from tests.accounts.helpers import CONTROL, PASSWORD, create_customer, create_user, error_of, login, url
 from tests.calls.conftest import ANSWERS, BUSY, FAILS, NO_ANSWER, REJECTS
 from tests.calls.helpers import advance, by_live_id, call_events, get, patch, place
+from tests.calls.test_inbound import CALLER, HOME, provision, ring
 
 
 async def connected_call(client, creds, to: str = ANSWERS + "1") -> int:
@@ -119,6 +120,59 @@ async def test_hanging_up_through_delete_leaves_a_cdr_with_normal_clearing(clien
     assert (cdr["t_cause"], cdr["billsec"], cdr["duration"]) == ("normal clearing", 10, 16)
     ended = (await call_events(client, call_id))[-1]
     assert ended[0] == "call.ended" and ended[1]["by"] == "src"
+
+
+async def test_a_user_hanging_up_an_inbound_call_through_delete_is_recorded_as_its_callee(client, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
+    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
+    await advance(client, 10)
+    assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=desk.headers())).status == 204
+    ended = (await call_events(client, call_id))[-1]
+    assert ended[0] == "call.ended" and ended[1]["by"] == "dst"
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["src"], cdr["t_cause"], cdr["hangup_by"], cdr["billsec"]) == (CALLER, "normal clearing", "dst", 6)
+
+
+async def test_a_user_hanging_up_through_patch_is_recorded_as_its_side_too(client, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
+    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
+    await advance(client, 10)
+    await patch(client, desk, call_id, state="hangup")
+    assert (await cdr_of(client, root, call_id))["hangup_by"] == "dst"
+
+
+async def test_a_user_declining_a_ringing_inbound_call_through_delete_rejects_it(client, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
+    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
+    await provision(client, target_type="U", target_id=user_id)
+    call_id = (await ring(client, answer={str(user_id): 20}))["data"]["id"]
+    await advance(client, 3)
+    assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=desk.headers())).status == 204
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["type"], cdr["disposition"], cdr["t_cause"], cdr["hangup_by"]) == ("M", "BUSY", "call rejected", "dst")
+
+
+async def test_a_hang_up_by_someone_not_on_the_call_is_recorded_as_the_customers_side(client, root):
+    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
+    await provision(client, target_type="U", target_id=user_id)
+    inbound = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
+    outbound = (await place(client, await login(client, "v1.2", "desk@example.com", PASSWORD), to=ANSWERS + "1")
+                )["data"]["id"]  # fmt: skip
+    await advance(client, 10)
+    for call_id in (inbound, outbound):  # the root user hangs up both: the called side of the inbound call,
+        assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())).status == 204
+    assert [(await cdr_of(client, root, c))["hangup_by"] for c in (inbound, outbound)] == ["dst", "src"]  # the caller
+
+
+async def test_the_platform_ending_a_call_is_recorded_as_no_sides(client, root):
+    call_id = (await place(client, root, to=NO_ANSWER + "1"))["data"]["id"]
+    await advance(client, 31)
+    cdr = await cdr_of(client, root, call_id)
+    assert (cdr["t_cause"], cdr["hangup_by"]) == ("no answer", None)
 
 
 async def test_recording_started_mid_call_gives_a_monitor_of_the_recorded_length(client, root):

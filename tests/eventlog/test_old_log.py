@@ -11,10 +11,17 @@ import pytest
 from telephony.app import create_app
 from telephony.clock import Clock
 from telephony.config import Control, Settings, Storage
+from telephony.domain.events.calls import CallEnded, CallRouted
+from telephony.keys import EVENT_LOG
 from tests.serving import telephony
 
 from .make_old_log import ANSWERED, HERE, OPERATOR_ANSWERED
 from .old_log_driver import CONTROL, CONTROL_KEY, START, V12
+
+ADDED = {"/cdrs?limit=5000&sort=id": "hangup_by"}
+"""A field the records calls draw have gained since the fixture was made: checked against what the old
+log says, then left out of the comparison with the recorded answer (records imported as they were
+written, CDRs of an export, are answered as recorded)."""
 
 
 @pytest.fixture
@@ -34,9 +41,26 @@ async def test_the_old_log_opens_and_the_api_answers_as_it_did(aiohttp_client, d
         url = path if path.startswith("/_telephony") else V12 + path
         response = await client.get(url, headers=headers)
         assert response.status == 200, path
-        assert await response.json() == expected[path], path
+        answered = await response.json()
+        if path in ADDED:
+            drawn = await hung_up_by(client.app[EVENT_LOG])
+            added = {record["id"]: record.pop(ADDED[path]) for record in answered["data"] if record["id"] in drawn}
+            assert added == drawn and set(drawn.values()) == {"src", "dst", None}, path
+        assert answered == expected[path], path
     verified = await client.post("/_telephony/verify", headers=CONTROL)
     assert (await verified.json())["data"]["problem"] is None
+
+
+async def hung_up_by(event_log) -> dict[int, str | None]:
+    """Each CDR's `hangup_by` as the log has it: the side each ended call's ending names (None on the
+    missed-call records of users who let a call ring out)."""
+    cdrs = {}
+    for recorded in await event_log.read():
+        if isinstance(event := recorded.event, CallEnded) and event.records is not None:
+            cdrs[event.records.cdr] = event.by
+        elif isinstance(event, CallRouted) and event.missed is not None:
+            cdrs[event.missed.body["id"]] = None
+    return cdrs
 
 
 def test_the_old_log_replays_and_verifies(data_dir, tmp_path):

@@ -9,10 +9,10 @@ from xml.etree import ElementTree
 
 from sipmessage import Request
 
-from tests.accounts.helpers import PASSWORD, create_customer, login
+from tests.accounts.helpers import PASSWORD, create_customer, login, url
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, patch, place
-from tests.calls.test_inbound import ring
+from tests.calls.test_inbound import provision, ring
 from tests.calls.test_queues import agents, queue
 from tests.sip.agent import Agent, connected
 
@@ -27,8 +27,9 @@ def dialogs(notify: Request | bytes | str) -> list[dict[str, str]]:
         local, remote = element.find("d:local", NS), element.find("d:remote", NS)
         params = {p.get("pname"): p.get("pval") for p in local.findall("d:target/d:param", NS)}
         identity = remote.find("d:identity", NS)
+        state = element.find("d:state", NS)
         found.append({"id": element.get("id"), "direction": element.get("direction"),
-                      "state": element.find("d:state", NS).text, "remote": identity.text,
+                      "state": state.text, "event": state.get("event"), "remote": identity.text,
                       "remote_name": identity.get("display"), "local": local.find("d:identity", NS).text,
                       **params})  # fmt: skip
     return found
@@ -84,6 +85,23 @@ async def test_a_queue_subscription_sees_an_inbound_caller_wait_and_be_answered(
     assert {d["direction"] for d in seen} == {"receiver"}
     assert "confirmed" in [d["state"] for d in seen] and seen[-1]["state"] == "terminated"
     assert {d["context"] for d in seen} == {"QUEUE"}
+
+
+async def test_a_user_who_hangs_up_through_the_api_is_told_its_own_bye_and_a_caller_who_hangs_up_theirs(client, root):
+    await provision(client, target_type="U", target_id=root.user_id)
+    agent = await connected(client, root)
+    await agent.subscribe(agent.user)
+    await agent.notify()
+    endings = []
+    for hang_up in ("by the user", "by the caller"):  # answered at 2 s; the caller hangs up at 5 s (talks >= 5 s)
+        call_id = (await ring(client, answer={str(root.user_id): 2}, hangup_after=5))["data"]["id"]
+        await advance(client, 4)
+        if hang_up == "by the user":
+            assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())).status == 204
+        await advance(client, 10)
+        ended = (await states_until_terminated(agent, call_id))[-1]
+        endings.append((ended["direction"], ended["event"]))
+    assert endings == [("receiver", "local-bye"), ("receiver", "remote-bye")]
 
 
 async def test_a_subscription_to_another_customers_node_is_refused(client, root):

@@ -152,6 +152,19 @@ def test_wait_for_event_names_what_the_stream_sent_when_nothing_matches(telephon
     assert str(waited.value) == "no event call.hangup call_id=1 within 0.5 s (the stream sent: sms.received)"
 
 
+def test_wait_for_event_names_each_call_event_it_saw_with_its_call_id_and_the_fields_asked_for(
+    telephony_customer, telephony_clock, simulate_inbound_call, wait_for_event
+):
+    ann = telephony_customer.add_user(ext="201")
+    telephony_customer.add_number("+442071230009", target_type="U", target_id=ann["id"])
+    call = simulate_inbound_call("+447700900009", "+442071230009", answer={str(ann["id"]): "reject"})
+    telephony_clock.advance(60)
+    with pytest.raises(AssertionError) as waited:
+        wait_for_event("call.hangup", timeout=0.5, src="+447700900001")
+    seen = str(waited.value).split("(the stream sent: ")[1]
+    assert seen.startswith(f"call.initial call_id={call['id']} src='+447700900009', call.ringing call_id={call['id']}")
+
+
 def test_a_refused_request_raises_with_the_platforms_error_body(telephony_customer):
     with pytest.raises(HttpError) as refused:
         telephony_customer.api("GET", "/cdrs/424242")

@@ -64,6 +64,16 @@ def test_a_shipped_scenario_passes_twice_with_its_seed_and_writes_the_same_log(c
     assert head(first) == head(again)
 
 
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_a_shipped_scenario_passes_whatever_the_seed_as_it_pins_what_it_relies_on(capsys, path):
+    failed = {}
+    for seed in range(1, 21):
+        code, out, err = run(capsys, path, "--seed", str(seed))
+        if code != 0:
+            failed[seed] = [line for line in (out + err).splitlines() if " FAIL " in line or "Error" in line]
+    assert failed == {}
+
+
 def test_verify_names_the_same_head_a_run_printed(capsys, tmp_path):
     code, out, _ = run(capsys, written(tmp_path, SMALL), "--data-dir", tmp_path / "data")
     assert code == 0, out
@@ -96,6 +106,14 @@ def test_the_junit_file_has_a_testcase_per_expectation_and_parses_with_a_junit_r
     assert cases["expect 1 (line 13) call"].is_passed
     (failure,) = cases["expect 2 (line 15) cdrs"].result
     assert isinstance(failure, junitparser.Failure) and "duration: expected 16, got 15" in failure.message
+
+
+def test_the_junit_file_says_in_real_seconds_what_each_case_and_the_whole_run_took(capsys, tmp_path):
+    run(capsys, written(tmp_path, SMALL), "--junit", tmp_path / "results.xml")
+    (suite,) = list(junitparser.JUnitXml.fromfile(str(tmp_path / "results.xml")))
+    times = [case.time for case in suite]
+    assert len(times) == 3 and all(0 < took < 10 for took in times)
+    assert suite.time > sum(times)  # the run's setup too
 
 
 def test_a_step_answered_otherwise_fails_and_what_follows_is_skipped(capsys, tmp_path):
@@ -211,14 +229,59 @@ expect:
 """
 
 
-def test_a_bad_file_exits_2_naming_every_problem_with_its_line(capsys, tmp_path):
+def test_a_bad_file_exits_2_naming_every_problem_at_once_in_the_order_of_its_lines(capsys, tmp_path):
     code, out, err = run(capsys, written(tmp_path, BAD))
     assert code == 2 and out == ""
     assert err.splitlines() == [
         f"{tmp_path}/scenario.yaml:2: seed: Expected an integer, got a string",
         f"{tmp_path}/scenario.yaml:7: steps[0].at: Expected a number at least 0.0",
+        f"{tmp_path}/scenario.yaml:9: steps[1].hangup: no call is named caller",
         f"{tmp_path}/scenario.yaml:10: steps[1].unknown: This field is not allowed here",
+        f"{tmp_path}/scenario.yaml:12: expect[0]: Give exactly one of call, cdrs, voicemessages, sms, transactions, "
+        "mail, webhooks, charge (got 2)",
     ]
+
+
+NAMES = """\
+name: Names
+setup:
+  users:
+    ann: {ext: "201"}
+  contacts:
+    lena: {first_name: Lena, tel: "${main}"}
+  numbers:
+    main: {e164: "+442071230005", target_type: U, target_id: "${ann}"}
+steps:
+  - {at: 10, name: caller, inbound_call: {from: "+447700900005", to: "${main}"}}
+  - {at: 5, hangup: "${caller}"}
+  - {at: 20, hangup: "${nobody}"}
+  - {at: 21, as: lena, transfer: {call: caller, to: "${bob}"}}
+expect:
+  - {at: 1, call: {call: caller}}
+  - cdrs: {where: {live_id: "${caller}"}}
+"""
+
+
+def test_each_name_used_is_named_with_what_it_is_and_made_before_it_runs(capsys, tmp_path):
+    code, _, err = run(capsys, written(tmp_path, NAMES))
+    assert code == 2
+    assert err.splitlines() == [f"{tmp_path}/scenario.yaml:{line}" for line in [
+        "6: setup.contacts.lena.tel: main is made later (setup.numbers.main): nothing is named main yet here",
+        "11: steps[1].hangup: caller is made later (steps[0].name at 10 s): nothing is named caller yet here",
+        "12: steps[2].hangup: no call is named nobody (the file's calls: caller)",
+        "13: steps[3].as: lena is a contact (setup.contacts.lena), not a user",
+        "13: steps[3].transfer.to: nothing is named bob (the file's names: ann, caller, lena, main)",
+        "15: expect[0].call.call: caller is made later (steps[0].name at 10 s): nothing is named caller yet here",
+    ]]  # fmt: skip
+
+
+def test_a_field_naming_a_call_takes_its_name_bare_or_as_in_a_body(capsys, tmp_path):
+    called = "hangup_after: 15}\n"
+    code, out, err = run(
+        capsys, written(tmp_path, SMALL.replace(called, called + '  - {at: 2, hangup: "${caller}"}\n'))
+    )
+    assert code == 1 and "caller hung up" in out, out + err  # the voicemail record then lasts 2 s, not 15
+    assert "record 1 (id 1): duration: expected 15, got 2" in out
 
 
 @pytest.mark.parametrize(
@@ -262,6 +325,17 @@ def test_a_scenario_runs_against_a_running_server_as_it_does_in_process(capsys, 
         code, _, err = run(capsys, path, "--server", url, "--control-key", key)  # a new customer each run
     assert code == 2  # ... and the number is the first run's customer's
     assert f"{path}:7: setup.numbers.main.e164: the server refused it (400): This number is already provisioned" in err
+
+
+def test_a_file_with_a_simulator_block_is_refused_against_a_running_server_naming_the_block(capsys, tmp_path):
+    key = "a-control-key-of-the-server"
+    settings = Settings(storage=Storage(data_dir=str(tmp_path / "server")), control=Control(key=key))
+    path = Path(__file__).parents[2] / "scenarios" / "support-line.yaml"
+    with serving(settings) as url:
+        code, out, err = run(capsys, path, "--server", url, "--control-key", key)
+    assert (code, out) == (2, "")
+    assert err == (f"{path}:9: simulator: applies in-process only, and a server keeps its own [simulator] settings: "
+                   "run the file in-process, or leave the block out and give the server those settings\n")  # fmt: skip
 
 
 def test_the_json_form_of_a_scenario_runs_too(capsys, tmp_path):

@@ -8,7 +8,7 @@ events; the caller records them on the call's stream at the version the state wa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..errors import Invalid, Unknown
 from ..events.calls import (
@@ -153,8 +153,26 @@ def end(call: Call, at: float, cause: str, by: str | None) -> list[CallEvent]:
 
 
 def hang_up(call: Call, at: float, by: str = "src") -> list[CallEvent]:
-    """A side hangs up: normal clearing once connected, the originator's cancel before."""
-    return end(call, at, "normal clearing" if call.state in TALKING else "originator cancel", by)
+    """A side hangs up: normal clearing once connected; before, the caller's cancel, or the called side's
+    refusal (Q.850's cause 21, as a client's 603 is)."""
+    if call.state in TALKING:
+        return end(call, at, "normal clearing", by)
+    return end(call, at, "originator cancel" if by == "src" else CAUSES["reject"], by)
+
+
+def side_of(call: Call, user_id: int) -> str:
+    """The leg a user's request to hang up speaks for: the user's own when it is a party of the call,
+    else the customer's side of it (the called side of an inbound call, the calling side of another)."""
+    if call.src.user_id == user_id:
+        return "src"
+    if call.dst.user_id == user_id:
+        return "dst"
+    return "dst" if call.destination == "in" else "src"
+
+
+def hang_up_for(user_id: int) -> Callable[[Call, float], list[CallEvent]]:
+    """`hang_up` as the request of `user_id` (`DELETE /calls/{id}`, `PATCH` with `state: hangup`)."""
+    return lambda call, at: hang_up(call, at, side_of(call, user_id))
 
 
 MONITOR_COMMANDS: Mapping[str, tuple[type[CallEvent], str, str]] = {

@@ -43,6 +43,8 @@ class Cdr(Resource):
     rate: float | None = None
     charge: float | None = None
     t_cause: str | None = None
+    hangup_by: str | None = None
+    """The side that hung up, `src` or `dst` (None: the platform ended the call); not in the spec."""
     info: str | None = None
     call_id: int | None = None
 

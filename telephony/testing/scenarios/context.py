@@ -13,6 +13,7 @@ from typing import Any
 
 from ..client import Answer, Http, HttpError, api_path
 from .loading import Lines, line_of
+from .model import bare
 
 _NAMED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 LIMIT = "?limit=5000&sort=id&dir=ASC"
@@ -43,9 +44,10 @@ class Run:
 
     def api(self, as_: str | None = None) -> Http:
         """The API as the user named `as_` (the root user by default)."""
-        if (as_ or "") not in self.keys:
-            raise Unrunnable(f"no user is named {as_}")
-        return self.control.with_headers({"X-Auth-Token": self.keys[as_ or ""]})
+        user = bare(as_ or "")
+        if user not in self.keys:
+            raise Unrunnable(f"no user is named {user}")
+        return self.control.with_headers({"X-Auth-Token": self.keys[user]})
 
     def send(self, method: str, path: str, body: Any = None, as_: str | None = None) -> Answer:
         """A request of the API (`/calls`) as a user, or of the operator (`/_telephony/...`), which also
@@ -75,11 +77,13 @@ class Run:
         return value
 
     def named(self, name: str, path: str) -> Any:
+        name = bare(name)
         if name not in self.made:
             raise Unrunnable(f"{self.where(path)}: {path}: nothing is named {name} (yet)")
         return self.made[name]
 
     def call(self, name: str, path: str) -> int:
+        name = bare(name)
         if name not in self.calls:
             raise Unrunnable(f"{self.where(path)}: {path}: no call is named {name} (yet)")
         return self.calls[name]

@@ -1,5 +1,5 @@
 """Reading a scenario file (YAML, or JSON, which YAML reads too) into the model, every problem told
-with its line.
+with its line, all at once, in the order of their lines (the types' and `file_rules`').
 
 The file is composed into YAML nodes first, so each value keeps the line it starts on, by its path
 (`steps[2].inbound_call.to`, as `bodies.read` names fields); a problem is told with the line of the
@@ -18,7 +18,8 @@ import yaml
 
 from ...domain import bodies
 from ...domain.errors import Problems
-from .model import Scenario, problems
+from . import file_rules
+from .model import Scenario
 
 Lines = dict[str, int]
 """The line (from 1) of each value of a file, by its path."""
@@ -59,10 +60,10 @@ def parse(text: str, source: str = "<scenario>") -> tuple[Scenario, Lines]:
     found: Problems = []
     raw = _value(node, "", lines, found)
     scenario, read = bodies.read(raw, Scenario)
-    found += read if read else problems(scenario)
+    found += read + file_rules.problems(raw)
     if found:
-        raise BadScenario([f"{source}:{line_of(field, lines)}: {field or 'the file'}: {message}"
-                           for field, message in found])  # fmt: skip
+        told = sorted(((line_of(field, lines), field, message) for field, message in found), key=lambda p: p[0])
+        raise BadScenario([f"{source}:{line}: {field or 'the file'}: {message}" for line, field, message in told])
     return scenario, lines
 
 

@@ -4,9 +4,9 @@ A scenario makes a customer of its own, sets it up with the API's own bodies (`s
 `steps` at clock offsets from its start, and checks its `expect`ations, each when the clock reaches
 its `at` (or at the end, `until`). A string `${name}` in a body stands for what `setup` or an earlier
 step made under that name: a record's id, a number's E.164, a webhook's name, a call's first id; a
-field that names a call (`call`, `hangup`, `answer`) takes the bare name, and acts on the leg the
-call is in now. `bodies.read` reads a file whole, naming every problem; `problems` adds the rules
-the types cannot say.
+field that names one thing (`as` a user, `call`, `hangup` and `answer` a call, ...) takes the name,
+bare or as `${name}`, and a call acts on the leg it is in now. `bodies.read` reads a file whole,
+naming every problem; `file_rules` adds the rules the types cannot say.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from ...config import Simulator
-from ...domain.errors import Problems
 
 NAME = r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"
+REF = r"^(?:[A-Za-z_][A-Za-z0-9_.-]{0,63}|\$\{[A-Za-z_][A-Za-z0-9_.-]{0,63}\})$"
 WHEN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$"
 ACTIONS = ("inbound_call", "inbound_sms", "call", "dtmf", "answer", "hangup", "transfer", "agent", "fault",
            "stop_fault", "request")  # fmt: skip
@@ -37,6 +37,9 @@ def empty() -> Any:
 
 
 Name = Annotated[str, about("a name: a letter, then letters, digits, . _ -", pattern=NAME)]
+CallName = Annotated[str, about("a call's name, bare or as ${name}", pattern=REF)]
+UserName = Annotated[str, about("a user's name, bare or as ${name}", pattern=REF)]
+"""Fields naming one thing the file makes (a call, a user, ...): `bare` gives the name."""
 Offset = Annotated[float, about("seconds from the scenario's start", ge=0, le=366 * 86400)]
 Body = dict[str, Any]
 """A body of the API, `${name}` standing for what is named."""
@@ -71,20 +74,20 @@ class Setup(Part, kw_only=True):
 
 
 class Dtmf(Part, kw_only=True):
-    call: Name
+    call: CallName
     digits: Annotated[str, about("a key, or an extension", pattern=r"^([0-9*#]|[0-9]{2,6})$")]
 
 
 class Transfer(Part, kw_only=True):
-    call: Name
+    call: CallName
     to: Annotated[str, about("the number or extension (PATCH /calls/{id} dst)")]
 
 
 class Agent(Part, kw_only=True):
     """A queue's member logs in or out (`PATCH /queues/{id}` `users`)."""
 
-    queue: Name
-    user: Name
+    queue: Annotated[str, about("a queue's name, bare or as ${name}", pattern=REF)]
+    user: UserName
     logged_in: bool
 
 
@@ -103,7 +106,7 @@ class Step(Part, kw_only=True):
 
     at: Offset = 0
     name: Name | None = None
-    as_: Name | None = msgspec.field(default=None, name="as")
+    as_: UserName | None = msgspec.field(default=None, name="as")
     status: Annotated[int, about("the HTTP status the step must get", ge=100, le=599)] | None = None
     inbound_call: (
         Annotated[Body, about("POST /_telephony/simulate/inbound-call {from, to, digits, answer, ...}")] | None
@@ -111,12 +114,14 @@ class Step(Part, kw_only=True):
     inbound_sms: Annotated[Body, about("POST /_telephony/simulate/inbound-sms {from, to, text}")] | None = None
     call: Annotated[Body, about("POST /calls (from: the acting user by default)")] | None = None
     dtmf: Dtmf | None = None
-    answer: Annotated[Name, about("PATCH /calls/{id} {state: answer}: the ringing leg answers")] | None = None
-    hangup: Annotated[Name, about("DELETE /calls/{id}")] | None = None
+    answer: Annotated[CallName, about("a call's name: its ringing leg answers (PATCH /calls/{id})")] | None = None
+    hangup: Annotated[CallName, about("a call's name: it hangs up (DELETE /calls/{id})")] | None = None
     transfer: Transfer | None = None
     agent: Agent | None = None
     fault: Annotated[Body, about("POST /_telephony/faults: a fault rule starts")] | None = None
-    stop_fault: Annotated[Name, about("DELETE /_telephony/faults/{id} of the rule a step named")] | None = None
+    stop_fault: (
+        Annotated[str, about("a fault rule's name: it stops (DELETE /_telephony/faults/{id})", pattern=REF)] | None
+    ) = None
     request: Request | None = None
 
 
@@ -133,7 +138,7 @@ class CallState(Part, kw_only=True):
     """The live call a step named, in the leg it is in now (or its `leg`, from 1): its `state` (HANGUP
     when no leg lives) and the fields of `match`."""
 
-    call: Name
+    call: CallName
     leg: Annotated[int, about("the call's leg, from 1", ge=1)] | None = None
     state: str | None = None
     match: Matched = empty()
@@ -143,7 +148,7 @@ class WebhookEvents(Part, kw_only=True):
     """The webhook events a call made, in order (`GET /_telephony/calls/{id}/deliveries`), over its legs
     (or one `leg`, from 1)."""
 
-    call: Name
+    call: CallName
     leg: Annotated[int, about("the call's leg, from 1", ge=1)] | None = None
     events: list[str]
 
@@ -151,7 +156,7 @@ class WebhookEvents(Part, kw_only=True):
 class Charge(Part, kw_only=True):
     """What a call cost (the `charge` of its legs' CDRs, added up), and the customer's balance (`/me`)."""
 
-    call: Name | None = None
+    call: CallName | None = None
     amount: float | None = None
     balance: float | None = None
 
@@ -180,7 +185,8 @@ class Expectation(Part, kw_only=True):
 class Scenario(Part, kw_only=True):
     """A scenario: its customer's setup, its steps and what to expect. In-process runs start the clock
     at `start` and use `seed` and `simulator` (the `[simulator]` settings); against a running server,
-    its own apply. The run ends at `until` (an hour after the last step or expectation by default)."""
+    its own apply (and a file with `simulator` is refused there). The run ends at `until` (an hour
+    after the last step or expectation by default)."""
 
     name: str
     description: str = ""
@@ -204,20 +210,6 @@ def check(expectation: Expectation) -> str:
     return next(name for name in CHECKS if getattr(expectation, name) is not None)
 
 
-def problems(scenario: Scenario) -> Problems:
-    """What the types cannot say: each step takes one action, each expectation makes one check, names
-    are made once."""
-    found: Problems = []
-    for kind, items, choices in (("steps", scenario.steps, ACTIONS), ("expect", scenario.expect, CHECKS)):
-        for n, item in enumerate(items):
-            given = [name for name in choices if getattr(item, name, None) not in (None, msgspec.UNSET)]
-            if len(given) != 1:
-                found.append((f"{kind}[{n}]", f"Give exactly one of {', '.join(choices)} (got {len(given)})"))
-    made = [(f"setup.{kind}.{name}", name) for kind in SETUP_ORDER for name in getattr(scenario.setup, kind)]
-    made += [(f"steps[{n}].name", step.name) for n, step in enumerate(scenario.steps) if step.name]
-    seen: set[str] = set()
-    for path, name in made:
-        if name in seen:
-            found.append((path, f"The name {name} is given twice: each name names one thing"))
-        seen.add(name)
-    return found
+def bare(name: str) -> str:
+    """A name as a field names it, bare or as `${name}`: the name itself."""
+    return name[2:-1] if name.startswith("${") and name.endswith("}") else name

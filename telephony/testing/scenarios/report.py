@@ -2,6 +2,7 @@
 
 The JUnit file is one `testsuite` named after the scenario, with a `testcase` per expectation (and one
 per step that failed): a `failure` saying what differed, or `skipped` when the run did not reach it.
+Times are real seconds: a case's, what it took; the suite's, the whole run's (its setup too).
 """
 
 from __future__ import annotations
@@ -46,20 +47,21 @@ def summary(results: Sequence[Result]) -> str:
     return f"{passed} passed, {len(failed)} failed" + (f", {len(skipped)} skipped" if skipped else "")
 
 
-def junit(results: Sequence[Result], name: str, classname: str, path: Path) -> None:
-    """Write the JUnit XML of a run to `path`."""
+def junit(results: Sequence[Result], name: str, classname: str, path: Path, seconds: float) -> None:
+    """Write the JUnit XML of a run that took `seconds` to `path`."""
     cases = [r for r in results if r.kind == "expect" or r.failed]
-    suite = ET.Element("testsuite", name=name, tests=str(len(cases)), time="0",
+    took = f"{seconds:.3f}"
+    suite = ET.Element("testsuite", name=name, tests=str(len(cases)), time=took,
                        failures=str(sum(r.failed for r in cases)), errors="0",
                        skipped=str(sum(r.skipped for r in cases)))  # fmt: skip
     for result in cases:
-        case = ET.SubElement(suite, "testcase", classname=classname, time="0",
+        case = ET.SubElement(suite, "testcase", classname=classname, time=f"{result.seconds:.3f}",
                              name=f"{result.kind} {result.number} (line {result.line}) {result.title}")  # fmt: skip
         if result.skipped:
             ET.SubElement(case, "skipped", message=result.problem or "")
         elif result.failed:
             ET.SubElement(case, "failure", message=result.problem or "").text = result.problem
     suites = ET.Element("testsuites", name=name, tests=suite.get("tests", "0"), failures=suite.get("failures", "0"),
-                        errors="0", skipped=suite.get("skipped", "0"), time="0")  # fmt: skip
+                        errors="0", skipped=suite.get("skipped", "0"), time=took)  # fmt: skip
     suites.append(suite)
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)

@@ -10,7 +10,9 @@ checked at the end (`until`). A step that fails ends the run: what it did not re
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -26,7 +28,8 @@ AFTER_THE_LAST = 3600.0
 
 @dataclass(frozen=True)
 class Result:
-    """How one step or expectation went: `problem` None when it passed; `skipped` when not reached."""
+    """How one step or expectation went: `problem` None when it passed; `skipped` when not reached;
+    `seconds` of real time it took (moving the clock to it, then taking or checking it)."""
 
     kind: str
     number: int
@@ -36,6 +39,7 @@ class Result:
     said: str = ""
     problem: str | None = None
     skipped: bool = False
+    seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -70,10 +74,12 @@ def run(scenario: Scenario, lines: Lines, source: str, control: Http, service: s
         if broken:
             result = _result(item, n, line_of(at, lines), offset, "", "not reached: a step before it failed", True)
         else:
+            began = time.perf_counter()
             moved = control.request("POST", "/_telephony/clock", {"advance": max(0.0, start + offset - clock),
                                                                   "settle": True})  # fmt: skip
             clock = moved["data"]["epoch"]
             result = _taken(state, item, n, at, offset, last_step)
+            result = dataclasses.replace(result, seconds=time.perf_counter() - began)
             if isinstance(item, Step):
                 last_step, broken = f"after step {n + 1}", result.failed
         results.append(result)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..client import Answer
 from .context import Run
-from .model import Step, action
+from .model import Step, action, bare
 
 
 class StepFailed(Exception):
@@ -77,15 +77,19 @@ def _remember(run: Run, step: Step, kind: str, answer: Answer) -> str:
         said += f", id {made}"
     state = data.get("state") if isinstance(data, dict) else ""
     logged = ("in to" if step.agent.logged_in else "out of") if step.agent else ""
-    said = said.format(step=step, status=answer.status, state=state, logged=logged)
+    given = getattr(step, kind)
+    named = bare(given if isinstance(given, str) else str(getattr(given, "call", None) or getattr(given, "user", "")))
+    queue = bare(step.agent.queue) if step.agent else ""
+    said = said.format(step=step, status=answer.status, state=state, logged=logged, named=named, queue=queue)
     return f"{said} ({step.name})" if step.name else said
 
 
 _SAID = {
     "dtmf": "{step.dtmf.digits} pressed: {state}",
-    "answer": "{step.answer} answered: {state}",
-    "hangup": "{step.hangup} hung up",
-    "transfer": "{step.transfer.call} transferred to {step.transfer.to}",
-    "agent": "{step.agent.user} logged {logged} {step.agent.queue}",
-    "stop_fault": "{step.stop_fault} stopped",
+    "answer": "{named} answered: {state}",
+    "hangup": "{named} hung up",
+    "transfer": "{named} transferred to {step.transfer.to}",
+    "agent": "{named} logged {logged} {queue}",
+    "stop_fault": "{named} stopped",
 }
+"""What a step that names no record says it did (`named`: the call, user or fault rule it names)."""
