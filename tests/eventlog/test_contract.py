@@ -14,7 +14,7 @@ import pytest
 from telephony.audit import verify_chain
 from telephony.domain.events import Event
 from telephony.domain.events.base import Upcaster
-from telephony.eventlog import NO_STREAM, ConcurrencyError, Metadata, NewEvent
+from telephony.eventlog import NO_STREAM, ConcurrencyError, LogDamaged, Metadata, NewEvent
 from telephony.eventlog import store as sqlite_store
 
 from .counting import StreamCounts
@@ -233,3 +233,18 @@ async def test_a_tail_read_from_memory_equals_the_same_read_of_the_log(log):
                 log._recent = kept
             assert got == expect, (after, until, types, size)
     assert from_memory > 100
+
+
+@pytest.mark.parametrize("damage", ["data", "hash"])
+async def test_a_log_whose_last_event_was_changed_is_refused_at_open_naming_its_position(store, damage):
+    """Nothing is chained onto a head that is not what its hash says (`eventlog.damage.check_head`)."""
+    first = await store.open()
+    await first.append([event("kept", 1), event("kept", 2), event("changed", 3)])
+    await first.close()
+    column, value = ("data", b'{"n":4}') if damage == "data" else ("hash", bytes(32))
+    store.sql().execute(f"UPDATE events SET {column} = ? WHERE position = 3", (value,))
+    with pytest.raises(LogDamaged, match="the event at position 3 does not match its hash") as refused:
+        await store.open()
+    assert refused.value.position == 3 and "telephony verify" in str(refused.value)
+    (rows,) = store.sql().execute("SELECT count(*) FROM events").fetchone()
+    assert rows == 3
