@@ -1,11 +1,13 @@
 """The catalogue of event types (`telephony events`) is the audit contract: every event a log holds after
 the whole range of traffic (calls down every routing path, billing, webhooks, SMS, faxes, chats, reports,
 accounts, an import, deletes) is a type of it, listed with its fields, and reads back as its Struct,
-whole; and so does every event of a log written before typed events."""
+whole; and so does every event of a log written before typed events. The records that traffic makes
+are stored in the bytes the code before typed events stored them in (`golden/stored_records.txt`)."""
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -35,17 +37,49 @@ def stored_events(path: Path) -> list[tuple[int, str, int, bytes]]:
     return [(position, type_, schema, plain(data)) for position, type_, schema, data in rows]
 
 
+GOLDEN = Path(__file__).resolve().parent / "golden" / "stored_records.txt"
+"""`stored_records` of the whole range of traffic (`make_old_log.make`), as the code before typed events
+(main at 4c7c269, its records' bodies and changes `dict[str, Any]`) stored them."""
+VOLATILE = re.compile(rb'("(?:password_hash|sip_password_sealed|secret_sealed)":)"[^"]*"|(127\.0\.0\.1:)[0-9]+')
+"""What differs between two runs of the same traffic: a password's salted hash, a secret sealed with a
+random nonce, a receiver's port."""
+
+
+def stored_records(path: Path) -> list[str]:
+    """`<type> <data>` of each event of a kind of record a log holds, by kind, in log order, with what
+    differs between runs (`VOLATILE`) masked."""
+    tags = {tag_of(cls) for events in RESOURCES.values() for cls in events.all}
+    lines = [(type_, VOLATILE.sub(lambda m: m[1] + b'"*"' if m[1] else m[2] + b"*", data).decode())
+             for _, type_, _, data in stored_events(path) if type_ in tags]  # fmt: skip
+    return [f"{type_} {data}" for type_, data in sorted(lines, key=lambda line: line[0].partition(".")[0])]
+
+
 def read_whole(type_: str, schema: int, data: bytes) -> list[str]:
-    """What is wrong with reading stored data as its type: a field its Struct does not have (it would be
-    lost), or a value that does not come back as stored (a field left out must be at its default)."""
+    """What is wrong with reading stored data as its type: a value its types refuse, a field its Struct
+    does not have (it would be lost), or a value that does not come back as stored (a field left out
+    must be at its default), in the event and in the record it carries."""
     cls = EVENTS.types[type_]
-    event, stored = EVENTS.read(type_, schema, data), msgspec.json.decode(data)
+    event = EVENTS.read(type_, schema, data)
+    try:
+        if schema == cls.schema:
+            msgspec.json.decode(data, type=cls)
+    except msgspec.ValidationError as exc:  # read only as stored (`Event.as_stored`): its types refuse it
+        return [f"{type_}: {exc}"]
+    return _whole(type_, cls, msgspec.json.decode(data), data_of(event))
+
+
+def _whole(where: str, cls: Any, stored: dict[str, Any], again: dict[str, Any]) -> list[str]:
     fields = {info.encode_name: info for info in msgspec.structs.fields(cls)}
-    problems = [f"{type_}: {name} is no field of {cls.__name__}" for name in stored if name not in fields]
-    again = data_of(event)
+    problems = [f"{where}: {name} is no field of {cls.__name__}" for name in stored if name not in fields]
     for name, value in stored.items():
-        if name in fields and again.get(name, _default(fields[name])) != value:
-            problems.append(f"{type_}: {name} reads back as {again.get(name)!r}, not {value!r}")
+        if name not in fields:
+            continue
+        kept = again.get(name, _default(fields[name]))
+        record = fields[name].type
+        if isinstance(record, type) and issubclass(record, msgspec.Struct) and isinstance(value, dict):
+            problems += _whole(f"{where}.{name}", record, value, kept)
+        elif kept != value:
+            problems.append(f"{where}: {name} reads back as {kept!r}, not {value!r}")
     return problems
 
 
@@ -71,6 +105,10 @@ def test_every_event_of_the_whole_range_of_traffic_is_in_the_catalogue_and_reads
     assert len(types) > 60 and types <= set(EVENTS.types), sorted(types - set(EVENTS.types))
     problems = [problem for _, type_, schema, data in stored for problem in read_whole(type_, schema, data)]
     assert problems == []
+
+
+def test_the_records_of_the_whole_range_of_traffic_are_stored_in_the_bytes_of_before_typed_events(traffic):
+    assert stored_records(traffic) == GOLDEN.read_text().splitlines()
 
 
 def test_every_event_of_a_log_written_before_typed_events_reads_back_whole():

@@ -92,7 +92,7 @@ def create(customer_id: int, body: WebhookCreate, sealed: str, now: str) -> Deci
         document = {"id": id_, "name": body.name, "url": body.url, "events": list(dict.fromkeys(body.events)),
                     "enabled": body.enabled, "created_at": now, "updated_at": now, "failing_since": None,
                     "disabled_reason": None, "secret_sealed": sealed}  # fmt: skip
-        made = WEBHOOK.created(id=id_, customer_id=customer_id, body=document)
+        made = WEBHOOK.made(id_, customer_id, document)
         return [NewEvent(stream=f"{KIND}-{id_}", event=made, expected_version=NO_STREAM)], document
 
     return Decision(decide)

@@ -61,12 +61,15 @@ from .storage import (
     VmAnnouncementCreate,
     validate_vm_announcement,
 )
+from .users import User
+from .webhooks import Delivery, WebhookRecord
 
 __all__ = [
     "CONTACT_NUMBERS",
     "Balance",
     "TariffCard",
     "Conversation",
+    "Delivery",
     "InvoiceLine",
     "Transaction",
     "CallLabel",
@@ -119,6 +122,7 @@ __all__ = [
     "SmsCannedResponse",
     "SmsCannedResponseCreate",
     "SmsCreate",
+    "User",
     "UserGroup",
     "UserGroupCreate",
     "UserGroupPolicy",
@@ -126,6 +130,7 @@ __all__ = [
     "Voicemessage",
     "VmAnnouncement",
     "VmAnnouncementCreate",
+    "WebhookRecord",
     "validate_report_schedule",
     "validate_timezone",
     "validate_vm_announcement",
