@@ -138,6 +138,31 @@ def test_telephony_events_json_lists_each_type_of_a_log_with_its_fields_and_thei
     assert {"Party", "Plan", "Call", "CallRecords", "Price", "Attachment"} <= set(values)
 
 
+def test_telephony_events_json_documents_every_field_of_every_type_and_types_every_record(tmp_path):
+    """Each field of each event type and of each value they hold has its type, whether it is required or
+    its default, and its doc; a kind's `created` carries its record's Struct, its `updated` the record's
+    changes, never a free-form `dict[str, Any]`."""
+    done = telephony("events", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    contract = json.loads(done.stdout)
+    entries = [*contract["events"], *contract["values"]]
+    assert [f"{e.get('type') or e['name']}.{f['name']}" for e in entries for f in e["fields"] if not f["doc"]] == []
+    assert all(e["doc"] and all(f["type"] and "required" in f for f in e["fields"]) for e in entries)
+    listed = {entry["type"]: {field["name"]: field for field in entry["fields"]} for entry in contract["events"]}
+    values = {entry["name"]: entry for entry in contract["values"]}
+    for kind, events in RESOURCES.items():
+        body, changes = listed[f"{kind}.created"]["body"]["type"], listed[f"{kind}.updated"]["changes"]["type"]
+        assert (body, changes) == (events.record.__name__, events.changes.__name__), kind
+        assert [f["name"] for f in values[changes]["fields"]] == [f["name"] for f in values[body]["fields"]], kind
+        assert not any(f["required"] for f in values[changes]["fields"]), kind
+        assert not any("dict[str, Any]" in f["type"] for tag in events.all for f in listed[tag_of(tag)].values())
+    contact = {field["name"]: field for field in values["Contact"]["fields"]}
+    assert contact["first_name"] == {"name": "first_name", "type": "str | None", "required": False,
+                                     "doc": "The contact's first name."}  # fmt: skip
+    assert {"name": "duration", "type": "int (0 to 86400) | None", "required": False,
+            "doc": "Seconds from the call's start to its end."} in values["Cdr"]["fields"]  # fmt: skip
+
+
 def test_the_text_catalogue_names_each_type_its_schema_and_its_fields():
     text = as_text(described())
     assert "call.ended (schema 1, CallEnded)" in text and "  final: Call | None = null" in text

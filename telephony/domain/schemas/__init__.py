@@ -3,8 +3,6 @@
 from .billing import Balance, Conversation, InvoiceLine, TariffCard, Transaction
 from .bulk import CallTrackingDdiItem, CdrBulkItem, ContactBulkItem, VoicemessageBulkItem
 from .callflow import (
-    Ivr,
-    IvrCreate,
     PickupGroup,
     PickupGroupCreate,
     Queue,
@@ -31,6 +29,7 @@ from .customer import (
     UserGroupPolicy,
     UserGroupPolicyCreate,
 )
+from .ivrs import Ivr, IvrCreate
 from .records import Cdr, Chat, ChatMsg, MediaSession, Monitor, MonitorCreate, Msdr, Voicemessage
 from .reports import (
     Frequency,
