@@ -45,21 +45,6 @@ class WebhookPatch(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     enabled: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class Webhook(msgspec.Struct, kw_only=True):
-    """A webhook as the API shows it; `secret` only in the answer that made it (create, rotate)."""
-
-    id: int
-    name: str
-    url: str
-    events: list[str]
-    enabled: bool
-    created_at: str
-    updated_at: str
-    failing_since: str | None = None
-    disabled_reason: str | None = None
-    secret: str | None = None
-
-
 def shown(document: dict[str, Any], secret: str | None = None) -> dict[str, Any]:
     """The webhook as the API shows it: never its sealed secret (the secret itself only when given), nor
     the password of a URL saved before URLs with credentials were refused."""

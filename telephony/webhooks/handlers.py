@@ -26,9 +26,9 @@ from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
-from ..domain.schemas import Delivery
+from ..domain.schemas import Delivery, Webhook
 from ..keys import PRINCIPAL, READER, SETTINGS, WEBHOOKS
-from .configuration import KIND, Webhook, WebhookCreate, WebhookPatch, shown
+from .configuration import KIND, WebhookCreate, WebhookPatch, shown
 
 
 class CallFlow(msgspec.Struct, kw_only=True):

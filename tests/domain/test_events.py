@@ -15,7 +15,7 @@ from telephony.domain.events import EVENTS, RESOURCES, Catalogue, Event, Unreada
 from telephony.domain.events.base import Upcaster
 from telephony.domain.events.calls import CallPlaced, CallRouted
 from telephony.domain.events.resources import ResourceCreated, resource_events
-from telephony.domain.schemas import Cdr, Contact
+from telephony.domain.schemas import Cdr, Contact, QueueMember
 
 
 def test_every_type_is_a_frozen_keyword_only_struct_stored_under_a_dotted_tag():
@@ -99,6 +99,13 @@ def test_a_change_is_stored_with_its_fields_in_the_order_it_set_them():
         EVENTS.read("ddi.updated", 1, stored) == moved
         and EVENTS.written(EVENTS.read("ddi.updated", 1, stored))[2] == stored
     )
+
+
+def test_a_record_is_checked_against_its_types_as_its_event_is_made():
+    with pytest.raises(msgspec.ValidationError, match=r"\$.first_name"):
+        RESOURCES["contact"].made(1, 2, {"id": 1, "first_name": 5})
+    made = RESOURCES["queue"].made(1, 2, {"id": 1, "users": [{"id": 7, "status": False}]})
+    assert made.body.users == [QueueMember(id=7, status=False)]
 
 
 def test_a_record_or_a_change_its_types_refuse_is_read_as_stored_and_written_the_same():

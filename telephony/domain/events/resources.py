@@ -15,15 +15,16 @@ A body is a whole record, every field present, so the record's Struct writes it 
 record declares. A change is a partial record (`changes_of`: a TypedDict of the record's fields, each
 optional): only the fields that changed, each of its record's type, kept in the order the change set
 them, which is the order the log has always stored them in (a Struct would write its declared order,
-and one kind's changes set their fields in more than one order). A log written before records were
-typed may hold a record its types refuse (imported before imports were checked): it is read as
-stored (`as_stored`), its values unchecked.
+and one kind's changes set their fields in more than one order). A record is checked against its
+types as its event is made (`ResourceEvents.made`); a log written before records were typed may hold
+one its types refuse (imported before imports were checked): it is read as stored (`as_stored`), its
+values unchecked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
 import msgspec
@@ -123,19 +124,15 @@ class ResourceEvents:
     updated: type[ResourceUpdated]
     deleted: type[ResourceDeleted]
     cleared: type[ResourceCleared]
-    _renamed: Mapping[str, str] = field(default_factory=dict, repr=False)
-    """The record's fields whose stored name is not their attribute's (`from` -> `from_`)."""
 
     @property
     def all(self) -> tuple[type[Event], ...]:
         return self.created, self.updated, self.deleted, self.cleared
 
     def body(self, document: Mapping[str, Any]) -> Any:
-        """The record of a whole document (its fields by their stored names)."""
-        if self.record is FREE_FORM:
-            return dict(document)
-        renamed = self._renamed
-        return self.record(**({renamed.get(k, k): v for k, v in document.items()} if renamed else document))
+        """The record of a whole document (its fields by their stored names), its values checked
+        against the record's types (`msgspec.ValidationError` names a wrong one)."""
+        return dict(document) if self.record is FREE_FORM else msgspec.convert(document, self.record)
 
     def made(self, id_: int | str, customer_id: int, document: Mapping[str, Any]) -> ResourceCreated:
         """The `created` event of a whole document."""
@@ -163,8 +160,6 @@ def resource_events(kind: str, record: type[msgspec.Struct] | None = None,
             raise ValueError(f"{created.__qualname__} is not tagged {kind}.created")
         if next(info.type for info in msgspec.structs.fields(created) if info.name == "body") is not body:
             raise ValueError(f"{created.__qualname__}'s body is not {body}")
-    fields = msgspec.structs.fields(record) if record is not None else ()
-    renamed = {info.encode_name: info.name for info in fields if info.encode_name != info.name}
     return ResourceEvents(kind, body, changes, created or made("created", ResourceCreated),
                           made("updated", ResourceUpdated), made("deleted", ResourceDeleted),
-                          made("cleared", ResourceCleared), renamed)  # fmt: skip
+                          made("cleared", ResourceCleared))  # fmt: skip

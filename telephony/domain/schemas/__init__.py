@@ -61,7 +61,7 @@ from .storage import (
     validate_vm_announcement,
 )
 from .users import User
-from .webhooks import Delivery, WebhookRecord
+from .webhooks import Delivery, Webhook, WebhookRecord
 
 __all__ = [
     "CONTACT_NUMBERS",
@@ -129,6 +129,7 @@ __all__ = [
     "Voicemessage",
     "VmAnnouncement",
     "VmAnnouncementCreate",
+    "Webhook",
     "WebhookRecord",
     "validate_report_schedule",
     "validate_timezone",

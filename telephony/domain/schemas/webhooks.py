@@ -3,8 +3,8 @@
 import msgspec
 
 
-class WebhookRecord(msgspec.Struct, kw_only=True):
-    """A webhook as its events keep it: the API's `Webhook`, its signing secret sealed."""
+class _WebhookFields(msgspec.Struct, kw_only=True):
+    """What a webhook is, as the API shows it and its events keep it."""
 
     id: int
     """The webhook's id."""
@@ -21,12 +21,23 @@ class WebhookRecord(msgspec.Struct, kw_only=True):
     updated_at: str
     """When it was last changed (UTC, `YYYY-MM-DD HH:MM:SS`)."""
     failing_since: str | None = None
-    """When its current streak of failed deliveries started (UTC, `YYYY-MM-DD HH:MM:SS`); None: its last delivery
-    went."""
+    """When its current streak of failed deliveries began (UTC, `YYYY-MM-DD HH:MM:SS`); None: the last went."""
     disabled_reason: str | None = None
     """Why the server disabled it (every delivery failed for too long)."""
+
+
+class WebhookRecord(_WebhookFields, kw_only=True):
+    """A webhook as its events keep it: its signing secret sealed."""
+
     secret_sealed: str | None = None
-    """Its signing secret, sealed with the data dir's key (shown only when it is made or rotated)."""
+    """Its signing secret, sealed with the data dir's key (the API shows the secret once, as `secret`)."""
+
+
+class Webhook(_WebhookFields, kw_only=True):
+    """A webhook as the API shows it; `secret` only in the answer that made it (create, rotate)."""
+
+    secret: str | None = None
+    """Its signing secret (in the answer that made it only)."""
 
 
 class AttemptSeen(msgspec.Struct, frozen=True, kw_only=True):
