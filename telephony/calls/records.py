@@ -256,7 +256,7 @@ def conversations(event: RecordedEvent) -> Iterable[DocumentChange]:
     """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`conversations`)."""
     own = cdrs(event) if isinstance(event.event, CallEnded) else ()
     for made in (*missed(event), *own):
-        if isinstance(made, Put):
+        if isinstance(made, Put) and isinstance(made.body, dict):
             yield conversation("call", made.body, made.customer_id)
 
 

@@ -1,6 +1,6 @@
 """The four changes a document table applies, in the shape its SQL takes them: plain JSON values.
 
-A kind's own events become these (`of_event`: its record's Struct as a plain document); feeds make
+A kind's own events become these (`of_event`: a new document is its record's Struct); feeds make
 them from other events (call events make CDRs). A clear may keep to the documents whose properties
 have given values (`where`: a read model's own narrowing, which no event carries).
 """
@@ -17,11 +17,12 @@ from ..domain.events.resources import ResourceCleared, ResourceCreated, Resource
 
 
 class Put(msgspec.Struct, frozen=True):
-    """A new document (its id must not be in the table yet)."""
+    """A new document (its id must not be in the table yet): plain JSON values, or a record's Struct,
+    which the table writes as it is."""
 
     id: Any
     customer_id: int
-    body: dict[str, Any]
+    body: dict[str, Any] | msgspec.Struct
 
 
 class Patch(msgspec.Struct, frozen=True):
@@ -49,7 +50,7 @@ def of_event(event: Event) -> DocumentChange:
     """The change one of a kind's four events makes to its table."""
     match event:
         case ResourceCreated(id=id_, customer_id=customer_id, body=body):
-            return Put(id_, customer_id, body if isinstance(body, dict) else msgspec.to_builtins(body))
+            return Put(id_, customer_id, body)
         case ResourceUpdated(id=id_, changes=changes):
             return Patch(id_, changes)
         case ResourceDeleted(id=id_):

@@ -55,7 +55,8 @@ class DerivedTable(DocumentTable):
             match change:
                 case Put(id=source, body=body):
                     given = self._next(conn, str(source))
-                    change = msgspec.structs.replace(change, id=given, body={"id": given, **body})
+                    plain = body if isinstance(body, dict) else msgspec.to_builtins(body)
+                    change = msgspec.structs.replace(change, id=given, body={"id": given, **plain})
                 case Patch(id=source) | Remove(id=source):
                     if (found := self._id_of(conn, str(source))) is None:
                         continue

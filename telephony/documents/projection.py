@@ -123,7 +123,7 @@ class DocumentTable(Rows, Projection):
 
     def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
         if event.type in self._own:  # one of the kind's four events
-            self._change(conn, (of_event(event.event),))
+            self._change_one(conn, of_event(event.event))
         elif isinstance(event.event, CustomerDeleted):
             self.cleared(conn, Clear(event.event.id))
         else:
@@ -132,15 +132,19 @@ class DocumentTable(Rows, Projection):
     def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
         """Apply document changes: the table's own events', or a feed's."""
         for change in changes:
-            match change:
-                case Put():
-                    self.created(conn, change)
-                case Patch():
-                    self.updated(conn, change)
-                case Remove():
-                    self.deleted(conn, change)
-                case Clear():
-                    self.cleared(conn, change)
+            self._change_one(conn, change)
+
+    def _change_one(self, conn: sqlite3.Connection, change: DocumentChange) -> None:
+        """Apply one change as it is (a derived table's own events name their documents by id)."""
+        match change:
+            case Put():
+                self.created(conn, change)
+            case Patch():
+                self.updated(conn, change)
+            case Remove():
+                self.deleted(conn, change)
+            case Clear():
+                self.cleared(conn, change)
 
     def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
@@ -148,7 +152,7 @@ class DocumentTable(Rows, Projection):
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
-            self._change(conn, (of_event(self._decode_created(data)),))
+            self._change_one(conn, of_event(self._decode_created(data)))
             return
         self.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 

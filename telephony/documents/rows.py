@@ -25,6 +25,11 @@ _decode = msgspec.json.decode
 Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
 
 
+def _plain(body: Any) -> Any:
+    """A body as plain JSON values (a record's Struct as its dict)."""
+    return msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
+
+
 def column(value: Any) -> Any:
     """A value as `json_extract` reads it: a boolean as 1 or 0, an integer past 64 bits as a real, etc."""
     if isinstance(value, bool) or (isinstance(value, int) and not -(2**63) <= value < 2**63):
@@ -53,7 +58,10 @@ class Rows:
         """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
 
     def columns(self, body: Any) -> tuple[Any, ...]:
-        """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
+        """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
+        when plain."""
+        if isinstance(body, msgspec.Struct):  # a record: its fields are typed already
+            return tuple(column(getattr(body, name, None)) for name in self.stored)
         try:
             if isinstance(body, str | dict):
                 found = self._plain.decode(body) if isinstance(body, str) else msgspec.convert(body, self._plain.type)
@@ -127,7 +135,8 @@ class Rows:
         else:
             conn.execute(self._count, (d.customer_id, 1))
         if self.search is not None:
-            self.search.add(conn, d.id, (body.get(prop) for prop in self.search.props))
+            plain = _plain(body)
+            self.search.add(conn, d.id, (plain.get(prop) for prop in self.search.props))
 
     def updated(self, conn: sqlite3.Connection, d: Patch) -> None:
         changes, search = d.changes, self.search
