@@ -2,7 +2,7 @@
 """The write path of a record, build against build in one run: creates per second, and the work of one.
 
 For each build given (`NAME=PATH`, a checkout whose `telephony` package is run; default: this one), in
-turns, `--rounds` times (so a busy machine slows every build alike):
+turns, `--rounds` times, each build going first in its turn (so a busy machine slows every build alike):
   creates  a fresh server (`serve`, one process, SQLite) and `POST /contacts` from `--connections`
            connections for `--seconds`: answers per second, their p99, and the server's CPU time per
            create (its user and system time over the run: what a busy machine changes least);
@@ -130,7 +130,8 @@ def main() -> None:
     names = ("creates/s", "p99 ms", "server CPU µs/create", "one create, CPU µs")
     figures: dict[str, dict[str, list[float]]] = {build: {name: [] for name in names} for build in builds}
     for round_ in range(args.rounds):
-        for build, path in builds.items():
+        turn = list(builds.items())
+        for build, path in turn[round_ % len(turn) :] + turn[: round_ % len(turn)]:  # each goes first in turn
             rate, p99, failed, cpu = creates(path, args)
             for name, value in zip(names, (rate, p99, cpu, one(path)), strict=True):
                 figures[build][name].append(value)
