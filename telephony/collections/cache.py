@@ -17,6 +17,8 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from ..documents.listing import Page
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 from .query import ListQuery
@@ -98,11 +100,12 @@ class PageCache(MemoryProjection):
 
     def apply(self, event: RecordedEvent) -> None:
         """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""
-        kind, _, action = event.type.partition(".")
-        if kind == "customer" and action == "deleted":
-            self._everything += 1
-            return
-        self._generations[kind] += 1
+        match event.event:
+            case CustomerDeleted():
+                self._everything += 1
+                return
+            case ResourceCreated() | ResourceUpdated() | ResourceDeleted() | ResourceCleared() as changed:
+                self._generations[changed.kind] += 1
         for fed in self._fed.get(event.type, ()):
             self._generations[fed] += 1
 

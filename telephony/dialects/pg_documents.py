@@ -17,11 +17,11 @@ from typing import Any
 
 import msgspec
 
+from ..documents.changes import Patch
 from ..documents.derived import DerivedTable
 from ..documents.names import COLUMNS
 from ..documents.projection import DocumentTable
 from ..documents.rows import Rows
-from ..domain.events.resources import ResourceUpdated
 from ..projections import Projection, Projections
 from ..projections.holding import HeldRows
 from . import pg_functions
@@ -76,7 +76,7 @@ class PgRows(Rows):
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}_trgm" ON "{self.table}" '
                          f"USING gin (({searched_text(prop)}) {trigram_ops(conn)})")  # fmt: skip
 
-    def updated(self, conn: Any, d: ResourceUpdated) -> None:
+    def updated(self, conn: Any, d: Patch) -> None:
         if not d.changes:
             return
         if (held := self.held.get(d.id)) is not None:

@@ -1,8 +1,8 @@
 """The SQL of one kind's document table: its rows, their counts per customer, search and indexes.
 
 `DocumentTable` is a `Rows`: each method below applies one of the four changes of a kind's documents
-(`domain.events.resources`). The columns the kind indexes or searches (`names.COLUMNS`) are stored,
-written with the body as `json_extract` reads them from it (`columns`); the others are virtual, in
+(`changes`). The columns the kind indexes or searches (`names.COLUMNS`) are stored, written with
+the body as `json_extract` reads them from it (`columns`); the others are virtual, in
 the table as it is created, or added after a rebuild's load (`_virtual`). A rebuild holds documents
 created lately back (`HeldRows`) and changes them in place, so each is written once; `settle` fills
 the counts and the search index in one pass each, and `index` builds the indexes once, from the
@@ -15,14 +15,19 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..projections.holding import HeldRows
+from .changes import Clear, Patch, Put, Remove
 from .names import COLUMNS, counts_of, prop_sql, table_of
 from .search import SearchIndex
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
+
+
+def _plain(body: Any) -> Any:
+    """A body as plain JSON values (a record's Struct as its dict)."""
+    return msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
 
 
 def column(value: Any) -> Any:
@@ -53,7 +58,10 @@ class Rows:
         """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
 
     def columns(self, body: Any) -> tuple[Any, ...]:
-        """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
+        """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
+        when plain."""
+        if isinstance(body, msgspec.Struct):  # a record: its fields are typed already
+            return tuple(column(getattr(body, name, None)) for name in self.stored)
         try:
             if isinstance(body, str | dict):
                 found = self._plain.decode(body) if isinstance(body, str) else msgspec.convert(body, self._plain.type)
@@ -116,7 +124,7 @@ class Rows:
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {columns}, id)")  # fmt: skip
 
-    def created(self, conn: sqlite3.Connection, d: ResourceCreated) -> None:
+    def created(self, conn: sqlite3.Connection, d: Put) -> None:
         body = d.body
         if self.rebuilding:  # held as a dict, or as JSON text
             self.held.hold(conn, d.id, [d.customer_id, body if isinstance(body, dict) else _encode(body).decode()])
@@ -127,9 +135,10 @@ class Rows:
         else:
             conn.execute(self._count, (d.customer_id, 1))
         if self.search is not None:
-            self.search.add(conn, d.id, (body.get(prop) for prop in self.search.props))
+            plain = _plain(body)
+            self.search.add(conn, d.id, (plain.get(prop) for prop in self.search.props))
 
-    def updated(self, conn: sqlite3.Connection, d: ResourceUpdated) -> None:
+    def updated(self, conn: sqlite3.Connection, d: Patch) -> None:
         changes, search = d.changes, self.search
         if not changes:
             return
@@ -150,7 +159,7 @@ class Rows:
         moved_values = [column(value) for name, value in changes.items() if name in self.stored]
         conn.execute(sql, (*[_encode(value).decode() for value in changes.values()], *moved_values, d.id))
 
-    def deleted(self, conn: sqlite3.Connection, d: ResourceDeleted) -> None:
+    def deleted(self, conn: sqlite3.Connection, d: Remove) -> None:
         if self.held.pop(d.id, None) is not None:
             return
         extracted = self.search.extracted if self.search is not None else ""
@@ -164,7 +173,7 @@ class Rows:
         conn.execute(self._count, (row[0], -1))
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
 
-    def cleared(self, conn: sqlite3.Connection, d: ResourceCleared) -> None:
+    def cleared(self, conn: sqlite3.Connection, d: Clear) -> None:
         """Every document of a customer, or those whose properties have the values `where` says."""
         self.held.flush(conn)
         self._virtual(conn)

@@ -26,25 +26,9 @@ from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
 from ..domain import acl
+from ..domain.schemas import Delivery, Webhook
 from ..keys import PRINCIPAL, READER, SETTINGS, WEBHOOKS
-from .configuration import KIND, Webhook, WebhookCreate, WebhookPatch, shown
-
-
-class Delivery(msgspec.Struct, kw_only=True):
-    """One event to one webhook and its attempts (`history`: status, latency, error, excerpt each)."""
-
-    id: int
-    webhook_id: int
-    webhook: str
-    call_id: int | None = None
-    event_id: str
-    event_name: str
-    status: str
-    attempts: int
-    next_at: str | None = None
-    created_at: str
-    body: str
-    history: list[dict[str, Any]] = msgspec.field(default_factory=list)
+from .configuration import KIND, WebhookCreate, WebhookPatch, shown
 
 
 class CallFlow(msgspec.Struct, kw_only=True):

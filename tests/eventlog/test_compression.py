@@ -31,7 +31,7 @@ def cdr_like(rng: random.Random, n: int) -> NewEvent:
         "src_name": None,
         "info": None,
     }
-    return NewEvent(stream=f"cdr-{n}", event=RESOURCES["cdr"].created(id=n, customer_id=1, body=body))
+    return NewEvent(stream=f"cdr-{n}", event=RESOURCES["cdr"].made(n, 1, body))
 
 
 def stored(data_dir) -> list[tuple[int, bytes]]:

@@ -6,7 +6,7 @@ import asyncio
 import random
 import sqlite3
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 import pytest
@@ -298,6 +298,7 @@ async def test_a_rebuild_stores_a_created_body_as_its_event_wrote_it(tmp_path, m
 class NoteCreatedLater(ResourceCreated, tag="note.created"):
     """`note.created` in a later shape: a note's `t` is in capitals; data of schema 1 is upcast."""
 
+    body: dict[str, Any]
     schema: ClassVar[int] = 2
     upcasters: ClassVar[Mapping[int, Upcaster]] = {
         1: lambda d: {**d, "body": {**d["body"], "t": d["body"]["t"].upper()}}
