@@ -38,7 +38,8 @@ def path_of(route: Route, **values: str) -> str:
         return values.get(name) or next(s for s in SAMPLES if re.fullmatch(pattern, s))
 
     path = PARAMETER.sub(value, route.path)
-    return path if route.path.startswith("/_telephony") else f"/v1.2/voipstudio{path}"
+    mounted_as_is = route.origin == "control" or route.path.startswith("/_telephony")  # `GET /` too
+    return path if mounted_as_is else f"/v1.2/voipstudio{path}"
 
 
 def digit_parameters() -> list:
