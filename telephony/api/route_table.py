@@ -66,7 +66,7 @@ def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_use
         request[API_VERSION] = version
         if route.auth:
             await guard(request)
-        if any(_BEYOND_64_BITS.search(request.match_info.get(name, "")) for name in numbered):
+        if numbered and any(_BEYOND_64_BITS.search(request.match_info.get(name, "")) for name in numbered):
             raise NotFound("Resource not found")
         if "include" in request.query:
             _check_includes(request, route.shape.includes if route.shape else ())

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..clock import Clock
 from . import damage, store
@@ -63,6 +63,9 @@ class EventLog:
         self._read_conn = self._connect_reader()
 
     _writer_class = GroupCommitWriter
+    shared: ClassVar[bool] = False
+    """Whether other processes append to this log too: then its head is read from the store
+    (`catch_up`); else this process makes every commit, and its followers are at the head already."""
 
     def _connect_reader(self) -> sqlite3.Connection:
         """The reading thread's own connection."""
