@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol
 
 from ..clock import Clock
 from . import damage, store
+from .connection import carried
 from .records import Metadata, NewEvent, RecordedEvent
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
@@ -68,8 +69,8 @@ class EventLog:
     (`catch_up`); else this process makes every commit, and its followers are at the head already."""
 
     def _connect_reader(self) -> sqlite3.Connection:
-        """The reading thread's own connection."""
-        return store.connect(self.path, readonly=True)
+        """The reading thread's own connection (sharing the writer's dictionaries: the log's)."""
+        return store.connect(self.path, readonly=True, dictionaries=carried(self._conn).dictionaries)
 
     @classmethod
     async def open(
@@ -183,7 +184,7 @@ class EventLog:
             rows = await loop.run_in_executor(self._reads, self._rows_after, after, until, wanted, size)
             if not rows:
                 return
-            yield [store.decode_row(row, catalogue) for row in rows]
+            yield [store.decode_row(row, catalogue, conn=self._read_conn) for row in rows]
             after = rows[-1][0]
 
     def _remembered(self, after: int, until: int, types: list[str] | None) -> list[RecordedEvent]:
