@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -23,18 +22,20 @@ from telephony.documents import DocumentTable
 from telephony.domain.events import EVENTS, RESOURCES, tag_of
 from telephony.domain.events.base import data_of
 from telephony.event_catalogue import as_text, described
-from telephony.eventlog.compression import load, plain
+from telephony.eventlog import store
+from telephony.eventlog.connection import plain
 from tests.eventlog.make_old_log import HERE, make
 from tests.serving import clean_env, telephony
 
 
 def stored_events(path: Path) -> list[tuple[int, str, int, bytes]]:
     """(position, type, schema, data made plain) of every event of a log."""
-    conn = sqlite3.connect(path)
-    load(conn)
-    rows = conn.execute("SELECT position, type, schema, data FROM events ORDER BY position").fetchall()
-    conn.close()
-    return [(position, type_, schema, plain(data)) for position, type_, schema, data in rows]
+    conn = store.connect(path, readonly=True)
+    try:
+        rows = conn.execute("SELECT position, type, schema, data FROM events ORDER BY position").fetchall()
+        return [(position, type_, schema, plain(conn, data)) for position, type_, schema, data in rows]
+    finally:
+        conn.close()
 
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "stored_records.txt"

@@ -200,5 +200,5 @@ class Rows:
             conn.executemany(self._count, list(self._added.items()))
             self._added.clear()
 
-    def forget(self) -> None:
+    def forget(self, conn: sqlite3.Connection) -> None:
         self._added.clear()

@@ -60,6 +60,7 @@ class PgEventLog(EventLog):
     `path` is empty (no file holds it): `url` says where it lies."""
 
     _writer_class = PgGroupCommitWriter
+    shared = True
 
     def __init__(self, url: str, conn: Any, projections: Projections, clock: Clock, max_batch: int) -> None:
         self.url = url

@@ -23,6 +23,7 @@ from ..clock import Clock
 from ..domain.events import Catalogue
 from . import store
 from .compression import Packer
+from .connection import carried
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .wal import WalBound
@@ -68,7 +69,7 @@ class ProjectionSink(Protocol):
     def gathered(self, conn: sqlite3.Connection) -> None:
         """The request's events are applied: write what was added up."""
 
-    def forget(self) -> None:
+    def forget(self, conn: sqlite3.Connection) -> None:
         """The request failed: drop what was added up."""
 
     def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
@@ -169,7 +170,7 @@ class GroupCommitWriter:
 
     def _make_packer(self, conn: sqlite3.Connection) -> Packer:
         self.wal = WalBound(conn)
-        return Packer(conn)
+        return Packer(conn, carried(conn).dictionaries)
 
     def _begin(self, conn: sqlite3.Connection) -> None:
         """Open the batch's transaction (a store that other processes write also reads the head here)."""
@@ -199,7 +200,7 @@ class GroupCommitWriter:
                     sink.gathered(conn)
                     conn.execute("RELEASE request")
                 except Exception as exc:
-                    sink.forget()
+                    sink.forget(conn)
                     conn.execute("ROLLBACK TO request")
                     conn.execute("RELEASE request")
                     packer.rollback(packed)
@@ -209,7 +210,7 @@ class GroupCommitWriter:
                 sink.checkpoint(conn, self._position)
             self._commit(conn)
         except Exception as exc:
-            sink.forget()
+            sink.forget(conn)
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._position, self._hash = start_position, start_hash

@@ -321,13 +321,13 @@ async def test_a_rebuild_checks_the_hash_chain_of_every_event_it_reads(tmp_path)
     conn = await documents_logged(tmp_path, [made[0], ThingHappened(), *made[1:]])
     projections = Projections([DocumentTable("note")])
     seen: list[int] = []
-    chain = Chain(progress=seen.append)
+    chain = Chain(conn, progress=seen.append)
     assert verify_projections(conn, projections, chain) is None and chain.problem is None
     assert len(seen) == sqlite_store.count(conn) == 4
     unhandled = conn.execute("SELECT position FROM events WHERE type = 'thing.happened'").fetchone()[0]
     conn.execute("UPDATE events SET recorded_at = '2000-01-01' WHERE position = ?", (unhandled,))
     conn.execute("DELETE FROM doc_note WHERE id = 3")
-    chain = Chain()
+    chain = Chain(conn)
     assert verify_projections(conn, projections, chain) is None
     assert chain.problem == Problem(unhandled, "hash does not match the event's stored bytes")
     assert verify_projections(conn, projections) is not None  # the table's difference, unwatched
