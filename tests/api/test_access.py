@@ -18,8 +18,6 @@ from tests.registry.conftest import CONTROL, LOOP
 
 from .test_route_table import path_of
 
-pytestmark = LOOP
-
 API_ROUTES, CONTROL_ROUTES = wiring.api_routes(), wiring.control_routes()
 ROUTES = [*API_ROUTES, *CONTROL_ROUTES]
 REFUSING = {
@@ -60,12 +58,14 @@ def test_no_handler_refuses_a_caller_itself():
     assert set(refusing) == set(REFUSING), refusing
 
 
+@LOOP
 @pytest.mark.parametrize("route", routes_where(lambda route: route.access is not OPEN))
 async def test_a_route_that_is_not_open_is_a_401_without_credentials(api, route):
     response = await api.client.request(route.method, path_of(route))
     assert response.status == 401, (route.method, route.path, await response.text())
 
 
+@LOOP
 @pytest.mark.parametrize("route", routes_where(lambda route: route.access.kind == "root" or route.access.write))
 async def test_a_user_the_route_does_not_let_in_is_a_403_and_nothing_is_written(api, reader, route):
     before = api.app[EVENT_LOG].position
@@ -76,18 +76,21 @@ async def test_a_user_the_route_does_not_let_in_is_a_403_and_nothing_is_written(
     assert api.app[EVENT_LOG].position == before
 
 
+@LOOP
 @pytest.mark.parametrize("route", routes_where(lambda route: route.method == "GET" and route.access in READING))
 async def test_a_read_only_user_is_let_in_wherever_a_route_reads(api, reader, route):
     response = await api.client.get(path_of(route), headers=reader.headers, params={"limit": "1"})
     assert response.status != 403, (route.method, route.path, await response.text())
 
 
+@LOOP
 @pytest.mark.parametrize("route", routes_where(lambda route: route.method == "GET" and route.access is not OPEN))
 async def test_the_root_administrator_is_let_in_wherever_a_route_reads(api, home, route):
     response = await api.client.get(path_of(route), headers={**home.headers, **CONTROL}, params={"limit": "1"})
     assert response.status not in (401, 403), (route.method, route.path, await response.text())
 
 
+@LOOP
 async def test_a_user_who_is_not_root_may_delete_no_customer_its_own_or_another(api, reader, other):
     for customer_id in (reader.customer_id, other.customer_id):
         response = await api.client.delete(f"/v1.2/voipstudio/customers/{customer_id}", headers=reader.headers)
