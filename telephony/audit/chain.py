@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import NoReturn
 
 from ..eventlog import compression, store
 from ..eventlog.compression import plain
+from ..eventlog.connection import Connection
 from ..eventlog.hashing import GENESIS, as_bytes, canonical_bytes, chain_hash
 
 
@@ -75,7 +75,7 @@ class Broken(Exception):
         self.problem = problem
 
 
-def verify_chain(conn: sqlite3.Connection, progress=None) -> Problem | None:
+def verify_chain(conn: Connection, progress=None) -> Problem | None:
     """The first event whose position, hash or any stored byte is not what the chain says."""
     chain = Chain(progress)
     try:

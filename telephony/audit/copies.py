@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..eventlog import LOG_FILE, compression, store
+from ..eventlog.connection import SqliteConnection
 from ..eventlog.pg_connection import Snapshot
 from ..projections import Projections
 
@@ -15,7 +15,7 @@ CARRIED_FILES = ("control-key.sha256", "secret.key")
 """Files of a data dir that belong with its log (keys), copied by `replay_into`."""
 
 
-def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None) -> int:
+def _copy_events(src: SqliteConnection, dst: SqliteConnection, until: int | None, until_time: str | None) -> int:
     """Copy the log's events (up to a point) and the dictionaries they need."""
     dst.execute("BEGIN IMMEDIATE")
     copied = last = 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +25,7 @@ from typing import Any, Protocol
 
 from ..clock import Clock
 from . import damage, store
+from .connection import Connection
 from .records import Metadata, NewEvent, RecordedEvent
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
@@ -40,13 +40,13 @@ class Projections(ProjectionSink, Protocol):
     """What the log needs from the projections in its database: bring them up to date at open, apply
     events inside the writer's transaction, record checkpoints, and the catalogue the events are read with."""
 
-    def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]: ...
+    def prepare(self, conn: Connection, *, progress: bool = True) -> list[str]: ...
 
 
 class EventLog:
     """One SQLite log with its projections; open with `await EventLog.open(...)`, then `close()`."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, projections: Projections, clock: Clock,
+    def __init__(self, path: Path, conn: Connection, projections: Projections, clock: Clock,
                  max_batch: int) -> None:  # fmt: skip
         self.path = path
         self.projections = projections
@@ -64,7 +64,7 @@ class EventLog:
 
     _writer_class = GroupCommitWriter
 
-    def _connect_reader(self) -> sqlite3.Connection:
+    def _connect_reader(self) -> Connection:
         """The reading thread's own connection."""
         return store.connect(self.path, readonly=True)
 
@@ -113,7 +113,7 @@ class EventLog:
         (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
-    async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def query(self, work: Callable[[Connection], Any]) -> Any:
         """Run `work(conn)` on the writer's thread and connection (startup loads, maintenance)."""
         return await self._writer.run_sync(work)
 

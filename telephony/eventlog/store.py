@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
+from typing import cast
 
 import msgspec
 
@@ -17,6 +18,7 @@ from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import plain
+from .connection import Connection, SqliteConnection
 from .records import Metadata, RecordedEvent, UnreadableEvent
 
 SCHEMA = """
@@ -46,7 +48,7 @@ UNREAD_META = Metadata()
 _decode_meta = msgspec.json.Decoder(Metadata).decode
 
 
-def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
+def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> SqliteConnection:
     """Open the log database in WAL mode, in autocommit mode (transactions are explicit).
 
     The database holds password hashes and sealed secrets: a writer creates it readable by its owner
@@ -55,7 +57,7 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
         conn = _open_readonly(Path(path))
     else:
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=SqliteConnection)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
         conn.execute(compression.SCHEMA)
@@ -65,14 +67,15 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
     return conn
 
 
-def _open_readonly(path: Path) -> sqlite3.Connection:
+def _open_readonly(path: Path) -> SqliteConnection:
     """The log opened to read: as a reader beside a server (`mode=ro`, sharing its WAL index), or, where
     nothing may be written (a backup, an evidence copy, a read-only mount, where SQLite cannot make
     the WAL index beside the file), as a file that does not change (`immutable=1`), which it is when no
     WAL file holds commits beside it. A WAL file with commits and no index beside it cannot be read
     there: the data dir must be copied to where it can be."""
     address = f"file:{urllib.parse.quote(str(path))}"
-    conn = sqlite3.connect(f"{address}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(f"{address}?mode=ro", uri=True, isolation_level=None, check_same_thread=False,
+                           factory=SqliteConnection)  # fmt: skip
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file and its WAL index
         return conn
@@ -83,11 +86,12 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
             raise DataDirUnusable(f"{wal} holds commits that SQLite reads only with {path.name}-shm beside it, "
                                   f"which cannot be made in {path.parent}: copy the data dir where it can be "
                                   f"written, or with {path.name}-shm") from None  # fmt: skip
-    return sqlite3.connect(f"{address}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+    return sqlite3.connect(f"{address}?immutable=1", uri=True, isolation_level=None, check_same_thread=False,
+                           factory=SqliteConnection)  # fmt: skip
 
 
 @contextmanager
-def reading(conn: sqlite3.Connection) -> Iterator[None]:
+def reading(conn: Connection) -> Iterator[None]:
     """One read transaction: every read of `conn` within sees the database of one moment (in WAL mode,
     whatever a writer commits meanwhile)."""
     conn.execute("BEGIN")
@@ -97,24 +101,24 @@ def reading(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
-def head(conn: sqlite3.Connection) -> tuple[int, bytes]:
+def head(conn: Connection) -> tuple[int, bytes]:
     """The last position and its hash (0 and the genesis hash for an empty log)."""
     row = conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
     return (row[0], row[1]) if row else (0, bytes(32))
 
 
-def stream_version(conn: sqlite3.Connection, stream: str) -> int:
+def stream_version(conn: Connection, stream: str) -> int:
     row = conn.execute("SELECT max(version) FROM events WHERE stream = ?", (stream,)).fetchone()
     return row[0] or 0
 
 
-def opened_at(conn: sqlite3.Connection, stream: str) -> int | None:
+def opened_at(conn: Connection, stream: str) -> int | None:
     """The position of a stream's first event; None while it has none."""
     row = conn.execute("SELECT position FROM events WHERE stream = ? AND version = 1", (stream,)).fetchone()
     return row[0] if row else None
 
 
-def stream_events(conn: sqlite3.Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
+def stream_events(conn: Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
     """A stream's typed events in version order: what a decision folds."""
     rows = conn.execute("SELECT type, schema, data FROM events WHERE stream = ? ORDER BY version", (stream,))
     return [catalogue.read(type_, schema, plain(data)) for type_, schema, data in rows]
@@ -159,7 +163,7 @@ def without_envelope(event: RecordedEvent) -> RecordedEvent:
 
 
 def raw_chunks(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     after: int = 0,
     until: int | None = None,
@@ -191,7 +195,7 @@ def raw_chunks(
         args.append(until_time)
     cursor = conn.execute(f"SELECT {columns} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
     rows = cursor.fetchmany(chunk)
-    compression.load(conn)  # in the read that now holds the rows: every dictionary they may need
+    compression.load(cast(sqlite3.Connection, conn))  # in the read that holds the rows: every dictionary they need
     while rows:
         yield rows
         rows = cursor.fetchmany(chunk)
@@ -202,7 +206,7 @@ SCANNED_SPAN = 2000
 
 
 def rows_after(
-    conn: sqlite3.Connection, after: int, until: int, *, types: list[str] | None = None, limit: int = 1000
+    conn: Connection, after: int, until: int, *, types: list[str] | None = None, limit: int = 1000
 ) -> list[tuple]:
     """Up to `limit` stored rows after `after` and up to `until` (of `types`), in position order: one
     short read that holds no transaction open between chunks (followers page through the log with it).
@@ -215,7 +219,7 @@ def rows_after(
     if not types:
         return conn.execute(sql + " ORDER BY position LIMIT ?", (after, until, limit)).fetchall()
     if until - after <= SCANNED_SPAN:
-        unindexed = "+type" if isinstance(conn, sqlite3.Connection) else "type"  # SQLite: read as it lies
+        unindexed = "+type" if conn.dialect == "sqlite" else "type"  # SQLite: read as it lies
         chosen = sql + f" AND {unindexed} IN ({','.join('?' * len(types))}) ORDER BY position LIMIT ?"
         return conn.execute(chosen, (after, until, *types, limit)).fetchall()
     by_type = "SELECT position FROM events WHERE type = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?"
@@ -227,18 +231,18 @@ def rows_after(
     return conn.execute(chosen, positions).fetchall()
 
 
-def raw_rows(conn: sqlite3.Connection, **filters) -> Iterator[tuple]:
+def raw_rows(conn: Connection, **filters) -> Iterator[tuple]:
     """Stored rows in position order, filtered as `raw_chunks`, one by one."""
     for rows in raw_chunks(conn, **filters):
         yield from rows
 
 
-def read_events(conn: sqlite3.Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
+def read_events(conn: Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
     for row in raw_rows(conn, **filters):
         yield decode_row(row, catalogue)
 
 
-def count(conn: sqlite3.Connection, after: int = 0, until: int | None = None) -> int:
+def count(conn: Connection, after: int = 0, until: int | None = None) -> int:
     sql, args = "SELECT count(*) FROM events WHERE position > ?", [after]
     if until is not None:
         sql += " AND position <= ?"

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -23,11 +23,12 @@ from ..clock import Clock
 from ..domain.events import Catalogue
 from . import store
 from .compression import Packer
+from .connection import Connection
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .wal import WalBound
 
-Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
+Decide = Callable[[Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
 T = TypeVar("T")
 
@@ -38,11 +39,11 @@ class Decision(Generic[T]):
     request of the same batch may already have changed. `result` is set when the writer runs it:
     read it once `transact` has returned."""
 
-    def __init__(self, decide: Callable[[sqlite3.Connection], tuple[Iterable[NewEvent], T]]) -> None:
+    def __init__(self, decide: Callable[[Connection], tuple[Iterable[NewEvent], T]]) -> None:
         self._decide = decide
         self._decided: tuple[T] | None = None
 
-    def __call__(self, conn: sqlite3.Connection) -> Iterable[NewEvent]:
+    def __call__(self, conn: Connection) -> Iterable[NewEvent]:
         events, result = self._decide(conn)
         self._decided = (result,)
         return events
@@ -60,18 +61,18 @@ class ProjectionSink(Protocol):
 
     catalogue: Catalogue
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
+    def apply(self, conn: Connection, event: RecordedEvent) -> None: ...
 
     def gather(self) -> None:
         """A request's events follow: changes to one row may be added up until `gathered`."""
 
-    def gathered(self, conn: sqlite3.Connection) -> None:
+    def gathered(self, conn: Connection) -> None:
         """The request's events are applied: write what was added up."""
 
     def forget(self) -> None:
         """The request failed: drop what was added up."""
 
-    def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
+    def checkpoint(self, conn: Connection, position: int) -> None: ...
 
 
 AfterCommit = Callable[[list[RecordedEvent], int], Awaitable[None]]
@@ -90,7 +91,7 @@ class _Request:
 class GroupCommitWriter:
     """Owns the write connection and the one thread that uses it."""
 
-    def __init__(self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, after_commit: AfterCommit,
+    def __init__(self, conn: Connection, sink: ProjectionSink, clock: Clock, after_commit: AfterCommit,
                  *, max_batch: int = 512) -> None:  # fmt: skip
         self._conn = conn
         self._sink = sink
@@ -126,7 +127,7 @@ class GroupCommitWriter:
         self._queue.put_nowait(_Request(decide, meta, keep, future))
         return await asyncio.shield(future)
 
-    async def run_sync(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def run_sync(self, work: Callable[[Connection], Any]) -> Any:
         """Run `work(conn)` on the writer thread (for maintenance such as rebuilds)."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._conn)
 
@@ -167,20 +168,21 @@ class GroupCommitWriter:
                 else:
                     request.future.set_result(result)
 
-    def _make_packer(self, conn: sqlite3.Connection) -> Packer:
-        self.wal = WalBound(conn)
-        return Packer(conn)
+    def _make_packer(self, conn: Connection) -> Packer:
+        sqlite = cast(sqlite3.Connection, conn)  # this writer's (a PostgreSQL log's writer has its own)
+        self.wal = WalBound(sqlite)
+        return Packer(sqlite)
 
-    def _begin(self, conn: sqlite3.Connection) -> None:
+    def _begin(self, conn: Connection) -> None:
         """Open the batch's transaction (a store that other processes write also reads the head here)."""
         conn.execute("BEGIN IMMEDIATE")
 
-    def _commit(self, conn: sqlite3.Connection) -> None:
+    def _commit(self, conn: Connection) -> None:
         conn.execute("COMMIT")
 
-    def _committed(self, conn: sqlite3.Connection) -> None:
+    def _committed(self, conn: Connection) -> None:
         """After a durable commit, on the writer's thread."""
-        self.wal.committed(conn)
+        self.wal.committed(cast(sqlite3.Connection, conn))
 
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
@@ -250,7 +252,7 @@ class GroupCommitWriter:
                 ),
             )
             self._position, self._hash = position, digest
-            self._packer.appended(conn, position)
+            self._packer.appended(cast(sqlite3.Connection, conn), position)
             recorded = RecordedEvent(
                 position=position,
                 stream=new.stream,

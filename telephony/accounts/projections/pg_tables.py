@@ -2,13 +2,12 @@
 an API token's id) and builds its view's body with `json_object`; here `rowid` is a column of its own,
 one more than the greatest, as SQLite draws it, and the body is `json_build_object`'s text. Not an
 identity: a sequence is not rolled back, so a transaction that failed (a process killed mid-commit)
-would leave a gap that a replay of the log closes, and an API token's id would change. The other
-account tables are written in the SQL both stores share."""
+would leave a gap that a replay of the log closes, and an API token's id would change. Its times are
+`DOUBLE PRECISION` (SQLite's `REAL`). The other account tables are written in the SQL both stores take."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ...eventlog import Connection
 from .tables import Tokens
 
 TABLE = (
@@ -35,6 +34,6 @@ class PgTokens(Tokens):
     def declaration(self) -> tuple:
         return (*super().declaration(), TABLE)
 
-    def create(self, conn: Any) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(TABLE)
         conn.execute(VIEW)
