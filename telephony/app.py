@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from aiohttp import web
 
-from . import openapi, testing, wiring
+from . import faults, openapi, wiring
 from .accounts.auth import authenticate
 from .api import cors, middlewares, nul
 from .api.control import require_control_key
@@ -31,7 +31,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     app = web.Application(
         middlewares=[
             middlewares.frame(options=cors.plain_options),
-            testing.api_faults(settings.api.service),
+            faults.api_faults(settings.api.service),
             nul.refusing_nul(bodies=bool(settings.eventlog.url)),  # PostgreSQL's text cannot hold a NUL
         ],
         client_max_size=settings.server.max_body_bytes,

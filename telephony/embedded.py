@@ -10,7 +10,7 @@ from .app import create_app
 from .clock import Clock
 from .config import Settings
 from .security import Entropy
-from .testing.threaded import running
+from .threaded import running
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """A fault rule's declaration: what `POST /_telephony/faults` takes and `[[faults.rules]]` in
 `config.toml` holds, with every bound a field has and the rules between fields (`problems`). What a
-rule does is in `domain.faults`; where it acts, in `testing`."""
+rule does is in `domain.faults`; where it acts, in `faults`."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .documents.listing import ReadStore
     from .documents.references import Table
     from .eventlog import EventLog
+    from .faults import Faults
     from .messaging import Steps
     from .openapi import Document
     from .projections.memory import MemoryProjections
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from .reports import ReportRuns
     from .security import Entropy, Sealer
     from .sip import SipHub
-    from .testing import Faults, Streams
+    from .stream import Streams
     from .webhooks import Webhooks
 
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")

@@ -1,10 +1,11 @@
 """Imports point down the layers of ARCHITECTURE.md's Layout, checked over every module's syntax tree.
 
 A unit is a top-level module (`config`) or package (`api`) of telephony. A unit may import from its
-own layer or a lower one, never a higher one; units must not import each other in a cycle; a
-capability may use another capability only through its package root (`from ..accounts import User`,
-never `from ..accounts.models import User`). Imports under `if TYPE_CHECKING:` are for the type
-checker only and do not count.
+own layer or a lower one, never a higher one; units must not import each other in a cycle, not even
+through an import `ALLOWED` exempts; a capability may use another capability only through its package
+root (`from ..accounts import User`, never `from ..accounts.models import User`). `testing`, on top,
+starts the app through `embedded` and uses none of its parts (`TESTING_USES`). Imports under
+`if TYPE_CHECKING:` are for the type checker only and do not count.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import pytest
 
 TELEPHONY = Path(__file__).resolve().parents[1] / "telephony"
 LAYERS = (  # bottom to top
-    ("config", "fault_rule", "clock", "keys", "security", "redaction", "output", "logs", "control_key", "datadir"),
+    ("config", "fault_rule", "clock", "keys", "security", "redaction", "output", "logs", "control_key", "datadir",
+     "threaded"),
     ("domain",),
     ("media",),
     ("eventlog",),
@@ -25,15 +27,21 @@ LAYERS = (  # bottom to top
     ("reactors",),
     ("api", "collections"),
     ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
-     "testing", "sip", "dashboard", "demo"),
+     "faults", "stream", "sip", "dashboard", "demo"),
     ("openapi",),
     ("app", "cli", "wiring", "embedded", "event_catalogue", "__main__", "__init__"),
+    ("testing",),
 )  # fmt: skip
 LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 CAPABILITIES = frozenset(LAYERS[7])
-ALLOWED: frozenset[tuple[str, str]] = frozenset({("telephony.testing.plugin", "telephony.embedded")})
-"""(importing module, imported module) pairs exempt from every rule. The pytest plugin is a test
-suite's entry point, as the CLI is the command's: it starts the whole app, which sits above it."""
+TESTING_USES = frozenset({*(unit for units in LAYERS[:4] for unit in units), "embedded", "cli"})
+"""The units `testing` may import: `embedded`, which starts the app, and the command line that its
+commands (`listen`, `scenario`) plug into; below the app, the leaves, the domain, media and the event
+log (a scenario run reads its log's head once the app has stopped)."""
+ALLOWED: frozenset[tuple[str, str]] = frozenset({("telephony.testing.commands.listen", "telephony.webhooks")})
+"""(importing module, imported module) pairs exempt from every rule but the acyclic graph's.
+`telephony listen` refuses a `--forward-to` URL that a webhook could not have (`webhooks.allowed_url`,
+http:// to loopback allowed), by the webhooks' own rule."""
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -107,6 +115,8 @@ def check(root: Path, allowed: frozenset[tuple[str, str]] = ALLOWED) -> list[str
                 continue
             if LAYER[dest] > LAYER[source]:
                 problems.append(f"{where}: {source} may not import {dest}, which is in a higher layer")
+            elif source == "testing" and dest not in TESTING_USES:
+                problems.append(f"{where}: testing uses the app through embedded only, not {dest}")
             elif source in CAPABILITIES and dest in CAPABILITIES and target != f"{root.name}.{dest}":
                 problems.append(f"{where}: another capability's internals; import it from {root.name}.{dest}")
             edges.setdefault((source, dest), []).append(where)
@@ -135,6 +145,23 @@ def _cycles(edges: dict[tuple[str, str], list[str]]) -> list[str]:
             cycle = sorted({u for u in reached[source] if source in reached.get(u, ())})
             problems += [f"{where}: part of an import cycle between {', '.join(cycle)}" for where in wheres]
     return problems
+
+
+def package_graph(root: Path) -> dict[tuple[str, str], list[str]]:
+    """Every import of one unit by another that runs, `ALLOWED` ones too, each named by file and line."""
+    known = modules(root)
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, path in known.items():
+        for line, target in imports(module, path, known):
+            if unit(target) != unit(module):
+                file = path.relative_to(root.parent).as_posix()
+                edges.setdefault((unit(module), unit(target)), []).append(f"{file}:{line} imports {target}")
+    return edges
+
+
+def test_the_package_graph_is_acyclic():
+    problems = _cycles(package_graph(TELEPHONY))
+    assert not problems, "\n".join(problems)
 
 
 def test_imports_point_down_the_layers():
@@ -218,6 +245,24 @@ def test_a_higher_layer_another_capabilitys_internals_and_an_unplaced_unit_are_n
         "which is in a higher layer",
         "telephony/registry/handlers.py:1 imports telephony.accounts.auth: another capability's internals; "
         "import it from telephony.accounts",
+    ]
+
+
+def test_a_cycle_through_an_allowed_import_is_still_a_cycle(tmp_path):
+    files = {"embedded.py": "from .testing import running\n", "testing/__init__.py": "from .. import embedded\n"}
+    root = tree(tmp_path, files)
+    assert check(root, allowed=frozenset({("telephony.embedded", "telephony.testing")})) == []
+    assert _cycles(package_graph(root)) == [
+        "telephony/embedded.py:1 imports telephony.testing: part of an import cycle between embedded, testing",
+        "telephony/testing/__init__.py:1 imports telephony.embedded: part of an import cycle between embedded, testing",
+    ]
+
+
+def test_testing_may_not_use_the_apps_parts(tmp_path):
+    files = {"testing/plugin.py": "from .. import embedded, wiring\nfrom ..domain import webhooks\n",
+             "embedded.py": "", "wiring.py": "", "domain/webhooks.py": ""}  # fmt: skip
+    assert check(tree(tmp_path, files), allowed=frozenset()) == [
+        "telephony/testing/plugin.py:1 imports telephony.wiring: testing uses the app through embedded only, not wiring"
     ]
 
 

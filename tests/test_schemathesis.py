@@ -33,7 +33,7 @@ CONTROL_KEY = "schemathesis-control-key-0123"
 SCHEMA = schemathesis.openapi.from_dict(build_document(api_routes(), SERVICE, control_routes()))
 ENDLESS = {"/_telephony/events/stream", "/_telephony/dashboard/stream"}
 """Operations whose answer goes on until the client leaves (server-sent events), which a check of a
-whole response cannot read: `tests/testing/test_stream.py` and `tests/dashboard/test_wallboard.py` cover them."""
+whole response cannot read: `tests/stream/test_stream.py` and `tests/dashboard/test_wallboard.py` cover them."""
 FAULTS = "/_telephony/faults"
 """The fault rules a case adds are removed after it: they fail other operations' requests on purpose."""
 OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations()) if op.path not in ENDLESS]

@@ -2,9 +2,11 @@
 
 Each subcommand lives in a module of this package with an `add(add_command)` that declares it (its
 name, options and the function that runs it); `COMMANDS` lists them in the order `--help` shows
-them. A command returns its exit status: 0 done, 1 what it checked was refused; one that cannot run
-as asked raises `CliError` (or a configuration or data dir error) and exits 2 with one line on
-standard error.
+them; the modules that the entry points of the group `telephony.commands` name follow, by name
+(`telephony.testing`'s `listen` and `scenario`: that package sits above the command line, which
+imports nothing of it). A command returns its exit status: 0 done, 1 what it checked was refused;
+one that cannot run as asked raises `CliError` (or a configuration or data dir error) and exits 2
+with one line on standard error.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from importlib.metadata import entry_points
 from typing import NoReturn
 
 from .. import datadir
 from ..config import ConfigError
-from . import events, import_export, listen, log, migrate, replay, routes, scenario, serve, verify
+from . import events, import_export, log, migrate, replay, routes, serve, verify
 from .arguments import CliError
 
-COMMANDS = (serve, log, replay, verify, migrate, routes, import_export, events, listen, scenario)
+COMMANDS = (serve, log, replay, verify, migrate, routes, import_export, events)
 """The modules that declare the subcommands, in the order of `--help`."""
+PLUGGED_IN = "telephony.commands"
+"""The entry point group of the modules that declare further subcommands."""
 DESCRIPTION = (
     "The `telephony` command: serve, log, replay, verify, migrate, routes, export, import, events, listen, scenario."
 )
@@ -45,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     anywhere.add_argument("--data-dir", default=argparse.SUPPRESS, help=DATA_DIR_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
     add_command = functools.partial(sub.add_parser, parents=[anywhere])
-    for command in COMMANDS:
+    plugged_in = sorted(entry_points(group=PLUGGED_IN), key=lambda entry: entry.name)
+    for command in (*COMMANDS, *(entry.load() for entry in plugged_in)):
         command.add(add_command)
     return parser
 

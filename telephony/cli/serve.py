@@ -120,7 +120,7 @@ async def _serve(settings: Settings, sockets: list[socket.socket], shown: demo.D
 def welcome(settings: Settings, base: str) -> list[str]:
     """What a newcomer needs after the first line: where the API, the dashboard and the docs are, and
     how to log in (the bootstrap user; its password is said only while it is the documented default)."""
-    where = index.links(base, settings.api.service)
+    where = index.links(settings.api.service, base)
     bootstrap = settings.bootstrap
     default = bootstrap.admin_password == Bootstrap().admin_password
     password = f"password {bootstrap.admin_password!r}, the default: change it" if default else "its password"

@@ -1,7 +1,7 @@
 """The dashboard's event stream: `GET /_telephony/dashboard/stream`, server-sent events that tell an
 open page that something it shows has changed, so it reads its live regions again.
 
-It is the event stream's machinery (`testing.Streams`: buffering, heartbeats, the end at shutdown)
+It is the event stream's machinery (`stream.Streams`: buffering, heartbeats, the end at shutdown)
 with its own source: a session's page hears of its own customer's calls, queues, call records,
 webhooks and deliveries, and of every move of the clock (the durations it shows run on it), each as
 `event: changed` with `data: {"type": <the log's type>}` and the log position as `id:`, nothing more.
@@ -18,7 +18,7 @@ from ..domain.events import data_of, tag_of
 from ..domain.events.log import ClockMoved
 from ..eventlog import EventLog, RecordedEvent
 from ..keys import EVENT_LOG, PRINCIPAL
-from ..testing import Message, Messages, View, streamed
+from ..stream import Message, Messages, View, streamed
 from . import session
 
 KINDS = ("queue", "cdr", "webhook", "user")

@@ -5,7 +5,7 @@ are drawn (`activity.py`) at times of the day; for each, the clock is set to its
 (`POST /_telephony/clock`, which runs every step of the calls under way on the way: rings, answers,
 hangups, and with them CDRs, recordings, voicemails) and the request is made. The month's invoices
 close on their own timer as the clock passes each month's start. The sizes are kept so a history takes
-seconds to make (see README, "Demo mode").
+seconds to make (see docs/demo.md).
 """
 
 from __future__ import annotations

@@ -43,6 +43,17 @@ class Projections(ProjectionSink, Protocol):
     def prepare(self, conn: Connection, *, progress: bool = True) -> list[str]: ...
 
 
+async def ready(conn: Any, projections: Projections, progress: bool) -> None:
+    """Make the log on `conn` ready to open: its last event checked (`damage.check_head`: nothing is
+    chained onto a damaged head) and its projections brought up to date; `conn` closed when it cannot."""
+    try:
+        await asyncio.to_thread(damage.check_head, conn, projections.catalogue)
+        await asyncio.to_thread(projections.prepare, conn, progress=progress)
+    except BaseException:
+        conn.close()
+        raise
+
+
 class EventLog:
     """One SQLite log with its projections; open with `await EventLog.open(...)`, then `close()`."""
 
@@ -82,12 +93,7 @@ class EventLog:
         data_dir.mkdir(parents=True, exist_ok=True)
         path = data_dir / LOG_FILE
         conn = store.connect(path, synchronous=synchronous)
-        try:
-            await asyncio.to_thread(damage.check_head, conn, projections.catalogue)
-            await asyncio.to_thread(projections.prepare, conn, progress=progress)
-        except BaseException:
-            conn.close()
-            raise
+        await ready(conn, projections, progress)
         opened = cls(path, conn, projections, clock, max_batch)
         opened._writer.start()
         return opened

@@ -19,9 +19,9 @@ from typing import Any
 import psycopg
 
 from ..clock import Clock
-from . import damage, pg_store, store
+from . import pg_store, store
 from .compression import Packer
-from .log import EventLog, Projections
+from .log import EventLog, Projections, ready
 from .pg_connection import PgConnection
 from .records import RecordedEvent
 from .writer import GroupCommitWriter
@@ -72,12 +72,7 @@ class PgEventLog(EventLog):
         cls, url: str, projections: Projections, clock: Clock, *, max_batch: int = 512, progress: bool = True
     ) -> PgEventLog:
         conn: Any = await asyncio.to_thread(pg_store.connect, url)
-        try:
-            await asyncio.to_thread(damage.check_head, conn, projections.catalogue)
-            await asyncio.to_thread(projections.prepare, conn, progress=progress)
-        except BaseException:
-            conn.close()
-            raise
+        await ready(conn, projections, progress)
         opened = cls(url, conn, projections, clock, max_batch)
         listening = await psycopg.AsyncConnection.connect(url, autocommit=True)
         await listening.execute(f"LISTEN {pg_store.CHANNEL}")

@@ -62,7 +62,7 @@ class ConcurrencyError(Exception):
 
 
 WAY_BACK = ("`telephony verify` finds the first bad position; restore the data dir from a backup or an export "
-            '(README, "A damaged log")')  # fmt: skip
+            '(docs/operations.md, "A damaged log")')  # fmt: skip
 
 
 class LogDamaged(DataDirUnusable):

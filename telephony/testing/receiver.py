@@ -23,8 +23,8 @@ import trustme
 from aiohttp import web
 
 from ..domain.webhooks import sign
+from ..threaded import running
 from .harness import TelephonyCustomer
-from .threaded import running
 
 TOLERANCE = 300
 PATH = "/webhooks"

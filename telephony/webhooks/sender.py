@@ -21,7 +21,7 @@ never follows a redirect, and any 2xx within `timeout_seconds` is a delivery. Th
 record the POST is made again (at least once), with the same `webhook-id`. An address the networks
 refuse (`urls`: checked again at each POST, since a name may resolve elsewhere by then) is a failed
 attempt. A webhook whose receiver has failed every attempt for `[webhooks] disable_after` seconds is
-disabled, and the customer's root users are mailed. A fault rule (`testing`, given as `faults`) may
+disabled, and the customer's root users are mailed. A fault rule (`faults.Faults`, given as `faults`) may
 delay a POST, drop it (a failed attempt with no answer, retried as any) or send it twice.
 """
 
@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 SENDER = Metadata(source="webhooks")
 USER_AGENT = "telephony-webhooks/1.0"
 DeliveryFaults = Callable[[str], Awaitable[Effects | None]]
-"""What the fault rules do to a delivery to the webhook named (`testing.Faults.for_delivery`)."""
+"""What the fault rules do to a delivery to the webhook named (`faults.Faults.for_delivery`)."""
 
 
 class Sender:

@@ -29,7 +29,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .. import control_key, datadir, messaging, reports, sip, testing, webhooks
+from .. import control_key, datadir, faults, messaging, reports, sip, stream, webhooks
 from ..accounts import Registrations
 from ..accounts.service import Accounts, open_sealer
 from ..accounts.sessions import SessionIndex
@@ -166,15 +166,15 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     app[CALLS] = calls_engine(settings, clock, event_log, memory, billing, duties[DUTY["simulator"]], sip_clients)
     app[MESSAGING] = messaging.Steps(memory[messaging.Pending], event_log, duties[DUTY["messaging"]], clock)
     app[REPORTS] = reports.ReportRuns(event_log, reader, duties[DUTY["reports"]], clock, mailer)
-    app[FAULTS] = faults = testing.Faults(memory[testing.FaultRules], event_log, clock, settings.simulator.seed)
+    app[FAULTS] = fault_rules = faults.Faults(memory[faults.FaultRules], event_log, clock, settings.simulator.seed)
     sender = webhooks.Sender(settings.webhooks, settings.simulator.seed, memory[webhooks.PendingDeliveries], event_log,
                              reader, duties[DUTY["sender"]], clock, sealer, mailer,
-                             faults=faults.for_delivery)  # fmt: skip
+                             faults=fault_rules.for_delivery)  # fmt: skip
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
-    app[STREAMS] = testing.Streams(event_log, settings.stream.heartbeat_seconds)
+    app[STREAMS] = stream.Streams(event_log, settings.stream.heartbeat_seconds)
     app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory, sip_clients, app[CALLS])
     await app[ACCOUNTS].bootstrap()
-    await faults.configure(settings.faults.rules)
+    await fault_rules.configure(settings.faults.rules)
     yield
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .. import dashboard, openapi, sip, testing
+from .. import dashboard, faults, openapi, sip, stream
 from ..accounts import control as accounts_control
 from ..accounts import customer, login, tokens
-from ..api import control, index
+from ..api import control, index, scenario_schema
 from ..api.route_table import Route, listing
 from ..billing import handlers as billing_handlers
 from ..calls import handlers as calls_handlers
@@ -28,8 +28,8 @@ def control_routes() -> list[Route]:
     """The routes under `/_telephony`: the operator's, and a customer's own (its webhooks)."""
     return [*index.ROUTES, *control.ROUTES, *accounts_control.ROUTES, *provisioning.ROUTES, *importing.ROUTES,
             *simulate.ROUTES, *billing_handlers.CONTROL_ROUTES, *faxes.ROUTES, *messaging_handlers.CONTROL_ROUTES,
-            *webhook_handlers.ROUTES, *dashboard.ROUTES, *testing.FAULT_ROUTES, *testing.STREAM_ROUTES,
-            *sip.ROUTES, *openapi.ROUTES, *testing.SCENARIO_ROUTES]  # fmt: skip
+            *webhook_handlers.ROUTES, *dashboard.ROUTES, *faults.ROUTES, *stream.ROUTES,
+            *sip.ROUTES, *openapi.ROUTES, *scenario_schema.ROUTES]  # fmt: skip
 
 
 def route_listing(service: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import billing, conversations, dashboard, messaging, testing, webhooks
+from .. import billing, conversations, dashboard, faults, messaging, webhooks
 from ..accounts import USER_FEEDS, USER_REFERENCES, Registrations
 from ..accounts.projections import Tokens
 from ..accounts.projections import projections as account_projections
@@ -84,7 +84,7 @@ def memory_projections(settings: Settings) -> list[MemoryProjection]:
     """The read models kept in memory, folded from the log at start."""
     return [SessionIndex(), Registrations(), PageCache(settings.api.list_cache_bytes, fed_kinds()), ClockOffset(),
             LiveCalls(), QueueRecords(), webhooks.PendingDeliveries(), messaging.Pending(),
-            testing.FaultRules(), dashboard.TodayCounts()]  # fmt: skip
+            faults.FaultRules(), dashboard.TodayCounts()]  # fmt: skip
 
 
 def fed_kinds() -> dict[str, set[str]]:

@@ -23,6 +23,8 @@ from tests.registry.conftest import CONTROL, LOOP, make, seed
 pytestmark = LOOP
 
 ROUTES = [*wiring.api_routes(), *wiring.control_routes()]
+CONTROL_PATHS = frozenset(route.path for route in wiring.control_routes())
+"""Paths served as they are (the operator's, `GET /`); every other is served under a version's prefix."""
 PARAMETER = re.compile(r"\{(\w+)(?::((?:[^{}]|\{[^{}]*\})*))?\}")
 SAMPLES = ("1", "447700900123", "1,2", "mp3", "x")
 """A value for a path parameter: the first its pattern takes."""
@@ -38,7 +40,7 @@ def path_of(route: Route, **values: str) -> str:
         return values.get(name) or next(s for s in SAMPLES if re.fullmatch(pattern, s))
 
     path = PARAMETER.sub(value, route.path)
-    return path if route.path.startswith("/_telephony") else f"/v1.2/voipstudio{path}"
+    return path if route.path in CONTROL_PATHS else f"/v1.2/voipstudio{path}"
 
 
 def digit_parameters() -> list:

@@ -122,12 +122,19 @@ async def test_hanging_up_through_delete_leaves_a_cdr_with_normal_clearing(clien
     assert ended[0] == "call.ended" and ended[1]["by"] == "src"
 
 
-async def test_a_user_hanging_up_an_inbound_call_through_delete_is_recorded_as_its_callee(client, root):
+async def desk_rung(client, answer_after: int, then: int):
+    """A user `desk` whose number an outside caller rings; it answers after `answer_after` seconds, and
+    the clock moves `then` seconds: the user's token and the call's id."""
     user_id = await create_user(client, HOME, "desk@example.com", ext="220")
     desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
     await provision(client, target_type="U", target_id=user_id)
-    call_id = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
-    await advance(client, 10)
+    call_id = (await ring(client, answer={str(user_id): answer_after}))["data"]["id"]
+    await advance(client, then)
+    return desk, call_id
+
+
+async def test_a_user_hanging_up_an_inbound_call_through_delete_is_recorded_as_its_callee(client, root):
+    desk, call_id = await desk_rung(client, answer_after=4, then=10)
     assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=desk.headers())).status == 204
     ended = (await call_events(client, call_id))[-1]
     assert ended[0] == "call.ended" and ended[1]["by"] == "dst"
@@ -136,21 +143,13 @@ async def test_a_user_hanging_up_an_inbound_call_through_delete_is_recorded_as_i
 
 
 async def test_a_user_hanging_up_through_patch_is_recorded_as_its_side_too(client, root):
-    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
-    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
-    await provision(client, target_type="U", target_id=user_id)
-    call_id = (await ring(client, answer={str(user_id): 4}))["data"]["id"]
-    await advance(client, 10)
+    desk, call_id = await desk_rung(client, answer_after=4, then=10)
     await patch(client, desk, call_id, state="hangup")
     assert (await cdr_of(client, root, call_id))["hangup_by"] == "dst"
 
 
 async def test_a_user_declining_a_ringing_inbound_call_through_delete_rejects_it(client, root):
-    user_id = await create_user(client, HOME, "desk@example.com", ext="220")
-    desk = await login(client, "v1.2", "desk@example.com", PASSWORD)
-    await provision(client, target_type="U", target_id=user_id)
-    call_id = (await ring(client, answer={str(user_id): 20}))["data"]["id"]
-    await advance(client, 3)
+    desk, call_id = await desk_rung(client, answer_after=20, then=3)
     assert (await client.delete(url("v1.2", f"/calls/{call_id}"), headers=desk.headers())).status == 204
     cdr = await cdr_of(client, root, call_id)
     assert (cdr["type"], cdr["disposition"], cdr["t_cause"], cdr["hangup_by"]) == ("M", "BUSY", "call rejected", "dst")

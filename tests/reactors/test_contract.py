@@ -16,6 +16,7 @@ import pytest
 from telephony.clock import Clock
 from telephony.eventlog import EventLog
 from telephony.eventlog import store as sqlite_store
+from telephony.eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from telephony.projections import Projections
 from telephony.reactors import tracking
 from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
@@ -300,12 +301,19 @@ def _rss_mb() -> float:
 
 
 def _write_tail(path: Path, count: int) -> None:
-    """`count` small events written straight into a new log (followers read them; nothing checks the chain)."""
+    """`count` small events written straight into a new log, hash-chained as the writer chains them (a
+    start checks the last one)."""
     conn = sqlite_store.connect(path)
     conn.execute("PRAGMA synchronous=OFF")
-    meta, data = b"{}", b'{"n":0}'
-    rows = ((p, "tail", p, HAPPENED, 1, data, meta, "2026-01-01T00:00:00.000000Z", b"")
-            for p in range(1, count + 1))  # fmt: skip
+    meta, data, at = b"{}", b'{"n":0}', "2026-01-01T00:00:00.000000Z"
+
+    def chained():
+        previous = GENESIS
+        for p in range(1, count + 1):
+            previous = chain_hash(previous, canonical_bytes(p, "tail", p, HAPPENED, 1, at, data, meta))
+            yield p, "tail", p, HAPPENED, 1, data, meta, at, previous
+
+    rows = chained()
     conn.execute("BEGIN")
     conn.executemany(f"INSERT INTO events ({sqlite_store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", rows)
     conn.execute("COMMIT")

@@ -1,5 +1,5 @@
-"""Fixtures of the fault and event stream tests: the webhook tests' (the call tests' simulator, whose
-destinations behave by number prefix; an HTTPS receiver; the bootstrap customer's root user)."""
+"""Fixtures of the plugin, scenario and listener tests: the webhook tests' (the call tests' simulator,
+whose destinations behave by number prefix; an HTTPS receiver; the bootstrap customer's root user)."""
 
 from __future__ import annotations
 

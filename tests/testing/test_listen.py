@@ -21,7 +21,7 @@ from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, place
 from tests.conftest import CONTROL_KEY
 from tests.serving import SERVICE, Server, clean_env, login
-from tests.testing.streams import opened
+from tests.stream.streams import opened
 from tests.webhooks.receiver import Receiver, start, verified
 
 CALL = ["call.initial", "call.ringing", "call.connected", "call.hangup"]

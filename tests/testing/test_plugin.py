@@ -1,4 +1,4 @@
-"""The pytest plugin, as an integrator's suite uses it: the README's example test, the fixtures and
+"""The pytest plugin, as an integrator's suite uses it: docs/testing.md's example test, the fixtures and
 their start times, the options, the webhook receiver; run under pytest's `pytester` (and here, since
 the project's own suite has the plugin loaded too)."""
 
@@ -14,14 +14,14 @@ import pytest
 
 from telephony.testing.client import HttpError
 
-README = Path(__file__).parents[2] / "README.md"
+GUIDE = Path(__file__).parents[2] / "docs" / "testing.md"
 MARK = "<!-- the plugin's example test: tests/testing/test_plugin.py runs it -->"
 
 
-def readme_example() -> str:
-    """The Python block that follows the mark in the README."""
-    found = re.search(re.escape(MARK) + r"\s*```python\n(.*?)```", README.read_text(), re.DOTALL)
-    assert found, "the README lost its example test"
+def guide_example() -> str:
+    """The Python block that follows the mark in docs/testing.md."""
+    found = re.search(re.escape(MARK) + r"\s*```python\n(.*?)```", GUIDE.read_text(), re.DOTALL)
+    assert found, "docs/testing.md lost its example test"
     return found.group(1)
 
 
@@ -30,8 +30,8 @@ def durations(output: str) -> dict[str, float]:
     return {m.group(2): float(m.group(1)) for m in re.finditer(r"([0-9.]+)s setup\s+\S+::(\S+)", output)}
 
 
-def test_the_readme_example_passes_under_pytester(pytester):
-    pytester.makepyfile(test_crm=readme_example())
+def test_the_guide_example_passes_under_pytester(pytester):
+    pytester.makepyfile(test_crm=guide_example())
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
 

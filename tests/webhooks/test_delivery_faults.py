@@ -7,7 +7,7 @@ import time
 
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, place
-from tests.testing.helpers import add_fault, listed_faults
+from tests.faults.helpers import add_fault, listed_faults
 from tests.webhooks.conftest import delivered
 from tests.webhooks.test_configuration import hook
 

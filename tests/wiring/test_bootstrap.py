@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from telephony import messaging, reports, sip, testing, webhooks, wiring
+from telephony import faults, messaging, reports, sip, stream, webhooks, wiring
 from telephony.accounts.service import Accounts
 from telephony.accounts.sessions import SessionIndex
 from telephony.app import create_app
@@ -85,8 +85,8 @@ async def test_constructors_register_nothing_anywhere(aiohttp_client, settings, 
     sender = webhooks.Sender(conf.webhooks, conf.simulator.seed, deliveries, event_log, reader, scheduler, clock,
                              sealer, mailer)  # fmt: skip
     webhooks.Webhooks(conf.webhooks, event_log, reader, clock, sealer, sender)
-    testing.Faults(testing.FaultRules(), event_log, clock, conf.simulator.seed)
-    testing.Streams(event_log, conf.stream.heartbeat_seconds)
+    faults.Faults(faults.FaultRules(), event_log, clock, conf.simulator.seed)
+    stream.Streams(event_log, conf.stream.heartbeat_seconds)
     assert scheduler.sources == () and scheduler.pending == 0
     assert pending.on_change is None and deliveries.on_change is None
     assert event_log.followers == followers

@@ -1,7 +1,6 @@
-"""Scenario files: their model and JSON Schema, reading them with line numbers, and running them."""
+"""Scenario files: reading them with line numbers, and running them (their model is
+`domain.scenario_file`, its JSON Schema served by `api.scenario_schema`)."""
 
 from .loading import BadScenario, Lines, load, parse
-from .model import Scenario
-from .schema import ROUTES
 
-__all__ = ["ROUTES", "BadScenario", "Lines", "Scenario", "load", "parse"]
+__all__ = ["BadScenario", "Lines", "load", "parse"]

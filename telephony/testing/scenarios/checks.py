@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from ...domain.scenario_file import CallState, Charge, Expectation, Records, WebhookEvents, check
 from .context import Run, sum_of
 from .matching import difference, same
-from .model import CallState, Charge, Expectation, Records, WebhookEvents, check
 
 
 def problem(run: Run, expectation: Expectation, at: str) -> str | None:

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...domain.scenario_file import bare
 from ..client import Answer, Http, HttpError, api_path
 from .loading import Lines, line_of
-from .model import bare
 
 _NAMED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 LIMIT = "?limit=5000&sort=id&dir=ASC"

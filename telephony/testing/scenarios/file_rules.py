@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...domain.errors import Problems
-from .model import ACTIONS, CHECKS, REF, SETUP_ORDER, bare
+from ...domain.scenario_file import ACTIONS, CHECKS, REF, SETUP_ORDER, bare
 
 USED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 KINDS = {"users": "user", "contacts": "contact", "queues": "queue", "ringgroups": "ring group", "ivrs": "IVR",

@@ -18,8 +18,8 @@ import yaml
 
 from ...domain import bodies
 from ...domain.errors import Problems
+from ...domain.scenario_file import Scenario
 from . import file_rules
-from .model import Scenario
 
 Lines = dict[str, int]
 """The line (from 1) of each value of a file, by its path."""

@@ -16,11 +16,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ...domain.scenario_file import Expectation, Scenario, Step, action, check
 from ..client import Http, HttpError
 from . import checks, setup, steps
 from .context import Run
 from .loading import Lines, line_of
-from .model import Expectation, Scenario, Step, action, check
 
 AFTER_THE_LAST = 3600.0
 """How long a run goes on after its last step or expectation when it names no `until`."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...domain.scenario_file import SETUP_ORDER, Scenario
 from ..client import Answer
 from .context import Run, Unrunnable
-from .model import SETUP_ORDER, Scenario
 
 COLLECTIONS = {"contacts": "/contacts", "queues": "/queues", "ringgroups": "/ringgroups", "ivrs": "/ivrs",
                "routingrules": "/routingrules"}  # fmt: skip

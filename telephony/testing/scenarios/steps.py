@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...domain.scenario_file import Step, action, bare
 from ..client import Answer
 from .context import Run
-from .model import Step, action, bare
 
 
 class StepFailed(Exception):

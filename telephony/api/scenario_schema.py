@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from ...api.control import control_route, control_shape
-from .model import Scenario
+from ..domain.scenario_file import Scenario
+from .control import control_route, control_shape
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import webhooks
-from ..clock import wire_time
-from ..config import Webhooks
-from ..domain.errors import Invalid
-from ..domain.events import tag_of
-from ..domain.events.webhooks import DeliveryAttempted, DeliveryQueued
-from ..testing.listener import Event, Listener, Refused, State
-from .arguments import AddCommand, CliError, settings_of
+from ... import webhooks
+from ...cli.arguments import AddCommand, CliError, settings_of
+from ...clock import wire_time
+from ...config import Webhooks
+from ...domain.errors import Invalid
+from ...domain.events import tag_of
+from ...domain.events.webhooks import DeliveryAttempted, DeliveryQueued
+from ..listener import Event, Listener, Refused, State
 
 QUEUED, ATTEMPTED = tag_of(DeliveryQueued), tag_of(DeliveryAttempted)
 

@@ -6,7 +6,8 @@ its `at` (or at the end, `until`). A string `${name}` in a body stands for what 
 step made under that name: a record's id, a number's E.164, a webhook's name, a call's first id; a
 field that names one thing (`as` a user, `call`, `hangup` and `answer` a call, ...) takes the name,
 bare or as `${name}`, and a call acts on the leg it is in now. `bodies.read` reads a file whole,
-naming every problem; `file_rules` adds the rules the types cannot say.
+naming every problem; the runner's `file_rules` (`testing.scenarios`) adds the rules the types
+cannot say.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ...config import Simulator
+from ..config import Simulator
 
 NAME = r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"
 REF = r"^(?:[A-Za-z_][A-Za-z0-9_.-]{0,63}|\$\{[A-Za-z_][A-Za-z0-9_.-]{0,63}\})$"

@@ -14,7 +14,7 @@ from telephony.keys import EVENT_LOG
 from tests.accounts.helpers import CONTROL, url
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, get, place
-from tests.testing.helpers import add_fault, listed_faults
+from tests.faults.helpers import add_fault, listed_faults
 
 
 async def test_a_503_rule_with_count_2_fails_exactly_two_calls_then_calls_pass(client, root):

@@ -13,19 +13,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import embedded
-from ..clock import Clock, parse_wire_time
-from ..config import Settings, load_settings
-from ..eventlog import LOG_FILE, store
-from ..security import Entropy
-from ..testing.client import CONTROL_HEADER, Http
-from ..testing.inprocess import replace, settings_for
-from ..testing.scenarios import BadScenario, Scenario, load
-from ..testing.scenarios.context import Unrunnable
-from ..testing.scenarios.loading import line_of
-from ..testing.scenarios.report import Console, junit, summary
-from ..testing.scenarios.runner import Result, numbered, run
-from .arguments import AddCommand, CliError, settings_of
+from ... import embedded
+from ...cli.arguments import AddCommand, CliError, settings_of
+from ...clock import Clock, parse_wire_time
+from ...config import Settings, load_settings
+from ...domain.scenario_file import Scenario
+from ...eventlog import LOG_FILE, store
+from ...security import Entropy
+from ..client import CONTROL_HEADER, Http
+from ..inprocess import replace, settings_for
+from ..scenarios import BadScenario, load
+from ..scenarios.context import Unrunnable
+from ..scenarios.loading import line_of
+from ..scenarios.report import Console, junit, summary
+from ..scenarios.runner import Result, numbered, run
 
 
 def add(add_command: AddCommand) -> None:

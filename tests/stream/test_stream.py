@@ -15,7 +15,7 @@ from telephony.keys import EVENT_LOG
 from tests.accounts.helpers import CONTROL, PASSWORD, create_customer, create_user, login
 from tests.calls.conftest import ANSWERS, NO_ANSWER
 from tests.calls.helpers import advance, place
-from tests.testing.streams import PATH, opened
+from tests.stream.streams import PATH, opened
 from tests.webhooks.conftest import delivered
 from tests.webhooks.test_configuration import hook
 

@@ -10,8 +10,8 @@ from telephony.app import create_app
 from telephony.config import Faults
 from telephony.fault_rule import FaultRule
 from tests.accounts.helpers import CONTROL, url
+from tests.faults.helpers import add_fault, listed_faults
 from tests.serving import logged_events
-from tests.testing.helpers import add_fault, listed_faults
 
 CONFIGURED = FaultRule(method="GET", path="/ping", status=503, count=2)
 
