@@ -1,15 +1,24 @@
 """What a list's conditions mean, written once: a small tree of conditions on a record's properties.
 
-`collections.filters` makes one of a `filter` (and the registry's scopes, `reads`, of what they
-narrow by); each store compiles it to its own SQL (`sqlite.sql`, `postgresql.sql`), and `holds`
+`collections.filters` makes one of a `filter`, the registry's views and `reads` of what they narrow
+by; each store compiles it to its own SQL (`sql`: `sqlite.sql`, `postgresql.sql`), and `holds`
 answers it for a record in memory (live calls). A value is already of its property's type; a
-property that is missing or null meets no comparison. Text compares by code point; `Like` is a
-pattern of SQL's `%` and `_` with no escape character, whose letters match in any case.
+property that is missing or null meets no comparison. Text compares by code point.
 
-`Number`, `NumberOf`, `Holds` and `Exists` narrow documents by other documents: SQL only."""
+- `Is(prop, op, value)`: `op` one of `COMPARE`, `value` not None; `Null(prop, present)`: the property
+  is missing or null (`present`: it is not); `In(prop, values)`: equals one of them.
+- `Like(prop, pattern, negate)`: its text (a number's digits) matches a pattern of SQL's `%` and `_`,
+  with no escape character, its letters in any case (`negate`: does not; a null never does).
+- `All(parts)`, `AnyOf(parts)`; `TRUE` and `FALSE` are those of no part.
+- `Number(props, number)`: one of the phone numbers `props`, a leading `+` aside, is `number`;
+  `NumberOf(props, kind, numbers, where)`: is one of the `numbers` of a document of `kind` that
+  meets `where`; `Holds(prop, values, member)`: the list `prop` holds one of `values`, as an item or
+  under the key `member` of an object item; `Exists(kind, where)`: a document of `kind` meets it.
+  These three narrow documents by others: SQL only."""
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
@@ -18,75 +27,63 @@ from typing import Any
 import msgspec
 
 COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
-    "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }  # fmt: skip
 
 
-class Is(msgspec.Struct, frozen=True):
-    """`prop op value`: op is one of `COMPARE`, value is not None."""
+class Node(msgspec.Struct, frozen=True):
+    """A condition of the tree (the module says what each means)."""
 
+
+class Is(Node, frozen=True):
     prop: str
     op: str
     value: Any
 
 
-class Null(msgspec.Struct, frozen=True):
-    """The property is missing or null (`present`: it is not)."""
-
+class Null(Node, frozen=True):
     prop: str
     present: bool = False
 
 
-class In(msgspec.Struct, frozen=True):
+class In(Node, frozen=True):
     prop: str
     values: tuple[Any, ...]
 
 
-class Like(msgspec.Struct, frozen=True):
-    """The property's text (a number's digits) matches `pattern` (`negate`: does not); never a null."""
-
+class Like(Node, frozen=True):
     prop: str
     pattern: str
     negate: bool = False
 
 
-class All(msgspec.Struct, frozen=True):
+class All(Node, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class AnyOf(msgspec.Struct, frozen=True):
+class AnyOf(Node, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class Number(msgspec.Struct, frozen=True):
-    """One of the phone numbers `props`, a leading `+` aside, is `number` (digits)."""
-
+class Number(Node, frozen=True):
     props: tuple[str, ...]
     number: str
 
 
-class NumberOf(msgspec.Struct, frozen=True):
-    """One of the phone numbers `props` ('+' aside) is one of the `numbers` of a document of `kind`
-    that meets `where`."""
-
+class NumberOf(Node, frozen=True):
     props: tuple[str, ...]
     kind: str
     numbers: tuple[str, ...]
     where: Condition
 
 
-class Holds(msgspec.Struct, frozen=True):
-    """The list `prop` holds one of `values`, as an item or under the key `member` of an object item."""
-
+class Holds(Node, frozen=True):
     prop: str
     values: tuple[Any, ...]
     member: str | None = None
 
 
-class Exists(msgspec.Struct, frozen=True):
-    """A document of `kind` meets `where`."""
-
+class Exists(Node, frozen=True):
     kind: str
     where: Condition
 

@@ -1,8 +1,8 @@
 """The names of a kind's document tables, made in one place, and the shape of a table lists read.
 
-Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and a column per
-property of `COLUMNS`, which some kind indexes or searches, holding the body's value of it (NULL when
-it lacks one), so filters, sorts and indexes on it never parse a body; each store makes them its way
+Every document table has the same shape: `id`, `customer_id` and the JSON `body`, and each store
+keeps the properties some kind indexes or searches (`COLUMNS`) its way, so filters, sorts and indexes
+on them never parse a body: SQLite as a column per property, PostgreSQL as a `jsonb` document
 (`sqlite.rows`, `postgresql.rows`). Other properties are read from the body.
 """
 

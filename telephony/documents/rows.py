@@ -18,8 +18,9 @@ import msgspec
 from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog.connection import Connection
 from ..projections.holding import HeldRows
-from .conditions import Condition, equals
-from .names import Table, counts_of, documents_of
+from .conditions import equals
+from .names import counts_of, documents_of
+from .sql import Sql
 
 _encode = msgspec.json.encode
 
@@ -29,6 +30,8 @@ class Rows:
     gathering: bool = False  # see Projection.gathering
     integer: ClassVar[str] = "INTEGER"
     """The store's type of a column of whole numbers."""
+    sql: ClassVar[Sql]
+    """The store's SQL of a condition (`conditions`)."""
     declared: ClassVar[tuple[Any, ...]] = ()
     """What shapes the table on the store beyond the kind's declaration (a change rebuilds it)."""
 
@@ -43,11 +46,6 @@ class Rows:
         self._insert = self._insert_statement()
         self.held: HeldRows[Any, list] = HeldRows(self._insert, self._held_row)
         """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
-
-    @staticmethod
-    def where(condition: Condition, table: Table) -> tuple[str, list[Any]]:
-        """The store's SQL of a condition (`conditions`) and its parameters."""
-        raise NotImplementedError
 
     def _insert_statement(self) -> str:
         """The statement that writes a row (`_row`), replacing one of the same id."""
@@ -118,7 +116,7 @@ class Rows:
         self._whole(conn)
         self.gathered(conn)
         customer_id, where = d.customer_id, d.where
-        condition, params = self.where(equals(customer_id=customer_id, **where), self.shape)
+        condition, params = self.sql.where(equals(customer_id=customer_id, **where), self.shape)
         chosen = f'FROM "{self.table}" WHERE {condition}'
         self._cleared(conn, chosen, params, d)
         conn.execute(f"DELETE {chosen}", params)

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..conditions import TRUE, both
 from ..listing import Listed, Page
-from .sql import bound, expression, where
+from .sql import SQL
 
 
 def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
@@ -20,9 +20,9 @@ def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
     table, q, (total, after) = listed.table, listed.q, listed.known
     direction, sort, name = "DESC" if q.descending else "ASC", q.order, f'"{table.name}"'
     nulls = "LAST" if q.descending else "FIRST"
-    scope_sql, scope_params = where(both(listed.scope, *([listed.parent] if listed.parent else ())), table)
-    where_sql, where_params = where(q.where, table)
-    order = f"{expression(sort, table)} {direction} NULLS {nulls}, id {direction}" if sort else f"id {direction}"
+    scope_sql, scope_params = SQL.where(both(listed.scope, *([listed.parent] if listed.parent else ())), table)
+    where_sql, where_params = SQL.where(q.where, table)
+    order = f"{SQL.expression(sort, table)} {direction} NULLS {nulls}, id {direction}" if sort else f"id {direction}"
     base = f"FROM {name} WHERE {scope_sql} AND {where_sql}"
     params: tuple[Any, ...] = (*scope_params, *where_params)
     total_sql, total_params, skip = f"SELECT count(*) {base}", params, q.offset
@@ -30,13 +30,13 @@ def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
     chosen = f"SELECT {numbered} {base} ORDER BY {order} LIMIT ? OFFSET ?"
     key = (("id",) if sort is None else (sort, "id")) if q.keyed else ()
     if key and after is not None:  # placed first: the index range starts there
-        columns = ", ".join(expression(prop, table) for prop in key)
+        columns = ", ".join(SQL.expression(prop, table) for prop in key)
         chosen = (f"SELECT {numbered} FROM {name} WHERE {scope_sql} AND ({columns}) {'<' if q.descending else '>'} "
                   f"({', '.join('?' * len(after))}) AND {where_sql} ORDER BY {order} LIMIT ? OFFSET ?")  # fmt: skip
-        after_params = (bound(prop, value, table) for prop, value in zip(key, after, strict=True))
+        after_params = (SQL.bound(prop, value, table) for prop, value in zip(key, after, strict=True))
         params, skip = (*scope_params, *after_params, *where_params), 0
     if q.group_by:  # a group is shown by its first document, and sorted by its values
-        grouped = f"{base} GROUP BY {expression(q.group_by, table)}"
+        grouped = f"{base} GROUP BY {SQL.expression(q.group_by, table)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped}) AS g"
         chosen = (f"SELECT {numbered} FROM (SELECT min(id) AS id {grouped}) AS g JOIN {name} USING (id) "
                   f"ORDER BY {order} LIMIT ? OFFSET ?")  # fmt: skip
@@ -47,9 +47,9 @@ def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
         )
     if total is not None:
         total_sql, total_params = "SELECT ?::bigint", (total,)
-    present, present_params = where(listed.parent, table) if listed.parent is not None else ("TRUE", [])
+    present, present_params = SQL.where(listed.parent, table) if listed.parent is not None else ("TRUE", [])
     ended = "(SELECT id FROM page ORDER BY k DESC LIMIT 1)"
-    keyed = ", ".join(f"(SELECT {expression(prop, table)} FROM {name} WHERE id = {ended})" for prop in key)
+    keyed = ", ".join(f"(SELECT {SQL.expression(prop, table)} FROM {name} WHERE id = {ended})" for prop in key)
     joined = f"SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN {name} USING (id)"
     sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT CASE WHEN n < ? "
            f"AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, ({joined}), n, {present}, "

@@ -1,12 +1,12 @@
-"""A kind's document table in PostgreSQL: the body as text, its properties as generated `jsonb` columns.
+"""A kind's document table in PostgreSQL: the body as text, and as a `jsonb` document to read.
 
 The table keeps `id`, `customer_id` and the JSON `body` as text (the bytes a list answers with, as
-SQLite keeps them; `jsonb` would reorder the keys); each property of `names.COLUMNS` is a `jsonb`
-column PostgreSQL generates from the body (`GENERATED ... STORED`, a JSON null as NULL), so nothing
-writes them. An index on a property sorts its nulls first, as lists do. A patch merges the body in
-Python, which keeps its keys in place and adds new ones at the end, as SQLite's `json_set` does.
-Substring search needs no table of its own: a trigram GIN index (`pg_trgm`) on the text of each
-searched property answers `ILIKE '%...%'` (`sql`)."""
+SQLite keeps them; `jsonb` would reorder the keys), and `doc`, the body as `jsonb`, which PostgreSQL
+generates (`GENERATED ... STORED`: parsed once, when written) and conditions read (`sql`). The
+properties a kind indexes are indexes on expressions of `doc` (a JSON null as NULL, sorted first, as
+lists sort them). A patch merges the body in Python, which keeps its keys in place and adds new ones
+at the end, as SQLite's `json_set` does. Substring search needs no table of its own: a trigram GIN
+index (`pg_trgm`) on the text of each searched property answers `ILIKE '%...%'`."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ import msgspec
 
 from ...domain.events.resources import ResourceUpdated
 from ...eventlog.connection import Connection
-from ..names import COLUMNS
 from ..rows import Rows
-from . import sql
+from .sql import SQL
 
 _encode, _decode = msgspec.json.encode, msgspec.json.decode
 
@@ -35,9 +34,9 @@ def trigram_ops(conn: Connection) -> str:
 
 
 class PgRows(Rows):
-    where = staticmethod(sql.where)
+    sql = SQL
     integer = "BIGINT"
-    declared = ("postgresql", 2)  # 2: the columns and comparisons are jsonb's own
+    declared = ("postgresql", 3)  # 3: a jsonb document, its properties compared as jsonb's own
 
     def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], searched: Sequence[str]
                  ) -> None:  # fmt: skip
@@ -50,21 +49,19 @@ class PgRows(Rows):
 
     def create(self, conn: Connection) -> None:
         key = "TEXT" if self.text_ids else "BIGINT"
-        generated = "".join(f", {name} JSONB GENERATED ALWAYS AS (nullif(body::jsonb -> '{name}', 'null')) STORED"
-                            for name in COLUMNS)  # fmt: skip
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" (id {key} PRIMARY KEY, customer_id BIGINT NOT NULL, '
-                     f"body TEXT NOT NULL{generated})")  # fmt: skip
+                     "body TEXT NOT NULL, doc JSONB GENERATED ALWAYS AS (body::jsonb) STORED)")  # fmt: skip
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id BIGINT PRIMARY KEY, n BIGINT NOT NULL)')
 
     def index(self, conn: Connection) -> None:
         conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for props in self.indexed:
-            columns = ", ".join(f"{prop} NULLS FIRST" for prop in props)
+            columns = ", ".join(f"({SQL.expression(prop, self.shape)}) NULLS FIRST" for prop in props)
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {columns}, id)")  # fmt: skip
         for prop in self.searched:
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}_trgm" ON "{self.table}" '
-                         f"USING gin (({prop} #>> '{{}}') {trigram_ops(conn)})")  # fmt: skip
+                         f"USING gin ({SQL.text(prop, self.shape)} {trigram_ops(conn)})")  # fmt: skip
 
     def updated(self, conn: Connection, d: ResourceUpdated) -> None:
         if not d.changes:

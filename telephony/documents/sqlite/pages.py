@@ -14,7 +14,7 @@ from ..conditions import TRUE, All, Condition, Like, both
 from ..listing import Listed, Page
 from ..names import Table
 from . import search
-from .sql import bound, expression, where
+from .sql import SQL
 
 
 def indexed_like(q_where: Condition, listed: Listed) -> tuple[search.Match | None, Condition]:
@@ -33,22 +33,22 @@ def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
     table, q, (total, after) = listed.table, listed.q, listed.known
     direction, sort, name = "DESC" if q.descending else "ASC", q.order, f'"{table.name}"'
     match, others = indexed_like(q.where, listed)
-    scope_sql, scope_params = where(both(listed.scope, *([listed.parent] if listed.parent else ())), table)
-    others_sql, others_params = where(others, table)
+    scope_sql, scope_params = SQL.where(both(listed.scope, *([listed.parent] if listed.parent else ())), table)
+    others_sql, others_params = SQL.where(others, table)
     if match is not None:
         others_sql, others_params = f"{match.condition} AND {others_sql}", [match.phrase, *others_params]
-    order = f"{expression(sort, table)} {direction}, id {direction}" if sort else f"id {direction}"
+    order = f"{SQL.expression(sort, table)} {direction}, id {direction}" if sort else f"id {direction}"
     base = f"FROM {name} WHERE {scope_sql} AND {others_sql}"
     params: tuple[Any, ...] = (*scope_params, *others_params)
     total_sql, total_params, skip = f"SELECT count(*) {base}", params, q.offset
     chosen = f"SELECT id {base} ORDER BY {order} LIMIT ? OFFSET ?"
-    key = (("id",) if sort is None else (expression(sort, table), "id")) if q.keyed and match is None else ()
+    key = (("id",) if sort is None else (SQL.expression(sort, table), "id")) if q.keyed and match is None else ()
     if key and after is not None:  # placed first: the index range starts there
         chosen = (f"SELECT id FROM {name} WHERE {scope_sql} AND ({', '.join(key)}) {'<' if q.descending else '>'} "
                   f"({', '.join('?' * len(after))}) AND {others_sql} ORDER BY {order} LIMIT ? OFFSET ?")  # fmt: skip
-        params, skip = (*scope_params, *map(bound, after), *others_params), 0
+        params, skip = (*scope_params, *after, *others_params), 0  # the key as SQLite gave it
     if q.group_by:  # a group is shown by its first document, and sorted by its values
-        grouped = f"{base} GROUP BY {expression(q.group_by, table)}"
+        grouped = f"{base} GROUP BY {SQL.expression(q.group_by, table)}"
         total_sql = f"SELECT count(*) FROM (SELECT 1 {grouped}) AS g"
         chosen = (f"SELECT id FROM (SELECT min(id) AS id {grouped}) AS g JOIN {name} USING (id) "
                   f"ORDER BY {order} LIMIT ? OFFSET ?")  # fmt: skip
@@ -63,7 +63,7 @@ def statement(listed: Listed) -> tuple[str, tuple[Any, ...]]:
         )
     if total is not None:
         total_sql, total_params = "SELECT ?", (total,)
-    present, present_params = where(listed.parent, table) if listed.parent is not None else ("1", [])
+    present, present_params = SQL.where(listed.parent, table) if listed.parent is not None else ("1", [])
     ended = "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))"
     keyed = ", ".join(f"(SELECT {column} FROM {name} WHERE id = {ended})" for column in key) or "NULL"
     sql = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT CASE WHEN n < ? "
@@ -79,7 +79,7 @@ def _by_index(table: Table, scope_sql: str, scope_params: list[Any], match: sear
     customer owns every document of the table and nothing else narrows the list, the total is the
     count of matches alone, read from the index without looking any document up."""
     fts, name = f'"{match.table}"', f'"{table.name}"'
-    others_sql, others_params = where(others, table)
+    others_sql, others_params = SQL.where(others, table)
     joined = (
         f"FROM {fts} CROSS JOIN {name} ON {name}.id = {fts}.rowid WHERE {fts} MATCH ? AND {scope_sql} AND {others_sql}"
     )

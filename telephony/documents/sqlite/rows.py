@@ -16,8 +16,8 @@ from ...domain.events.resources import ResourceCleared, ResourceUpdated
 from ...eventlog.connection import Connection, SqliteConnection
 from ..names import COLUMNS
 from ..rows import Rows
-from . import sql
 from .search import SearchIndex
+from .sql import SQL
 
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
@@ -32,7 +32,7 @@ def column(value: Any) -> Any:
 
 
 class SqliteRows(Rows):
-    where = staticmethod(sql.where)
+    sql = SQL
 
     def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], searched: Sequence[str]
                  ) -> None:  # fmt: skip
