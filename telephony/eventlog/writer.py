@@ -177,6 +177,25 @@ class GroupCommitWriter:
         """Open the batch's transaction (a store that other processes write also reads the head here)."""
         conn.execute("BEGIN IMMEDIATE")
 
+    def _sent(self, conn: Connection) -> None:
+        """A request's statements are all sent (a store that sends them ahead of their answers learns
+        here whether one failed, so the request's savepoint takes it back)."""
+
+    def _undo(self, conn: Connection, failure: Exception) -> Exception:
+        """Take a failed request back to its savepoint; what its caller is answered with."""
+        conn.execute("ROLLBACK TO request")
+        conn.execute("RELEASE request")
+        return failure
+
+    def _version(self, conn: Connection, new: NewEvent) -> int:
+        """The version a stream is at, before a new event of it."""
+        return store.stream_version(conn, new.stream)
+
+    def _abandon(self, conn: Connection) -> None:
+        """Roll the batch back (it failed as a whole)."""
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
     def _commit(self, conn: Connection) -> None:
         conn.execute("COMMIT")
 
@@ -197,23 +216,22 @@ class GroupCommitWriter:
                 saved, packed = (self._position, self._hash), packer.mark()
                 sink.gather()
                 try:
-                    results.append(self._append(request.decide(conn), request.meta, request.keep))
+                    appended = self._append(request.decide(conn), request.meta, request.keep)
                     sink.gathered(conn)
+                    self._sent(conn)
                     conn.execute("RELEASE request")
+                    results.append(appended)
                 except Exception as exc:
                     sink.forget()
-                    conn.execute("ROLLBACK TO request")
-                    conn.execute("RELEASE request")
+                    results.append(self._undo(conn, exc))
                     packer.rollback(packed)
                     self._position, self._hash = saved
-                    results.append(exc)
             if self._position != start_position:
                 sink.checkpoint(conn, self._position)
             self._commit(conn)
         except Exception as exc:
             sink.forget()
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._abandon(conn)
             self._position, self._hash = start_position, start_hash
             packer.rollback(packed_at_start)
             return [exc] * len(batch)
@@ -227,7 +245,7 @@ class GroupCommitWriter:
         catalogue = self._sink.catalogue
         out: list[RecordedEvent] = []
         for new in events:
-            current = store.stream_version(conn, new.stream)
+            current = self._version(conn, new)
             if new.expected_version != ANY_VERSION and new.expected_version != current:
                 raise ConcurrencyError(new.stream, new.expected_version, current)
             type_, schema, data_bytes = catalogue.written(new.event)
