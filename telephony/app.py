@@ -30,9 +30,13 @@ def create_app(settings: Settings, *, clock: Clock | None = None, progress: bool
     default; a seeded one with a reproducible clock makes a reproducible run)."""
     app = web.Application(
         middlewares=[
-            middlewares.frame(options=cors.plain_options),
-            faults.api_faults(settings.api.service),
-            nul.refusing_nul(bodies=bool(settings.eventlog.url)),  # PostgreSQL's text cannot hold a NUL
+            middlewares.frame(
+                options=cors.plain_options,
+                within=[
+                    faults.api_faults(settings.api.service),  # while a fault rule is for API requests
+                    nul.refusing_nul(bodies=bool(settings.eventlog.url)),  # PostgreSQL's text cannot hold a NUL
+                ],
+            )
         ],
         client_max_size=settings.server.max_body_bytes,
         handler_args={"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER},

@@ -71,7 +71,9 @@ def made(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]:
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
         made = event.event
-        return [conversation(channel, made.body, made.customer_id)] if isinstance(made, ResourceCreated) else []
+        if not isinstance(made, ResourceCreated):
+            return []
+        return [conversation(channel, msgspec.to_builtins(made.body), made.customer_id)]
 
     def from_json(data: bytes) -> Iterable[DocumentChange]:
         try:

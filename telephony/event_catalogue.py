@@ -52,15 +52,21 @@ def described(catalogue: Catalogue = EVENTS) -> Contract:
     return Contract(events=events, values=[_described(values[name]) for name in sorted(values)])
 
 
-def _described(cls: type[msgspec.Struct], **more: Any) -> Described:
-    docs = _field_docs(cls)
-    fields = [_field(info, docs.get(info.name, "")) for info in msgspec.structs.fields(cls)]
+def _described(cls: type, **more: Any) -> Described:
+    if typing.is_typeddict(cls):  # a record's changes: any of its fields, as the record documents them
+        docs, required = _field_docs(cls.record), cls.__required_keys__  # type: ignore[attr-defined]
+        names = {info.encode_name: info.name for info in msgspec.structs.fields(cls.record)}  # type: ignore[attr-defined]
+        fields = [Field(name=name, type=_type_name(hint), required=name in required, doc=docs.get(names[name], ""))
+                  for name, hint in typing.get_type_hints(cls, include_extras=True).items()]  # fmt: skip
+    else:
+        docs = _field_docs(cls)
+        fields = [_field(info, docs.get(info.name, "")) for info in msgspec.structs.fields(cls)]
     return Described(name=cls.__name__, doc=_doc(cls), fields=fields, **more)
 
 
 def _doc(cls: type) -> str:
     """The class's own docstring, or its base's (a record kind's events are made from one declaration)."""
-    own = (c.__doc__ for c in cls.__mro__ if c.__doc__ and c not in (msgspec.Struct, object))
+    own = (c.__doc__ for c in cls.__mro__ if c.__doc__ and c not in (msgspec.Struct, object, dict))
     return inspect.cleandoc(next(own, ""))
 
 
@@ -97,8 +103,12 @@ def _is_text(node: ast.stmt) -> bool:
 
 
 def _type_name(annotation: Any) -> str:
-    """A field's type as it is written (`int | None`, `dict[str, int]`, `Party`)."""
+    """A field's type as it is written (`int | None`, `dict[str, int]`, `Party`), a constrained one with
+    its constraints (`int (0 to 86400)`)."""
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        said = [_constraints(meta) for meta in annotation.__metadata__ if isinstance(meta, msgspec.Meta)]
+        return " ".join([_type_name(args[0]), *(f"({text})" for text in said if text)])
     if origin in (typing.Union, types.UnionType):
         return " | ".join(_type_name(arg) for arg in args)
     if origin is not None:
@@ -111,16 +121,43 @@ def _type_name(annotation: Any) -> str:
     return annotation.__name__ if isinstance(annotation, type) else str(annotation).replace("typing.", "")
 
 
-def _values_of(cls: type[msgspec.Struct]) -> Iterator[type[msgspec.Struct]]:
-    """The Struct types (other than events) a type's fields hold, however deep."""
-    for info in msgspec.structs.fields(cls):
-        yield from _structs_in(info.type)
+def _constraints(meta: msgspec.Meta) -> str:
+    """A `Meta`'s constraints as words: its description, or its bounds."""
+    if meta.description:
+        return meta.description
+    low, high = (meta.ge if meta.ge is not None else meta.gt), (meta.le if meta.le is not None else meta.lt)
+    bounds = [
+        f"{low} to {high}"
+        if low is not None and high is not None
+        else f"at least {low}"
+        if low is not None
+        else f"at most {high}"
+        if high is not None
+        else ""
+    ]
+    shortest, longest = meta.min_length or 0, meta.max_length
+    if shortest or longest is not None:
+        bounds.append(f"at least {shortest} long" if longest is None else f"at most {longest} long" if not shortest
+                      else f"{shortest} to {longest} long")  # fmt: skip
+    if meta.pattern is not None:
+        bounds.append(f"matching {meta.pattern}")
+    return ", ".join(bound for bound in bounds if bound)
 
 
-def _structs_in(annotation: Any) -> Iterator[type[msgspec.Struct]]:
+def _values_of(cls: type) -> Iterator[type]:
+    """The Struct and TypedDict types (other than events) a type's fields hold, however deep."""
+    hints = typing.get_type_hints(cls, include_extras=True).values() if typing.is_typeddict(cls) else (
+        info.type for info in msgspec.structs.fields(cls))  # fmt: skip
+    for hint in hints:
+        yield from _values_in(hint)
+
+
+def _values_in(annotation: Any) -> Iterator[type]:
     for arg in typing.get_args(annotation):
-        yield from _structs_in(arg)
-    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct) and not issubclass(annotation, Event):
+        yield from _values_in(arg)
+    if typing.is_typeddict(annotation) or (
+        isinstance(annotation, type) and issubclass(annotation, msgspec.Struct) and not issubclass(annotation, Event)
+    ):
         yield annotation
         yield from _values_of(annotation)
 

@@ -27,19 +27,32 @@ class FaultRule(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     declared here; `problems` names what breaks the rules between fields."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] | None = None
+    """The HTTP method of the requests it matches (any when left out)."""
     path: PathPattern | None = None
+    """The API paths it matches (`*` within a segment, `**` across)."""
     webhook: NamePattern | None = None
+    """The webhooks whose deliveries it matches, by name (`*` matches any characters)."""
     status: Literal[500, 502, 503, 429] | None = None
+    """Answer the request with this status instead."""
     retry_after: Annotated[int, msgspec.Meta(ge=0, le=86_400)] | None = None
+    """The `Retry-After` seconds of that answer."""
     latency_ms: Millis | None = None
+    """Hold the request this long before it is handled."""
     drop: bool = False
+    """Drop the connection (a request), or the delivery (it is never sent)."""
     slow_body: Millis | None = None
+    """Send the answer's body slowly, over this long."""
     delay_ms: Millis | None = None
+    """Hold the delivery this long before it is sent."""
     duplicate: bool = False
+    """Send the delivery twice."""
     count: Annotated[int, msgspec.Meta(ge=1, le=1_000_000_000)] | None = None
+    """Fire at most this many times."""
     probability: Annotated[float, msgspec.Meta(gt=0, le=1)] | None = None
+    """Fire on a match with this probability (from the seeded randomness)."""
     expires_in: Annotated[float, msgspec.Meta(gt=0, le=LONGEST_FAULT_LIFE, description="seconds of clock time")
                           ] | None = None  # fmt: skip
+    """Seconds of clock time after which the rule goes."""
 
     @property
     def effects(self) -> list[str]:

@@ -91,7 +91,7 @@ class Server:
                     async with session.get(f"{self.url}/_telephony/health") as response:
                         if response.status == 200:
                             return
-                except aiohttp.ClientError:
+                except (aiohttp.ClientError, TimeoutError):  # not listening yet, or still starting behind its socket
                     pass
                 await asyncio.sleep(0.1)
         raise TimeoutError(f"server not healthy after {timeout}s:\n{self.output.read_text()}")

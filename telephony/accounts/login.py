@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from ..api.access import OPEN, USER
 from ..api.context import meta_of, principal
 from ..api.errors import BadRequest
 from ..api.responses import message
@@ -159,11 +160,11 @@ def _shape(answer: Any = Message, body: Any = None, errors: tuple[int, ...] = (4
 
 
 ROUTES = [
-    Route("POST", "/login", login, auth=False, shape=_shape(LoginResult, Login, (400, 429), also={202: Challenge})),
-    Route("POST", "/login2fa", login2fa, auth=False, shape=_shape(LoginResult, Login2fa, (400, 429))),
-    Route("POST", "/logout", logout, shape=_shape(errors=())),
-    Route("GET", "/ping", ping, shape=_shape(errors=())),
-    Route("POST", "/confirmation", confirmation, auth=False, shape=_shape(body=EmailOnly)),
-    Route("POST", "/password", password, auth=False, shape=_shape(body=EmailOnly)),
-    Route("POST", "/reset", reset, auth=False, shape=_shape(body=Reset, errors=(400, 429))),
+    Route("POST", "/login", login, OPEN, shape=_shape(LoginResult, Login, (400, 429), also={202: Challenge})),
+    Route("POST", "/login2fa", login2fa, OPEN, shape=_shape(LoginResult, Login2fa, (400, 429))),
+    Route("POST", "/logout", logout, USER, shape=_shape(errors=())),
+    Route("GET", "/ping", ping, USER, shape=_shape(errors=())),
+    Route("POST", "/confirmation", confirmation, OPEN, shape=_shape(body=EmailOnly)),
+    Route("POST", "/password", password, OPEN, shape=_shape(body=EmailOnly)),
+    Route("POST", "/reset", reset, OPEN, shape=_shape(body=Reset, errors=(400, 429))),
 ]

@@ -8,79 +8,10 @@ import msgspec
 
 from ..domain.bodies import echoing
 from ..domain.references import Destination, Ref, Reference
-from ..domain.sip_clients import MAX_REGISTRATIONS
+from ..domain.schemas import User
 from ..domain.types import Email
 
 Password = Annotated[str, msgspec.Meta(min_length=8, max_length=256)]
-
-
-class User(msgspec.Struct, kw_only=True):
-    """The spec's full User model (`customer_id_id` spelled exactly as the spec gives it)."""
-
-    id: int
-    is_initial: bool = False
-    email: str = ""
-    first_name: str = ""
-    last_name: str = ""
-    roles: list[str] = msgspec.field(default_factory=list)
-    active: bool = True
-    visited_apps: list[str] = msgspec.field(default_factory=list)
-    is_root: bool = False
-    two_factor_auth: str = "D"
-    created_at: str = ""
-    customer: int = 0
-    customer_id_id: int = 0
-    mobile_activated: bool = False
-    mobile: str | None = None
-    ext: str | None = None
-    cli: str | None = None
-    esc_cli: str | None = None
-    cc: str | None = "44"
-    area_code: str | None = None
-    ring_time: str = "20"
-    final_dst_type: str = "V"
-    final_dst_id: int | None = None
-    vm_pin: str | None = None
-    vm_to_email: bool = False
-    vm_emails: list[str] = msgspec.field(default_factory=list)
-    vm_tts: str | None = None
-    vm_new: int = 0
-    vm_old: int = 0
-    cw: bool = True
-    dnd: bool = False
-    rec_allowed: bool = True
-    rec_never_internal: bool = False
-    fm: bool = False
-    fm_only_direct: bool = False
-    fm_init_ring_time: int = 0
-    fm_announcement_enabled: bool = False
-    fm_confirm_required: bool = False
-    fm_allowed: bool = True
-    fm_targets: list[str] = msgspec.field(default_factory=list)
-    fm_ring_time: str = "20"
-    fm_strategy: str = "A"
-    fm_final_dst_type: str = "H"
-    fm_final_dst_id: int | None = None
-    fm_cli: str = "R"
-    nun: str | None = None
-    nun_only_direct: bool = False
-    nun_ring_time: int = 20
-    monitor: str = "N"
-    monitor_transcript: str = "D"
-    auto_answer_header: str | None = None
-    log_missed_calls: bool = True
-    language: str = "en"
-    cnam: bool = False
-    email_missed: str | None = None
-    call_barge_allowed: bool = False
-    transfer_cli: str = "R"
-    nb_sip_locations: Annotated[int, msgspec.Meta(ge=0, le=MAX_REGISTRATIONS)] = 0
-    pickup_group_id: int | None = None
-    location_id: str | None = None
-    vm_announcement_id: int | None = None
-    fm_announcement_id: int | None = None
-    legacy_api_key: str | None = None
-    groups: list[int] = msgspec.field(default_factory=list)
 
 
 USER_REFERENCES: tuple[Reference, ...] = (

@@ -20,6 +20,7 @@ from ..config import Settings
 from ..documents.listing import ReadStore
 from ..domain import acl
 from ..domain.events.accounts import CustomerCreated, UserCreated
+from ..domain.schemas import User
 from ..eventlog import EventLog, Metadata
 from ..mail import Mailer
 from ..reactors.scheduler import Timers
@@ -165,6 +166,6 @@ async def open_sealer(data_dir: Path, log: EventLog, entropy: Entropy = SYSTEM, 
     return Sealer.for_data_dir(data_dir, written=log.position > 0, sealed=sealed, entropy=entropy, wall=wall)
 
 
-def _with_clients(body: dict, plan: decisions.UserPlan) -> dict:
+def _with_clients(body: User, plan: decisions.UserPlan) -> dict:
     """A new user's document as its creation left it: with the SIP clients registered beside it."""
-    return {**body, "nb_sip_locations": plan.sip_clients}
+    return {**msgspec.to_builtins(body), "nb_sip_locations": plan.sip_clients}

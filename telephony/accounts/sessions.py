@@ -100,8 +100,7 @@ class SessionIndex(MemoryProjection):
                 if (revoked := self.by_id.pop(token_id, None)) is not None:
                     self.by_digest.pop(revoked.digest, None)
             case UserCreated(body=b):
-                roles, active = tuple(b.get("roles") or ()), b.get("active", True)
-                self.accounts[b["id"]] = Account(b["customer_id_id"], bool(b.get("is_root")), roles, active)
+                self.accounts[b.id] = Account(b.customer_id_id, b.is_root, tuple(b.roles), b.active)
             case UserUpdated(id=user_id, changes=changes) if isinstance(user_id, int):
                 if (account := self.accounts.get(user_id)) is not None:
                     account.is_root = bool(changes.get("is_root", account.is_root))

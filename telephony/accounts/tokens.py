@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
+from ..api.access import USER
 from ..api.context import meta_of, principal
 from ..api.errors import NotFound
 from ..api.responses import raw_collection, single
@@ -65,10 +66,10 @@ async def delete(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("POST", "/apitokens", create, versions=V12,
+    Route("POST", "/apitokens", create, USER, versions=V12,
           shape=Shape(ApiToken, status=201, body=NewApiToken, errors=(400,), tag="authentication")),
-    Route("GET", "/apitokens", list_tokens, versions=V12, origin="real-platform",
+    Route("GET", "/apitokens", list_tokens, USER, versions=V12, origin="real-platform",
           shape=Shape(ApiToken, "list", listing=API_TOKEN_FIELDS, errors=(400,), tag="authentication")),
-    Route("DELETE", "/apitokens/{token}", delete, versions=V12, origin="real-platform",
+    Route("DELETE", "/apitokens/{token}", delete, USER, versions=V12, origin="real-platform",
           shape=Shape(envelope="none", status=204, errors=(404,), tag="authentication")),
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from .. import control_key
 from ..clock import LATEST, parse_wire_time, wire_time
 from ..keys import CLOCK, CONTROL_KEY_DIGEST, DUTIES, EVENT_LOG, MEMORY, REACTORS, SCHEDULER, SHARED_CLOCK
 from ..projections.clock import clock_moved
+from .access import CONTROL, OPEN
 from .context import meta_of
 from .errors import BadRequest, Unauthorized
 from .responses import json_response
@@ -92,7 +93,7 @@ async def health(request: web.Request) -> web.Response:
 
 def control_route(method: str, path: str, handler, shape: Shape, *, open_: bool = False) -> Route:
     """An operator route under `/_telephony`: it needs the control key unless `open_`."""
-    return Route(method, "/_telephony" + path, handler, auth=not open_, origin="control", shape=shape)
+    return Route(method, "/_telephony" + path, handler, OPEN if open_ else CONTROL, origin="control", shape=shape)
 
 
 def control_shape(answer: Any = None, envelope: Envelope = "data", **kwargs: Any) -> Shape:

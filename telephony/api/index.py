@@ -8,6 +8,7 @@ import msgspec
 from aiohttp import web
 
 from ..keys import SETTINGS
+from .access import OPEN
 from .responses import json_response
 from .route_table import Route
 from .shapes import Shape
@@ -43,4 +44,4 @@ async def index(request: web.Request) -> web.Response:
     return json_response({"name": "telephony", "links": links(request.app[SETTINGS].api.service)})
 
 
-ROUTES = [Route("GET", "/", index, auth=False, origin="control", shape=Shape(Index, "bare", tag="control"))]
+ROUTES = [Route("GET", "/", index, OPEN, origin="control", shape=Shape(Index, "bare", tag="control"))]

@@ -1,4 +1,5 @@
-"""Request ids and error rendering for every route, known or not."""
+"""Request ids and error rendering for every route, known or not; and the layers a request pays for
+only when they apply to it (`Conditional`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import itertools
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
 
 from aiohttp import web
 
@@ -29,10 +33,24 @@ _HTTP_MESSAGES = {
 }
 
 
-def frame(options: Options | None = None):
+class Middleware(Protocol):
+    def __call__(self, request: web.Request, handler: Handler) -> Awaitable[web.StreamResponse]: ...
+
+
+@dataclass(frozen=True)
+class Conditional:
+    """A middleware that runs for a request only when `applies(request)` says so: a request it does not
+    apply to pays that one check, not a layer (each layer costs every request a coroutine)."""
+
+    applies: Callable[[web.Request], bool]
+    middleware: Middleware
+
+
+def frame(options: Options | None = None, within: Sequence[Conditional] = ()):
     """The one middleware around every route, known or not: the request's id, and every failure
     rendered as `{message, errors}` JSON, never HTML, never a traceback. `options` answers OPTIONS
-    requests (the CORS layer's, which tells a preflight from a plain one).
+    requests (the CORS layer's, which tells a preflight from a plain one). `within` runs, in its order,
+    around the handler, each layer only for the requests it applies to.
 
     The caller's X-Request-Id is taken when it is sane; otherwise one is made from a random per-app
     prefix and a counter: unique, and cheaper than reading the system's random source each time. The
@@ -40,6 +58,7 @@ def frame(options: Options | None = None):
     stamped by `stamp_request_id`). One middleware rather than several: each layer costs every request a coroutine.
     """
     prefix, counter = uuid.uuid4().hex[:12], itertools.count(1)
+    innermost_first = tuple(reversed(within))
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -51,6 +70,9 @@ def frame(options: Options | None = None):
             if options is not None and request.method == "OPTIONS":
                 response = await options(request, handler)
             else:
+                for layer in innermost_first:
+                    if layer.applies(request):
+                        handler = partial(layer.middleware, handler=handler)
                 response = await positions.reached(request) or await handler(request)
                 positions.stamp(request, response)
         except Exception as exc:

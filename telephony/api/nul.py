@@ -6,7 +6,10 @@ values answer as on SQLite: `PgReader` binds them as `bytea`) holding one is ref
 meaningful, and both stores answer the same. A body is the store's: SQLite keeps the character,
 so on PostgreSQL alone a JSON body (or JSON lines, the import's) whose text holds one is refused. The
 dashboard's forms are checked where they are read (`posted`), on both stores: reading a multipart
-body here would take it from the handler."""
+body here would take it from the handler.
+
+A request pays for the check only where a NUL can be: a parameter holds one only when the request's
+target spells it (`%00`, or a raw NUL should a parser let one through), and on PostgreSQL a body may."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from aiohttp import web
 from multidict import MultiDictProxy
 
 from .errors import BadRequest
-from .middlewares import Handler
+from .middlewares import Conditional, Handler
 
 ESCAPED = b"\\u0000"
 MESSAGE = "Text cannot hold a NUL character (\\u0000)"
@@ -25,6 +28,8 @@ ANSWERED_AS_ON_SQLITE = frozenset({"filter"})
 """Query parameters whose values holding a NUL answer as on SQLite."""
 FORMS = "/_telephony/dashboard"
 """Where bodies are forms, read by their handlers (`posted`)."""
+SPELLED = ("%00", "\x00")
+"""How a NUL stands in a request's target, as sent."""
 
 
 def holding_nul(value: Any, path: str = "") -> str | None:
@@ -85,16 +90,29 @@ def _in_body(body: bytes) -> str | None:
     return None
 
 
-def refusing_nul(*, bodies: bool) -> Any:
-    """The middleware; `bodies`: look at bodies too (on PostgreSQL)."""
+def _spells_nul(request: web.Request) -> bool:
+    """Whether the request's target (its path and query, as sent) may hold a NUL."""
+    target = request.raw_path
+    return SPELLED[0] in target or SPELLED[1] in target
+
+
+def _has_body(request: web.Request) -> bool:
+    return request.can_read_body and not request.path.startswith(FORMS)
+
+
+def refusing_nul(*, bodies: bool) -> Conditional:
+    """The middleware, for the requests whose target may hold a NUL; `bodies`: and those with a body
+    (on PostgreSQL), whose text it reads."""
 
     @web.middleware
     async def refuse_nul(request: web.Request, handler: Handler) -> web.StreamResponse:
-        field = _in_request(request)
-        if field is None and bodies and request.can_read_body and not request.path.startswith(FORMS):
+        field = _in_request(request) if _spells_nul(request) else None
+        if field is None and bodies and _has_body(request):
             field = _in_body(await request.read())  # kept by aiohttp for the handler
         if field is not None:
             raise BadRequest.field(field or None, MESSAGE)
         return await handler(request)
 
-    return refuse_nul
+    if bodies:
+        return Conditional(lambda request: _spells_nul(request) or _has_body(request), refuse_nul)
+    return Conditional(_spells_nul, refuse_nul)

@@ -26,16 +26,20 @@ READS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 async def reached(request: web.Request) -> web.Response | None:
     """Wait for the position the request asks for (or the head at its start); an error answer if it
-    cannot be had, else None."""
+    cannot be had, else None. A request that need not wait (its position reached, or no position asked
+    and no other process writing) costs no timer."""
     event_log = request.app.get(EVENT_LOG)
     if event_log is None:
         return None
     wanted = request.headers.get(HEADER)
-    if wanted is None and request.method == "OPTIONS":
-        return None
-    if wanted is not None and not (wanted.isascii() and wanted.isdigit() and len(wanted) < 19):
+    if wanted is None:
+        if request.method == "OPTIONS" or not event_log.shared:
+            return None
+    elif not (wanted.isascii() and wanted.isdigit() and len(wanted) < 19):
         shown = wanted if len(wanted) <= 24 else wanted[:21] + "..."
         raise Invalid.field(HEADER, f"Expected a position of the log, a whole number (got {shown!r})")
+    elif int(wanted) <= event_log.position:
+        return None
     try:
         async with asyncio.timeout(WAIT_SECONDS):
             if wanted is not None:

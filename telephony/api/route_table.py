@@ -1,12 +1,13 @@
 """The route table and the one pipeline that wraps every API handler.
 
-A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, whether it needs an
-authenticated user, where it comes from (`spec` or a `real-platform` addition), and what it takes and
-answers (its `Shape`, for the OpenAPI document). `mount` adds every route under both version
-prefixes through `pipeline`, which sets the API version and authenticates before the handler runs,
-and refuses what no route takes: a number beyond 64 bits in a numbered part of the path (one whose
-pattern names digits, `\\d`: ids, lists of ids, phone numbers; 404), an `include` its shape does not
-offer (400). Free text in a path (an API token, a webhook's name) is never read as a number.
+A `Route` is data: method, path (relative to `/v1.x/<service>`), handler, who may call it (its
+`Access`), where it comes from (`spec` or a `real-platform` addition), and what it takes and answers
+(its `Shape`, for the OpenAPI document). `mount` adds every route under both version prefixes through
+`pipeline`, which sets the API version and authenticates before the handler runs, refuses what no
+route takes: a number beyond 64 bits in a numbered part of the path (one whose pattern names digits,
+`\\d`: ids, lists of ids, phone numbers; 404), an `include` its shape does not offer (400), and then
+a caller the route's access does not let in (403). Free text in a path (an API token, a webhook's
+name) is never read as a number.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Literal
 from aiohttp import web
 
 from ..keys import API_VERSION, AUTHENTICATE
+from .access import Access
 from .errors import BadRequest, NotFound
 from .shapes import Shape
 
@@ -37,7 +39,8 @@ class Route:
     method: str
     path: str
     handler: Handler
-    auth: bool = True
+    access: Access
+    """Who may call it, checked by the pipeline (see `access.py`)."""
     origin: Literal["spec", "real-platform", "telephony", "control"] = "spec"
     """`spec`; `real-platform` (added by real-platform.md); `telephony` (this server's own addition)."""
     versions: tuple[str, ...] = VERSIONS
@@ -46,6 +49,11 @@ class Route:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "path", ascii_digits(self.path))
+
+    @property
+    def auth(self) -> bool:
+        """Whether the pipeline asks for credentials (a user's, or the operator's control key)."""
+        return self.access.authenticated or self.access.kind == "control"
 
 
 def ascii_digits(path: str) -> str:
@@ -57,19 +65,27 @@ async def _authenticate_user(request: web.Request) -> None:
     await request.app[AUTHENTICATE](request)
 
 
-def pipeline(route: Route, version: str, guard: Authenticate = _authenticate_user) -> Handler:
-    """Wrap a handler with the version tag and, unless the route is open, the guard."""
+def pipeline(route: Route, version: str, guard: Authenticate | None = None) -> Handler:
+    """Wrap a handler with the version tag, the authentication its access asks (a user's; the
+    operator's by `guard`), the path's checks and its access check."""
 
     numbered = numbered_parts(route.path)
+    access = route.access
+    authenticate = guard if access.kind == "control" else _authenticate_user if access.authenticated else None
+    if access.kind == "control" and guard is None:
+        raise ValueError(f"{route.method} {route.path}: an operator's route is mounted with the control key's guard")
+    checked = access.kind in ("module", "root")
 
     async def handle(request: web.Request) -> web.StreamResponse:
         request[API_VERSION] = version
-        if route.auth:
-            await guard(request)
-        if any(_BEYOND_64_BITS.search(request.match_info.get(name, "")) for name in numbered):
+        if authenticate is not None:
+            await authenticate(request)
+        if numbered and any(_BEYOND_64_BITS.search(request.match_info.get(name, "")) for name in numbered):
             raise NotFound("Resource not found")
         if "include" in request.query:
             _check_includes(request, route.shape.includes if route.shape else ())
+        if checked:
+            access.check(request)
         return await route.handler(request)
 
     handle.__name__ = getattr(route.handler, "__name__", "handler")
@@ -123,11 +139,10 @@ def mount(app: web.Application, routes: Iterable[Route], service: str) -> None:
 
 
 def mount_control(app: web.Application, routes: Iterable[Route], guard: Authenticate) -> None:
-    """The routes under `/_telephony`: the operator's (`control`) behind `guard`, the others (a
-    customer's own, such as its webhooks) behind a user's API token."""
+    """The routes under `/_telephony`: the operator's (`CONTROL`) behind `guard`, the others (a
+    customer's own, such as its webhooks) as their access says."""
     for route in resolving_order(routes):
-        chosen = guard if route.origin == "control" else _authenticate_user
-        _add(app, route.method, route.path, pipeline(route, "control", chosen))
+        _add(app, route.method, route.path, pipeline(route, "control", guard))
 
 
 _PATTERN = re.compile(r"\{(\w+):([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..eventlog import compression, store
-from ..eventlog.compression import plain
-from ..eventlog.connection import Connection
+from ..eventlog.connection import Connection, plain
 from ..eventlog.hashing import GENESIS, as_bytes, canonical_bytes, chain_hash
 
 
@@ -32,7 +31,9 @@ class Chain:
     stored byte is not what the chain says. A rebuild can check it on the rows it reads anyway
     (`Projections.rebuild(watch=...)`), so `verify` reads and decompresses the log once for both."""
 
-    def __init__(self, progress=None) -> None:
+    def __init__(self, log: Any, progress=None) -> None:
+        self._log = log
+        """The log the rows are read from (whose dictionaries decompress them)."""
         self._previous, self._expected, self._progress = GENESIS, 1, progress
         self.problem: Problem | None = None
 
@@ -51,7 +52,7 @@ class Chain:
         if position != self._expected:
             self._broken(self._expected, f"position {self._expected} is missing (found {position} next)")
         try:
-            content = plain(as_bytes(data))
+            content = plain(self._log, as_bytes(data))
         except compression.UnreadableData as exc:
             self._broken(position, f"the event's data cannot be read: {exc}")
         canonical = canonical_bytes(position, stream, version, type_, schema, recorded_at, content, as_bytes(meta))
@@ -77,7 +78,7 @@ class Broken(Exception):
 
 def verify_chain(conn: Connection, progress=None) -> Problem | None:
     """The first event whose position, hash or any stored byte is not what the chain says."""
-    chain = Chain(progress)
+    chain = Chain(conn, progress)
     try:
         for row in store.raw_rows(conn, chunk=5000):
             chain(row)

@@ -22,7 +22,7 @@ class _LogFile:
     async def chunks(self, after: int = 0, *, until: int | None = None, types: Sequence[str] | None = None,
                      size: int = 1000) -> AsyncIterator[list[RecordedEvent]]:  # fmt: skip
         for rows in store.raw_chunks(self._conn, after=after, until=until, types=list(types or ()), chunk=size):
-            yield [store.decode_row(row) for row in rows]
+            yield [store.decode_row(row, conn=self._conn) for row in rows]
 
 
 def fold_memory(conn: Connection, memory: MemoryProjections, kept: bool = True) -> Problem | None:

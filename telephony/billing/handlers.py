@@ -15,7 +15,8 @@ import msgspec
 from aiohttp import web
 
 from ..accounts import customer_name_of
-from ..api.context import authorize, meta_of
+from ..api.access import may_read
+from ..api.context import meta_of, principal
 from ..api.control import control_route, control_shape
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, json_response
@@ -43,7 +44,7 @@ class PdfFile(msgspec.Struct):
 
 
 async def transaction_pdf(request: web.Request) -> web.Response:
-    who = authorize(request, "customer", write=False)
+    who = principal(request)
     transaction_id = int(request.match_info["id"])
     body = await reads.body(request.app[READER], "transaction", transaction_id, who.customer_id)
     if body is None:
@@ -113,7 +114,7 @@ async def tariffs(request: web.Request) -> web.Response:
 
 CUSTOMER = r"/customers/{id:\d{1,18}}"
 ROUTES = [
-    Route("GET", r"/transactions/{id:\d+}.pdf", transaction_pdf, origin="real-platform",
+    Route("GET", r"/transactions/{id:\d+}.pdf", transaction_pdf, may_read("customer"), origin="real-platform",
           shape=Shape(PdfFile, errors=(400, 404), tag="customer")),
 ]  # fmt: skip
 CONTROL_ROUTES = [

@@ -15,7 +15,8 @@ from collections.abc import Callable
 import msgspec
 from aiohttp import web
 
-from ..api.context import authorize, meta_of
+from ..api.access import may_change, may_read
+from ..api.context import meta_of, principal
 from ..api.errors import BadRequest, NotFound
 from ..api.responses import collection, single
 from ..api.route_table import Route
@@ -87,12 +88,12 @@ def _page(request: web.Request, calls: list[Call]) -> web.Response:
 
 
 async def list_calls(request: web.Request) -> web.Response:
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     return _page(request, request.app[CALLS].live.of_customer(who.customer_id))
 
 
 async def list_user_calls(request: web.Request) -> web.Response:
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     user_id = _call_id(request)
     if await reads.body(request.app[READER], "user", user_id, who.customer_id) is None:
         raise NotFound(not_found("user", user_id))
@@ -102,7 +103,7 @@ async def list_user_calls(request: web.Request) -> web.Response:
 async def list_queue_calls(request: web.Request) -> web.Response:
     """The callers in a queue, in the order they joined: waiting (`queue_state` `waiting`), ringing an
     agent (`ringing`) or talking to one (`connected`)."""
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     queue_id = _call_id(request)
     if await reads.body(request.app[READER], "queue", queue_id, who.customer_id) is None:
         raise NotFound(not_found("queue", queue_id))
@@ -117,7 +118,7 @@ def _live(request: web.Request, customer_id: int) -> Call:
 
 
 async def get_call(request: web.Request) -> web.Response:
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     call = _live(request, who.customer_id)
     return single(request, live_call(call, request.app[CALLS].clock.time()), f"/calls/{call.id}")
 
@@ -161,7 +162,7 @@ def _commands(body: PatchCall, user_id: int) -> Callable[[Call, float], list[Cal
 async def patch_call(request: web.Request) -> web.Response:
     """Every change of the body in one transaction; a transfer (`dst`) answers the new live call that
     takes the call on (its `parent_id` the old one)."""
-    who = authorize(request, "calls", write=True)
+    who = principal(request)
     body = await read_json(request, PatchCall)
     problems = _form_problems(body)
     if not problems:
@@ -191,7 +192,7 @@ async def _labels(request: web.Request, customer_id: int, labels: list[int] | No
 
 
 async def hang_up(request: web.Request) -> web.Response:
-    who = authorize(request, "calls", write=True)
+    who = principal(request)
     calls = request.app[CALLS]
     await calls.control(_call_id(request), who.customer_id, rules.hang_up_for(who.user_id), meta_of(request))
     return web.Response(status=204)
@@ -199,7 +200,7 @@ async def hang_up(request: web.Request) -> web.Response:
 
 async def call_monitors(request: web.Request) -> web.Response:
     """The recordings a call has left (a live call's recording is listed once the call ends)."""
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     call_id = _call_id(request)
     if not await request.app[CALLS].known(call_id, who.customer_id):
         raise NotFound(f"Call {call_id} not found")
@@ -209,7 +210,7 @@ async def call_monitors(request: web.Request) -> web.Response:
 
 async def call_trace(request: web.Request) -> web.StreamResponse:
     """The SIP dialogue of a call so far, as text."""
-    who = authorize(request, "calls", write=False)
+    who = principal(request)
     call_id = _call_id(request)
     events = await request.app[CALLS].events(call_id, who.customer_id)
     if events is None:
@@ -219,17 +220,18 @@ async def call_trace(request: web.Request) -> web.StreamResponse:
 
 CALL = r"/calls/{id:\d+}"
 LIVE_CALLS = Shape(LiveCall, "list", tag="calls")
+READ, CHANGE = may_read("calls"), may_change("calls")
 ROUTES = [
-    Route("GET", "/calls", list_calls, shape=LIVE_CALLS),
-    Route("POST", "/calls", place_call, shape=placing_shape(PlaceCall, LiveCall)),
-    Route("GET", CALL, get_call, shape=Shape(LiveCall, errors=(404,), tag="calls")),
-    Route("PATCH", CALL, patch_call, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
-    Route("DELETE", CALL, hang_up, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
-    Route("GET", CALL + "/trace", call_trace,
+    Route("GET", "/calls", list_calls, READ, shape=LIVE_CALLS),
+    Route("POST", "/calls", place_call, CHANGE, shape=placing_shape(PlaceCall, LiveCall)),
+    Route("GET", CALL, get_call, READ, shape=Shape(LiveCall, errors=(404,), tag="calls")),
+    Route("PATCH", CALL, patch_call, CHANGE, shape=Shape(LiveCall, body=PatchCall, errors=(400, 404), tag="calls")),
+    Route("DELETE", CALL, hang_up, CHANGE, shape=Shape(envelope="none", status=204, errors=(404,), tag="calls")),
+    Route("GET", CALL + "/trace", call_trace, READ,
           shape=Shape(envelope="file", errors=(404,), media="text/plain", tag="calls")),
-    Route("GET", CALL + "/monitors", call_monitors, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
-    Route("POST", "/webcalls", place_webcall, shape=placing_shape(PlaceWebcall, Webcall)),
-    Route("POST", "/leadcalls", place_leadcall, shape=placing_shape(PlaceLeadcall, LiveCall)),
-    Route("GET", r"/users/{id:\d+}/calls", list_user_calls, shape=LIVE_CALLS),
-    Route("GET", r"/queues/{id:\d+}/calls", list_queue_calls, shape=LIVE_CALLS, origin="telephony"),
+    Route("GET", CALL + "/monitors", call_monitors, READ, shape=Shape(Monitor, "list", errors=(404,), tag="calls")),
+    Route("POST", "/webcalls", place_webcall, CHANGE, shape=placing_shape(PlaceWebcall, Webcall)),
+    Route("POST", "/leadcalls", place_leadcall, CHANGE, shape=placing_shape(PlaceLeadcall, LiveCall)),
+    Route("GET", r"/users/{id:\d+}/calls", list_user_calls, READ, shape=LIVE_CALLS),
+    Route("GET", r"/queues/{id:\d+}/calls", list_queue_calls, READ, shape=LIVE_CALLS, origin="telephony"),
 ]  # fmt: skip

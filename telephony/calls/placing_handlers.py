@@ -13,7 +13,7 @@ from typing import Annotated
 import msgspec
 from aiohttp import web
 
-from ..api.context import authorize, meta_of
+from ..api.context import meta_of, principal
 from ..api.errors import BadRequest
 from ..api.responses import single
 from ..api.shapes import Shape
@@ -68,7 +68,7 @@ async def _originator(request: web.Request, customer_id: int, user_id: int, give
 
 async def place_call(request: web.Request) -> web.Response:
     """Click-to-call: the user's own client rings first, then the destination."""
-    who = authorize(request, "calls", write=True)
+    who = principal(request)
     body = await read_json(request, PlaceCall)
     reader, registrations = request.app[READER], registrations_of(request)
     user = await _originator(request, who.customer_id, who.user_id, body.from_)
@@ -83,7 +83,7 @@ async def place_call(request: web.Request) -> web.Response:
 
 async def place_leadcall(request: web.Request) -> web.Response:
     """A lead call: the destination is called first (and hears `tts`), then the user."""
-    who = authorize(request, "calls", write=True)
+    who = principal(request)
     body = await read_json(request, PlaceLeadcall)
     reader, registrations = request.app[READER], registrations_of(request)
     user = await parties.user_of(reader, who.user_id, who.customer_id)
@@ -103,7 +103,7 @@ async def _placed(request: web.Request, placing: Placing) -> web.Response:
 
 async def place_webcall(request: web.Request) -> web.Response:
     """A web call bridges two numbers: `from` is called first, then `to`."""
-    who = authorize(request, "calls", write=True)
+    who = principal(request)
     body = await read_json(request, PlaceWebcall)
     calls, reader = request.app[CALLS], request.app[READER]
     src = await parties.outside(reader, who.customer_id, phone.e164(body.from_))

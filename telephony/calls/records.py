@@ -19,6 +19,7 @@ import msgspec
 from ..clock import wire_time
 from ..conversations import conversation
 from ..documents import reads
+from ..documents.changes import Put
 from ..documents.projection import DocumentChange, Feed, drawn, patch, put
 from ..domain.billing import Leg, shown
 from ..domain.calls import rules
@@ -26,7 +27,6 @@ from ..domain.calls.call import LEGS, Call, other, sip_call_id, whole_seconds
 from ..domain.calls.fold import evolve
 from ..domain.events import Event, NewEvent
 from ..domain.events.calls import CallEnded, CallPlaced, CallRecords, CallRouted, MissedCall, NewMessages, Price
-from ..domain.events.resources import ResourceCreated
 from ..eventlog import RecordedEvent
 from ..eventlog.connection import Connection
 from ..media import mp3
@@ -256,7 +256,7 @@ def conversations(event: RecordedEvent) -> Iterable[DocumentChange]:
     """The CDRs a call leaves (a missed user's, then the call's own) in the unified history (`conversations`)."""
     own = cdrs(event) if isinstance(event.event, CallEnded) else ()
     for made in (*missed(event), *own):
-        if isinstance(made, ResourceCreated):
+        if isinstance(made, Put) and isinstance(made.body, dict):
             yield conversation("call", made.body, made.customer_id)
 
 

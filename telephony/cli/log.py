@@ -40,7 +40,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             for row in store.raw_rows(conn, after=last, **filters):
                 last = row[0]
                 chained_onto = previous[1] if previous[0] == last - 1 else damage.previous_hash(conn, last)
-                print(_show(row, damage.checked(row, chained_onto), args.json), flush=True)
+                print(_show(row, damage.checked(row, chained_onto, conn), args.json), flush=True)
                 previous = (last, as_bytes(row[8]))
             if not args.follow:
                 return 0

@@ -112,7 +112,7 @@ def _check_log(settings: Settings, rebuilt: list[str]) -> CheckedLog:
     try:
         projections = wiring.projection_set()
         named = Projections([p for p in projections.all if p.name in rebuilt], projections.catalogue)
-        chain = audit.Chain()
+        chain = audit.Chain(conn)
         compared = audit.verify_projections(conn, named, chain)
         if chain.problem is not None:
             return CheckedLog(chain.problem, None, None, chain.position, chain.head)

@@ -18,6 +18,8 @@ from typing import Any
 
 from ..documents.conditions import TRUE
 from ..documents.listing import Page
+from ..domain.events.accounts import CustomerDeleted
+from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
 from .query import ListQuery
@@ -99,11 +101,12 @@ class PageCache(MemoryProjection):
 
     def apply(self, event: RecordedEvent) -> None:
         """A change of a kind retires that kind's pages (a customer's deletion retires every page)."""
-        kind, _, action = event.type.partition(".")
-        if kind == "customer" and action == "deleted":
-            self._everything += 1
-            return
-        self._generations[kind] += 1
+        match event.event:
+            case CustomerDeleted():
+                self._everything += 1
+                return
+            case ResourceCreated() | ResourceUpdated() | ResourceDeleted() | ResourceCleared() as changed:
+                self._generations[changed.kind] += 1
         for fed in self._fed.get(event.type, ()):
             self._generations[fed] += 1
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from ..api.access import OPEN
 from ..api.context import meta_of
 from ..api.errors import ApiError, from_domain
 from ..api.route_table import Route
@@ -94,7 +95,7 @@ def guarded(handler: Handler) -> Handler:
 def _route(method: str, path: str, handler: Handler, media: str = "text/html", tag: str = "dashboard",
            errors: tuple[int, ...] = (403, 404)) -> Route:  # fmt: skip
     shape = Shape(envelope="file", media=media, errors=errors, tag=tag)
-    return Route(method, BASE + path, guarded(handler), auth=False, origin="telephony", shape=shape)
+    return Route(method, BASE + path, guarded(handler), OPEN, origin="telephony", shape=shape)  # its own session
 
 
 NAMED = "/webhooks/{name:[^/]+}"

@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..domain.events.resources import ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog.connection import Connection
 from ..projections.holding import HeldRows
+from .changes import DocumentChange, Patch, Put, Remove
 from .names import sources_of
-from .projection import DocumentChange, DocumentTable
+from .projection import DocumentTable
 
 
 class DerivedTable(DocumentTable):
@@ -55,10 +55,11 @@ class DerivedTable(DocumentTable):
         """A feed's changes, each naming its document by its source: a new one gets the next id."""
         for change in changes:
             match change:
-                case ResourceCreated(id=source, body=body):
+                case Put(id=source, body=body):
                     given = self._next(conn, str(source))
-                    change = msgspec.structs.replace(change, id=given, body={"id": given, **body})
-                case ResourceUpdated(id=source) | ResourceDeleted(id=source):
+                    plain = body if isinstance(body, dict) else msgspec.to_builtins(body)
+                    change = msgspec.structs.replace(change, id=given, body={"id": given, **plain})
+                case Patch(id=source) | Remove(id=source):
                     if (found := self._id_of(conn, str(source))) is None:
                         continue
                     change = msgspec.structs.replace(change, id=found)

@@ -1,12 +1,13 @@
 """One generic read model per resource: a document table (id, customer, JSON body) and its counts.
 
-A table takes its kind's four events (`domain.events.resources`); `customer.deleted` drops all of a
-customer's documents. Counts per customer let an unfiltered list answer `total` without scanning.
+A table takes its kind's four events (`domain.events.resources`), each the change it makes (`changes`:
+a record's Struct becomes a plain document); `customer.deleted` drops all of a customer's documents.
+Counts per customer let an unfiltered list answer `total` without scanning.
 
 Other event classes feed a table through `feeds`: a function per class turns an event (with its
-envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`: the four
-events' shapes), as call events make CDRs. A feed's `from_json(data)`, when it has one, makes them from
-the stored JSON a rebuild hands it undecoded (`Projection.replays_json`), as a table's own `created`.
+envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`), as call
+events make CDRs. A feed's `from_json(data)`, when it has one, makes them from the stored JSON a
+rebuild hands it undecoded (`Projection.replays_json`), as a table's own `created`.
 A feed whose documents change shape says so with `drawn(version)`: the tables it feeds are rebuilt
 from the log once, at the next start, so what they hold is what a replay draws.
 
@@ -25,15 +26,13 @@ import msgspec
 
 from ..domain.events import Event, events_of, tag_of
 from ..domain.events.accounts import CustomerDeleted
-from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..eventlog.connection import Connection
 from ..projections import Projection
+from .changes import Clear, DocumentChange, Patch, Put, Remove, of_event
 from .names import COLUMNS
 from .stores import ROWS
 
-DocumentChange = ResourceCreated | ResourceUpdated | ResourceDeleted | ResourceCleared
-"""A change to a document table: one of the four events of a kind, in the shape of the base classes."""
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
 SEARCHED_COST = 0.3
@@ -53,21 +52,21 @@ _created = msgspec.json.Decoder(_Created).decode
 
 def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
     """A new document (its id must not be in the table yet)."""
-    return ResourceCreated(id=id_, customer_id=customer_id, body=body)
+    return Put(id_, customer_id, body)
 
 
 def patch(id_: Any, changes: dict[str, Any]) -> DocumentChange:
     """Fields of a document change."""
-    return ResourceUpdated(id=id_, changes=changes)
+    return Patch(id_, changes)
 
 
 def remove(id_: Any) -> DocumentChange:
-    return ResourceDeleted(id=id_)
+    return Remove(id_)
 
 
 def clear(customer_id: int, **where: Any) -> DocumentChange:
     """Every document of a customer goes (only those whose properties `where` have these values)."""
-    return ResourceCleared(customer_id=customer_id, where=where)
+    return Clear(customer_id, where)
 
 
 def drawn(version: int) -> Callable[[Feed], Feed]:
@@ -112,12 +111,10 @@ class DocumentTable(Projection):
         own = events_of(kind).all
         self._own = frozenset(tag_of(cls) for cls in own)
         self.handles = frozenset({*own, CustomerDeleted, *self.feeds})
+        self._decode_created = msgspec.json.Decoder(events_of(kind).created).decode
         self.replays_json = {f"{kind}.created": self._created_json} | {
             type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
             if hasattr(feed, "from_json")}  # fmt: skip
-        writes = rows.created, rows.updated, rows.deleted, rows.cleared
-        self._actions: dict[str, Callable[[Connection, Any], None]] = {w.__name__: w for w in writes}
-        """What each of the four changes does, by its `action` (the name of `Rows`' method)."""
 
     @property
     def rebuilding(self) -> bool:
@@ -147,8 +144,8 @@ class DocumentTable(Projection):
     def gathered(self, conn: Connection) -> None:
         self.rows.gathered(conn)
 
-    def forget(self) -> None:
-        self.rows.forget()
+    def forget(self, conn: Connection) -> None:
+        self.rows.forget(conn)
 
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, _named(feed)) for type_, feed in self._fed.items()))
@@ -157,16 +154,29 @@ class DocumentTable(Projection):
 
     def apply(self, conn: Connection, event: RecordedEvent) -> None:
         if event.type in self._own:  # one of the kind's four events
-            self._actions[event.event.action](conn, event.event)  # type: ignore[attr-defined]
+            self._change_one(conn, of_event(event.event))
         elif isinstance(event.event, CustomerDeleted):
-            self.rows.cleared(conn, ResourceCleared(customer_id=event.event.id))
+            self.rows.cleared(conn, Clear(event.event.id))
         else:
             self._change(conn, self._fed[event.type](event))
 
     def _change(self, conn: Connection, changes: Iterable[DocumentChange]) -> None:
-        """Apply document changes: the table's own events, or a feed's changes in their shape."""
+        """Apply document changes: the table's own events', or a feed's."""
         for change in changes:
-            self._actions[change.action](conn, change)
+            self._change_one(conn, change)
+
+    def _change_one(self, conn: Connection, change: DocumentChange) -> None:
+        """Apply one change as it is (a derived table's own events name their documents by id)."""
+        rows = self.rows
+        match change:
+            case Put():
+                rows.created(conn, change)
+            case Patch():
+                rows.updated(conn, change)
+            case Remove():
+                rows.deleted(conn, change)
+            case Clear():
+                rows.cleared(conn, change)
 
     def _created_json(self, conn: Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
@@ -174,7 +184,7 @@ class DocumentTable(Projection):
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
-            self.rows.created(conn, msgspec.json.decode(data, type=ResourceCreated))
+            self._change_one(conn, of_event(self._decode_created(data)))
             return
         self.rows.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 

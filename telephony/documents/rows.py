@@ -1,8 +1,8 @@
 """What both stores do alike to one kind's document table: its rows, their counts per customer, and the
 documents a rebuild holds back.
 
-Each method below applies one of the four changes of a kind's documents (`domain.events.resources`)
-in SQL both stores take; each store's class (`sqlite.rows.SqliteRows`, `postgresql.rows.PgRows`) makes
+Each method below applies one of the four changes of a kind's documents (`changes`) in SQL both
+stores take; each store's class (`sqlite.rows.SqliteRows`, `postgresql.rows.PgRows`) makes
 the table its way (`create`, `index`), writes a row (`_insert`, `_row`) and a patch (`updated`), and
 keeps what it indexes beside the table up to date (`_indexed`, `_unindexed`). A rebuild holds
 documents created lately back (`HeldRows`) and changes them in place, so each is written once; `settle`
@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog.connection import Connection
 from ..projections.holding import HeldRows
+from .changes import Clear, Patch, Put, Remove
 from .conditions import equals
 from .names import counts_of, documents_of
 from .sql import Sql
@@ -52,19 +52,19 @@ class Rows:
         raise NotImplementedError
 
     def _row(self, id_: Any, customer_id: int, body: Any) -> tuple[Any, ...]:
-        """A row of the table, of a body decoded or as JSON text."""
+        """A row of the table, of a body decoded, as JSON text or a record's Struct (encoded as it is)."""
         return id_, customer_id, body if isinstance(body, str) else _encode(body).decode()
 
     def _held_row(self, id_: Any, held: list) -> tuple[Any, ...]:
         return self._row(id_, *held)
 
-    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any]) -> None:
+    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any] | msgspec.Struct) -> None:
         """A document was written: what the store indexes beside the table follows (nothing by default)."""
 
     def _unindexed(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
         """Documents were removed, given as their ids and the columns `_extracted`."""
 
-    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: ResourceCleared) -> None:
+    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: Clear) -> None:
         """The documents `chosen` (`FROM ... WHERE ...`) are about to be cleared."""
 
     _extracted = ""
@@ -73,7 +73,7 @@ class Rows:
     def create(self, conn: Connection) -> None:
         raise NotImplementedError
 
-    def updated(self, conn: Connection, d: ResourceUpdated) -> None:
+    def updated(self, conn: Connection, d: Patch) -> None:
         raise NotImplementedError
 
     def settle(self, conn: Connection) -> None:
@@ -87,7 +87,7 @@ class Rows:
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {', '.join(props)}, id)")  # fmt: skip
 
-    def created(self, conn: Connection, d: ResourceCreated) -> None:
+    def created(self, conn: Connection, d: Put) -> None:
         body = d.body
         if self.rebuilding:  # held as a dict, or as JSON text
             self.held.hold(conn, d.id, [d.customer_id, body if isinstance(body, dict) else _encode(body).decode()])
@@ -99,7 +99,7 @@ class Rows:
             conn.execute(self._count, (d.customer_id, 1))
         self._indexed(conn, d.id, body)
 
-    def deleted(self, conn: Connection, d: ResourceDeleted) -> None:
+    def deleted(self, conn: Connection, d: Remove) -> None:
         if self.held.pop(d.id, None) is not None:
             return
         gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{self._extracted}', (d.id,))
@@ -111,7 +111,7 @@ class Rows:
         conn.execute(self._count, (row[0], -1))
         conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (row[0],))
 
-    def cleared(self, conn: Connection, d: ResourceCleared) -> None:
+    def cleared(self, conn: Connection, d: Clear) -> None:
         """Every document of a customer, or those whose properties have the values `where` says."""
         self._whole(conn)
         self.gathered(conn)
@@ -135,5 +135,5 @@ class Rows:
             conn.executemany(self._count, list(self._added.items()))
             self._added.clear()
 
-    def forget(self) -> None:
+    def forget(self, conn: Connection) -> None:
         self._added.clear()

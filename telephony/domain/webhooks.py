@@ -87,8 +87,8 @@ def call_body(event_id: str, event_name: str, call: Call, at: float) -> dict[str
     }  # fmt: skip
 
 
-def sms_body(event_id: str, received: str, customer_id: int, user_id: int | None, from_no: str, to_no: str,
-             text: str) -> dict[str, Any]:  # fmt: skip
+def sms_body(event_id: str, received: str | None, customer_id: int, user_id: int | None, from_no: str | None,
+             to_no: str | None, text: str | None) -> dict[str, Any]:  # fmt: skip
     """The spec's `sms.received` body (`received`: the SMS's wire time)."""
     return {"id": event_id, "event_time": received, "event_name": SMS_RECEIVED, "customer_id": customer_id,
             "user_id": user_id, "from_no": from_no, "to_no": to_no, "text": text}  # fmt: skip

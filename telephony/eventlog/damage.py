@@ -13,16 +13,17 @@ from typing import Any
 
 from ..domain.events import EVENTS, Catalogue
 from . import compression, store
+from .connection import plain
 from .hashing import GENESIS, as_bytes, canonical_bytes, chain_hash
 from .records import LogDamaged
 
 
-def checked(row: tuple, previous: bytes) -> bytes:
-    """The stored `row`'s data made plain, when its hash holds over its bytes and `previous` (its
-    predecessor's hash); `LogDamaged` naming its position otherwise."""
+def checked(row: tuple, previous: bytes, conn: Any) -> bytes:
+    """The stored `row`'s data (read through `conn`) made plain, when its hash holds over its bytes and
+    `previous` (its predecessor's hash); `LogDamaged` naming its position otherwise."""
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
     try:
-        content = compression.plain(as_bytes(data))
+        content = plain(conn, as_bytes(data))
     except compression.UnreadableData as exc:
         raise LogDamaged(position, f"cannot be read: {exc}") from None
     canonical = canonical_bytes(position, stream, version, type_, schema, recorded_at, content, as_bytes(meta))
@@ -46,7 +47,7 @@ def check_head(conn: Any, catalogue: Catalogue = EVENTS) -> None:
     last = conn.execute(f"SELECT {store.COLUMNS} FROM events ORDER BY position DESC LIMIT 1").fetchone()
     if last is None:
         return
-    content = checked(last, previous_hash(conn, last[0]))
+    content = checked(last, previous_hash(conn, last[0]), conn)
     try:
         store.decode_row(last, catalogue, content)
     except LogDamaged:

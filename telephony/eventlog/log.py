@@ -21,11 +21,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..clock import Clock
 from . import damage, store
-from .connection import Connection
+from .connection import Connection, carried
 from .records import Metadata, NewEvent, RecordedEvent
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
@@ -74,10 +74,13 @@ class EventLog:
         self._read_conn = self._connect_reader()
 
     _writer_class = GroupCommitWriter
+    shared: ClassVar[bool] = False
+    """Whether other processes append to this log too: then its head is read from the store
+    (`catch_up`); else this process makes every commit, and its followers are at the head already."""
 
     def _connect_reader(self) -> Connection:
-        """The reading thread's own connection."""
-        return store.connect(self.path, readonly=True)
+        """The reading thread's own connection (sharing the writer's dictionaries: the log's)."""
+        return store.connect(self.path, readonly=True, dictionaries=carried(self._conn).dictionaries)
 
     @classmethod
     async def open(
@@ -186,7 +189,7 @@ class EventLog:
             rows = await loop.run_in_executor(self._reads, self._rows_after, after, until, wanted, size)
             if not rows:
                 return
-            yield [store.decode_row(row, catalogue) for row in rows]
+            yield [store.decode_row(row, catalogue, conn=self._read_conn) for row in rows]
             after = rows[-1][0]
 
     def _remembered(self, after: int, until: int, types: list[str] | None) -> list[RecordedEvent]:

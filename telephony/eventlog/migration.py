@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import pg_store, store
-from .compression import plain
+from .connection import plain
 
 CHUNK = 5000
 
@@ -29,7 +29,7 @@ def copy_log(src: Any, dst: Any, progress: Callable[[int], object] | None = None
             raise TargetNotEmpty(f"the target log holds {store.count(dst)} events; migrate into an empty one")
         copied = 0
         for rows in store.raw_chunks(src, chunk=CHUNK):
-            plain_rows = [(*row[:5], plain(row[5]), *row[6:]) for row in rows]
+            plain_rows = [(*row[:5], plain(src, row[5]), *row[6:]) for row in rows]
             dst.executemany(f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)", plain_rows)
             copied += len(rows)
             if progress is not None:

@@ -17,6 +17,8 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg.types.string import StrDumper
 
+from .connection import ConnectionState
+
 _PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?")
 """A quoted literal (left as it is) or a `?` placeholder."""
 
@@ -27,8 +29,9 @@ def translate(sql: str) -> str:
     return _PLACEHOLDER.sub(lambda m: "%s" if m[0] == "?" else m[0], sql.replace("%", "%%"))
 
 
-class PgConnection:
-    """A psycopg connection in autocommit mode, with the surface of `Connection` the store uses."""
+class PgConnection(ConnectionState):
+    """A psycopg connection in autocommit mode, with the surface of `Connection` the store uses (and
+    the state a connection to the log carries: a PostgreSQL log stores its events plain)."""
 
     dialect = "postgresql"
 
@@ -36,6 +39,7 @@ class PgConnection:
         self.url = url
         self.raw = psycopg.connect(url, autocommit=True)
         self.raw.adapters.register_dumper(str, StrDumper)  # bound as text (psycopg's default leaves it untyped)
+        self.carry()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
         return self.raw.execute(translate(sql), tuple(params)) if params else self.raw.execute(sql)

@@ -49,6 +49,7 @@ class PgEventLog(EventLog):
 
     _writer_class = PgGroupCommitWriter
     _writer: PgGroupCommitWriter
+    shared = True
 
     def __init__(self, url: str, conn: Any, projections: Projections, clock: Clock, max_batch: int) -> None:
         self.url = url

@@ -10,15 +10,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import cast
+from typing import Any
 
 import msgspec
 
 from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
-from .compression import plain
-from .connection import Connection, SqliteConnection
+from .compression import Dictionaries
+from .connection import Connection, LogConnection, plain
 from .records import Metadata, RecordedEvent, UnreadableEvent
 
 SCHEMA = """
@@ -48,8 +48,10 @@ UNREAD_META = Metadata()
 _decode_meta = msgspec.json.Decoder(Metadata).decode
 
 
-def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False) -> SqliteConnection:
-    """Open the log database in WAL mode, in autocommit mode (transactions are explicit).
+def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = False,
+            dictionaries: Dictionaries | None = None) -> LogConnection:  # fmt: skip
+    """Open the log database in WAL mode, in autocommit mode (transactions are explicit), carrying
+    `dictionaries` (another connection's to the same log, so that they share them; new by default).
 
     The database holds password hashes and sealed secrets: a writer creates it readable by its owner
     only (0600), and SQLite gives its `-wal` and `-shm` files the same mode."""
@@ -57,17 +59,18 @@ def connect(path: str | Path, *, synchronous: str = "FULL", readonly: bool = Fal
         conn = _open_readonly(Path(path))
     else:
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=SqliteConnection)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=LogConnection)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
         conn.execute(compression.SCHEMA)
     conn.execute(f"PRAGMA synchronous={'FULL' if synchronous == 'FULL' else 'NORMAL'}")
     conn.execute("PRAGMA busy_timeout=5000")
-    compression.load(conn)
+    conn.carry(dictionaries)
+    conn.dictionaries.load(conn)
     return conn
 
 
-def _open_readonly(path: Path) -> SqliteConnection:
+def _open_readonly(path: Path) -> LogConnection:
     """The log opened to read: as a reader beside a server (`mode=ro`, sharing its WAL index), or, where
     nothing may be written (a backup, an evidence copy, a read-only mount, where SQLite cannot make
     the WAL index beside the file), as a file that does not change (`immutable=1`), which it is when no
@@ -75,7 +78,7 @@ def _open_readonly(path: Path) -> SqliteConnection:
     there: the data dir must be copied to where it can be."""
     address = f"file:{urllib.parse.quote(str(path))}"
     conn = sqlite3.connect(f"{address}?mode=ro", uri=True, isolation_level=None, check_same_thread=False,
-                           factory=SqliteConnection)  # fmt: skip
+                           factory=LogConnection)  # fmt: skip
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the file and its WAL index
         return conn
@@ -87,7 +90,7 @@ def _open_readonly(path: Path) -> SqliteConnection:
                                   f"which cannot be made in {path.parent}: copy the data dir where it can be "
                                   f"written, or with {path.name}-shm") from None  # fmt: skip
     return sqlite3.connect(f"{address}?immutable=1", uri=True, isolation_level=None, check_same_thread=False,
-                           factory=SqliteConnection)  # fmt: skip
+                           factory=LogConnection)  # fmt: skip
 
 
 @contextmanager
@@ -121,7 +124,7 @@ def opened_at(conn: Connection, stream: str) -> int | None:
 def stream_events(conn: Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
     """A stream's typed events in version order: what a decision folds."""
     rows = conn.execute("SELECT type, schema, data FROM events WHERE stream = ? ORDER BY version", (stream,))
-    return [catalogue.read(type_, schema, plain(data)) for type_, schema, data in rows]
+    return [catalogue.read(type_, schema, plain(conn, data)) for type_, schema, data in rows]
 
 
 def _read(catalogue: Catalogue, position: int, type_: str, schema: int, data: bytes) -> Event:
@@ -131,10 +134,12 @@ def _read(catalogue: Catalogue, position: int, type_: str, schema: int, data: by
         raise UnreadableEvent(position, f"cannot be read: {exc}") from exc
 
 
-def decode_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None) -> RecordedEvent:
-    """A stored row as an event (`content`: its data already made plain, when the caller has)."""
+def decode_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None, conn: Any = None
+               ) -> RecordedEvent:  # fmt: skip
+    """A stored row as an event (`content`: its data already made plain, when the caller has; else it is
+    made plain with the dictionaries of the log `conn`, which the row was read through)."""
     position, stream, version, type_, schema, data, meta, recorded_at, digest = row
-    event = _read(catalogue, position, type_, schema, plain(data) if content is None else content)
+    event = _read(catalogue, position, type_, schema, plain(conn, data) if content is None else content)
     return RecordedEvent(
         position=position,
         stream=stream,
@@ -148,10 +153,12 @@ def decode_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None 
     )
 
 
-def decode_content_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None) -> RecordedEvent:
-    """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty."""
+def decode_content_row(row: tuple, catalogue: Catalogue = EVENTS, content: bytes | None = None, conn: Any = None
+                       ) -> RecordedEvent:  # fmt: skip
+    """An event read with `CONTENT_COLUMNS`: its envelope (stream, version, meta, time, hash) is left empty
+    (`content` and `conn` as for `decode_row`)."""
     position, type_, schema, data = row
-    event = _read(catalogue, position, type_, schema, plain(data) if content is None else content)
+    event = _read(catalogue, position, type_, schema, plain(conn, data) if content is None else content)
     return RecordedEvent(position=position, stream="", version=0, type=type_, schema=type(event).schema,
                          event=event, meta=UNREAD_META, recorded_at="", hash="")  # fmt: skip
 
@@ -195,7 +202,8 @@ def raw_chunks(
         args.append(until_time)
     cursor = conn.execute(f"SELECT {columns} FROM events WHERE {' AND '.join(where)} ORDER BY position", args)
     rows = cursor.fetchmany(chunk)
-    compression.load(cast(sqlite3.Connection, conn))  # in the read that holds the rows: every dictionary they need
+    if isinstance(conn, LogConnection):  # a SQLite log's (a PostgreSQL log stores its events plain)
+        conn.dictionaries.load(conn)  # in the read that now holds the rows: every dictionary they may need
     while rows:
         yield rows
         rows = cursor.fetchmany(chunk)
@@ -239,7 +247,7 @@ def raw_rows(conn: Connection, **filters) -> Iterator[tuple]:
 
 def read_events(conn: Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
     for row in raw_rows(conn, **filters):
-        yield decode_row(row, catalogue)
+        yield decode_row(row, catalogue, conn=conn)
 
 
 def count(conn: Connection, after: int = 0, until: int | None = None) -> int:

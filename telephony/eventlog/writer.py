@@ -23,7 +23,7 @@ from ..clock import Clock
 from ..domain.events import Catalogue
 from . import store
 from .compression import Packer
-from .connection import Connection
+from .connection import Connection, LogConnection, carried
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .wal import WalBound
@@ -69,7 +69,7 @@ class ProjectionSink(Protocol):
     def gathered(self, conn: Connection) -> None:
         """The request's events are applied: write what was added up."""
 
-    def forget(self) -> None:
+    def forget(self, conn: Connection) -> None:
         """The request failed: drop what was added up."""
 
     def checkpoint(self, conn: Connection, position: int) -> None: ...
@@ -169,9 +169,9 @@ class GroupCommitWriter:
                     request.future.set_result(result)
 
     def _make_packer(self, conn: Connection) -> Packer:
-        sqlite = cast(sqlite3.Connection, conn)  # this writer's (a PostgreSQL log's writer has its own)
+        sqlite = cast(LogConnection, conn)  # this writer's (a PostgreSQL log's writer has its own)
         self.wal = WalBound(sqlite)
-        return Packer(sqlite)
+        return Packer(sqlite, carried(sqlite).dictionaries)
 
     def _begin(self, conn: Connection) -> None:
         """Open the batch's transaction (a store that other processes write also reads the head here)."""
@@ -222,7 +222,7 @@ class GroupCommitWriter:
                     conn.execute("RELEASE request")
                     results.append(appended)
                 except Exception as exc:
-                    sink.forget()
+                    sink.forget(conn)
                     results.append(self._undo(conn, exc))
                     packer.rollback(packed)
                     self._position, self._hash = saved
@@ -230,7 +230,7 @@ class GroupCommitWriter:
                 sink.checkpoint(conn, self._position)
             self._commit(conn)
         except Exception as exc:
-            sink.forget()
+            sink.forget(conn)
             self._abandon(conn)
             self._position, self._hash = start_position, start_hash
             packer.rollback(packed_at_start)

@@ -4,7 +4,8 @@
 In the order a turn's effects come: the latencies added up (real time: a client's timeouts are real),
 then the answer: a status with the platform's error body (and `Retry-After`), or a connection closed
 with no answer at all, before the request is handled; or the request is handled and its answer's body
-trickles out over `slow_body` milliseconds. With no rule for API requests, a request costs one check.
+trickles out over `slow_body` milliseconds. With no rule for API requests the middleware does not run:
+a request costs one check (`Conditional`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from aiohttp import web
 
 from ..api.context import meta_of
 from ..api.errors import error_response
-from ..api.middlewares import stamp_request_id
+from ..api.middlewares import Conditional, stamp_request_id
 from ..api.route_table import VERSIONS, version_prefix
 from ..keys import FAULTS
 
@@ -27,15 +28,18 @@ PIECES = 10
 """A slow body arrives in this many pieces (fewer for a body with fewer bytes)."""
 
 
-def api_faults(service: str):
-    """The middleware, for the API under `/v1.x/<service>`."""
+def _ruled(request: web.Request) -> bool:
+    """Whether any fault rule is for API requests."""
+    return bool(request.app[FAULTS].rules.for_requests)
+
+
+def api_faults(service: str) -> Conditional:
+    """The middleware, for the API under `/v1.x/<service>`, while a rule is for API requests."""
     prefixes = tuple(version_prefix(version, service) for version in VERSIONS)
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         faults = request.app[FAULTS]
-        if not faults.rules.for_requests:
-            return await handler(request)
         path = next((request.path[len(p) :] for p in prefixes if request.path.startswith(p + "/")), None)
         found = None if path is None else await faults.for_request(request.method, path, meta_of(request))
         if found is None:
@@ -52,7 +56,7 @@ def api_faults(service: str):
         response = await handler(request)
         return await _trickled(request, response, found.slow_body) if found.slow_body else response
 
-    return middleware
+    return Conditional(_ruled, middleware)
 
 
 async def _trickled(request: web.Request, response: web.StreamResponse, millis: int) -> web.StreamResponse:

@@ -58,14 +58,14 @@ def started(customer_id: int, visitor: dict[str, Any], messages: Sequence[tuple[
                 "state": ACTIVE if operator else MISSED, "website_id": website_id,
                 **{f"visitor_{k}": visitor.get(k) for k in VISITOR_FIELDS}}  # fmt: skip
         ending = {"ends_at": at + lasts, "lasts": lasts} if operator else {}
-        events = [NewEvent(stream=f"chat-{chat_id}", event=ChatCreated(id=chat_id, customer_id=customer_id, body=body,
-                                                                       **ending))]  # fmt: skip
+        chat = ChatCreated(id=chat_id, customer_id=customer_id, body=CHAT.body(body), **ending)
+        events = [NewEvent(stream=f"chat-{chat_id}", event=chat)]
         first = next_id(conn, "chatmsg")
         for n, (side, text, after) in enumerate(messages):
             message = {"id": first + n, "chat_id": chat_id, "user_id": operator,
                        "direction": "in" if side == "visitor" else "out", "message": text,
                        "created_at": wire_time(at + after)}  # fmt: skip
-            made = RESOURCES["chatmsg"].created(id=first + n, customer_id=customer_id, body=message)
+            made = RESOURCES["chatmsg"].made(first + n, customer_id, message)
             events.append(NewEvent(stream=f"chatmsg-{first + n}", event=made))
         return events, body
 

@@ -50,7 +50,7 @@ async def inbound_fax(request: web.Request) -> web.Response:
         record = {"id": fax_id, "charge": 0.0, "created_at": received, "filename": f"fax-{fax_id}.pdf",
                   "from": phone.e164(body.from_), "pages": body.pages, "status": RECEIVED, "to": dialled,
                   "type": INBOUND}  # fmt: skip
-        made = RESOURCES["fax"].created(id=fax_id, customer_id=customer_id, body=record)
+        made = RESOURCES["fax"].made(fax_id, customer_id, record)
         events = [NewEvent(stream=f"fax-{fax_id}", event=made)]
         if ddi.get("fax_email"):
             text = f"A fax of {body.pages} page(s) from {record['from']} to {dialled} arrived at {received} UTC."

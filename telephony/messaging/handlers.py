@@ -10,7 +10,8 @@ from typing import Annotated, Literal
 import msgspec
 from aiohttp import web
 
-from ..api.context import authorize, meta_of
+from ..api.access import may_change
+from ..api.context import meta_of, principal
 from ..api.control import control_route, control_shape
 from ..api.errors import NotFound
 from ..api.responses import json_response, single
@@ -46,7 +47,7 @@ async def _contact(request: web.Request, customer_id: int, number: str) -> tuple
 
 
 async def send_sms(request: web.Request) -> web.Response:
-    who = authorize(request, "storage", write=True)
+    who = principal(request)
     body = await read_json(request, SendSms)
     reader, settings = request.app[READER], request.app[SETTINGS].simulator
     found = await reads.body(reader, "user", who.user_id, who.customer_id)
@@ -124,8 +125,9 @@ async def simulate_chat(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("POST", "/sms", send_sms, shape=Shape(Sms, status=201, body=SendSms, errors=(400, 402, 412), tag="storage")),
-]
+    Route("POST", "/sms", send_sms, may_change("storage"),
+          shape=Shape(Sms, status=201, body=SendSms, errors=(400, 402, 412), tag="storage")),
+]  # fmt: skip
 CONTROL_ROUTES = [
     control_route("POST", "/simulate/inbound-sms", inbound_sms,
                   control_shape(Sms, status=201, body=InboundSms, errors=(400, 404))),

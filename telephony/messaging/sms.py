@@ -90,7 +90,7 @@ def send(out: Outgoing, pricing: Any, plan: Callable[[int], Delivery], now: Call
                 "failure_reason": None}  # fmt: skip
         steps = SmsSteps(sent_at=at + fate.sent_seconds, final_at=at + fate.final_seconds, delivered=fate.delivered,
                          reason=fate.reason)  # fmt: skip
-        created = SmsCreated(id=sms_id, customer_id=out.customer_id, body=body, steps=steps)
+        created = SmsCreated(id=sms_id, customer_id=out.customer_id, body=SMS.body(body), steps=steps)
         return [NewEvent(stream=f"{KIND}-{sms_id}", event=created), *charges], body
 
     return Decision(decide)
@@ -113,7 +113,8 @@ def receive(customer_id: int, ddi: dict[str, Any], from_: str, text: str, caller
                 "to_name": name or None, "type": "in", "user_id": user_id, "encoding": counted_.encoding,
                 "length": counted_.length, "parts": counted_.parts, "rate": 0.0, "charge": 0.0, "sent_at": None,
                 "delivered_at": wire_time(at), "failure_reason": None}  # fmt: skip
-        events = [NewEvent(stream=f"{KIND}-{sms_id}", event=SmsCreated(id=sms_id, customer_id=customer_id, body=body))]
+        made = SmsCreated(id=sms_id, customer_id=customer_id, body=SMS.body(body))
+        events = [NewEvent(stream=f"{KIND}-{sms_id}", event=made)]
         if ddi.get("sms_email"):
             said = f"From {from_} to {ddi['id']} at {body['created_at']} UTC:\n\n{text}"
             events.append(mail(ddi["sms_email"], f"SMS from {from_}", said))

@@ -42,23 +42,26 @@ class Pending(MemoryProjection):
         self.due: dict[Key, tuple[int, dict[str, Any], float]] = {}
 
     def apply(self, event: RecordedEvent) -> None:
-        kind = event.type.partition(".")[0]
         match event.event:
-            case CustomerDeleted(id=customer) | ResourceCleared(customer_id=customer):
-                everything = isinstance(event.event, CustomerDeleted)
-                for key in [key for key, (owner, _, _) in self.due.items()
-                            if owner == customer and (everything or key[0] == kind)]:  # fmt: skip
-                    del self.due[key]
+            case CustomerDeleted(id=customer):
+                self._forget(customer)
+            case ResourceCleared(customer_id=customer) as cleared:
+                self._forget(customer, cleared.kind)
             case SmsCreated(id=id_, customer_id=customer, steps=SmsSteps() as steps) if isinstance(id_, int):
-                self._set((kind, id_), (customer, msgspec.structs.asdict(steps), steps.sent_at))
+                self._set((SMS.kind, id_), (customer, msgspec.structs.asdict(steps), steps.sent_at))
             case ChatCreated(id=id_, customer_id=customer, ends_at=ends_at, lasts=lasts) if (
                 isinstance(id_, int) and ends_at is not None
             ):
-                self._set((kind, id_), (customer, {"ends_at": ends_at, "lasts": lasts}, ends_at))
-            case ResourceUpdated(id=id_, changes=changes) if isinstance(id_, int) and (kind, id_) in self.due:
-                self._updated((kind, id_), changes)
-            case ResourceDeleted(id=id_) if isinstance(id_, int):
-                self.due.pop((kind, id_), None)
+                self._set((CHAT.kind, id_), (customer, {"ends_at": ends_at, "lasts": lasts}, ends_at))
+            case ResourceUpdated(id=int(id_), changes=changes) as updated if (updated.kind, id_) in self.due:
+                self._updated((updated.kind, id_), changes)
+            case ResourceDeleted(id=int(id_)) as deleted:
+                self.due.pop((deleted.kind, id_), None)
+
+    def _forget(self, customer: int, kind: str | None = None) -> None:
+        """What a customer's deletion (every kind) or a clear of one kind of its records leaves undue."""
+        for key in [key for key, (owner, _, _) in self.due.items() if owner == customer and kind in (None, key[0])]:
+            del self.due[key]
 
     def _updated(self, key: Key, changes: dict[str, Any]) -> None:
         """A sent SMS is due again when it is delivered or fails; a chat is over once it ends."""

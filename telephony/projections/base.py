@@ -75,7 +75,7 @@ class Projection:
     def gathered(self, conn: Connection) -> None:
         """Write what was added up while `gathering` (at the request's end, inside its savepoint)."""
 
-    def forget(self) -> None:
+    def forget(self, conn: Connection) -> None:
         """Drop what was added up while `gathering` (the request failed)."""
 
     def index(self, conn: Connection) -> None:

@@ -14,8 +14,7 @@ from tqdm import tqdm
 
 from ..domain.events import EVENTS, Catalogue
 from ..eventlog import store
-from ..eventlog.compression import plain
-from ..eventlog.connection import Connection
+from ..eventlog.connection import Connection, plain
 from ..eventlog.records import RecordedEvent, UnreadableEvent
 from . import pg_rebuild
 from .base import Projection
@@ -106,10 +105,10 @@ class Projections:
             projection.gathering = False
             projection.gathered(conn)
 
-    def forget(self) -> None:
+    def forget(self, conn: Connection) -> None:
         for projection in self._gatherers:
             projection.gathering = False
-            projection.forget()
+            projection.forget(conn)
 
     def checkpoint(self, conn: Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
@@ -192,7 +191,7 @@ class Projections:
             read = None if watch else types
             chunks = store.raw_chunks(log, until=last, types=read, chunk=REBUILD_CHUNK, columns=columns)
             for chunk in chunks if types or watch else ():
-                subset._apply_rows(conn, chunk, watch)
+                subset._apply_rows(conn, log, chunk, watch)
                 position = chunk[-1][0]
                 bar.update(position - bar.n)
                 if position - committed >= REBUILD_COMMIT_EVERY:
@@ -203,9 +202,9 @@ class Projections:
             bar.update(last - bar.n)
         return last
 
-    def _apply_rows(self, conn: Connection, rows: list[tuple], watch: Callable[[tuple], bytes] | None = None,
-                    ) -> None:  # fmt: skip
-        """Decode stored rows and apply each to the projections of its type (the rebuild's hot loop);
+    def _apply_rows(self, conn: Connection, log: Connection, rows: list[tuple],
+                    watch: Callable[[tuple], bytes] | None = None) -> None:  # fmt: skip
+        """Decode stored rows (read from `log`) and apply each to the projections of its type (the rebuild's hot loop);
         a projection that takes a type as stored JSON (`replays_json`) is handed it undecoded. Rows
         are read whole (with their envelope) when a projection or the `watch` needs it."""
         envelope = self._reads_envelope or watch is not None
@@ -214,7 +213,7 @@ class Projections:
         catalogue = self.catalogue
         takers = self._takers()
         for row in rows:
-            data = plain(row[data_at]) if watch is None else watch(row)
+            data = plain(log, row[data_at]) if watch is None else watch(row)
             if (found := takers.get(row[type_at])) is None:
                 continue  # read for the watch only
             undecoded, decoded = found

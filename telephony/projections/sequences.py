@@ -8,7 +8,6 @@ there are not handed out again. Events of the `claiming` types name the ids they
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -18,7 +17,7 @@ import msgspec
 from ..domain.events import EVENTS, Event, events_of
 from ..domain.events.log import SequenceReserved
 from ..eventlog import RecordedEvent
-from ..eventlog.connection import Connection
+from ..eventlog.connection import Connection, carried
 from .base import Projection
 
 
@@ -29,17 +28,6 @@ class _Identified(msgspec.Struct):
 
 
 _identified = msgspec.json.Decoder(_Identified).decode
-
-_claimed = threading.local()
-"""While a request's events are applied (`Projection.gathering`): the highest id each kind's events
-claimed, written at its end. Per thread, since each log's writer has a thread of its own and decides
-there too: `next_id` reads them in the same request."""
-
-
-def _claimed_now() -> dict[str, int]:
-    if not hasattr(_claimed, "highest"):
-        _claimed.highest = {}
-    return _claimed.highest
 
 
 class Sequences(Projection):
@@ -80,8 +68,11 @@ class Sequences(Projection):
             self._claim(conn, kind, id_)
 
     def _claim(self, conn: Connection, kind: str, id_: int) -> None:
+        """While a request's events are applied (`gathering`), the highest id each kind's events claim
+        is kept on the writer's connection, written at the request's end, and read by `next_id` in the
+        same request (a decision may go on deciding after its first events are applied)."""
         if self.rebuilding or self.gathering:
-            highest = _claimed_now() if self.gathering else self._highest
+            highest = carried(conn).claimed if self.gathering else self._highest
             if id_ > highest.get(kind, 0):
                 highest[kind] = id_
         else:
@@ -93,13 +84,13 @@ class Sequences(Projection):
         self._highest.clear()
 
     def gathered(self, conn: Connection) -> None:
-        claimed = _claimed_now()
+        claimed = carried(conn).claimed
         for kind, highest in claimed.items():
             self._raise(conn, kind, highest)
         claimed.clear()
 
-    def forget(self) -> None:
-        _claimed_now().clear()
+    def forget(self, conn: Connection) -> None:
+        carried(conn).claimed.clear()
 
     @staticmethod
     def _raise(conn: Connection, kind: str, highest: int) -> None:
@@ -111,9 +102,9 @@ class Sequences(Projection):
 
 
 def next_id(conn: Connection, kind: str, first: int = 1) -> int:
-    """The next free id of `kind` (call inside the writer's transaction)."""
+    """The next free id of `kind` (call inside the writer's transaction, on its connection)."""
     row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
-    last = max(row[0] if row else 0, _claimed_now().get(kind, 0))
+    last = max(row[0] if row else 0, carried(conn).claimed.get(kind, 0))
     return max(first, last + 1)
 
 

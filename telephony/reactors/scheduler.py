@@ -21,6 +21,7 @@ attaches (`derive`) add theirs again from projections at each start.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import logging
@@ -257,7 +258,10 @@ class Scheduler:
             run = asyncio.ensure_future(self._alarm_run())
             self._alarm_runs.add(run)
             run.add_done_callback(self._alarm_runs.discard)
-            await asyncio.shield(run)  # APScheduler's shutdown cancels this job: its run goes on to its end
+            # APScheduler's shutdown cancels this job: its run goes on to its end (`stop` waits for it), and
+            # the job ends quietly rather than as a failure
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(run)
 
     async def _alarm_run(self) -> None:
         await self.run_due()

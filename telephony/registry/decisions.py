@@ -90,7 +90,7 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
             raise Invalid.of(problems)
         document = new_document(resource, fields, new_id, customer_id, now)
         document.update(_computed(resource, document, now))
-        made = events_of(resource.kind).created(id=new_id, customer_id=customer_id, body=document)
+        made = events_of(resource.kind).made(new_id, customer_id, document)
         event = NewEvent(stream=_stream(resource, new_id), event=made, expected_version=expected)
         return [event, *_effects(conn, resource, customer_id, None, document)], document
 

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 import msgspec
 from aiohttp import web
 
-from ..api.context import authorize
+from ..api.access import may_read
+from ..api.context import principal
 from ..api.errors import NotFound
 from ..api.responses import collection, streamed
 from ..api.route_table import Route
@@ -72,7 +73,7 @@ RENDERINGS: dict[str, tuple[str, Render]] = {
 
 
 async def _record(request: web.Request, resource: Resource) -> dict:
-    who = authorize(request, resource.module, write=False)
+    who = principal(request)
     record_id = int(request.match_info["id"])
     body = await reads.body(request.app[READER], resource.kind, record_id, who.customer_id)
     if body is None:
@@ -92,8 +93,8 @@ def file_route(path: str, extension: str, *, origin: str = "spec") -> Route:
             size, chunks = render(record)
         return await streamed(request, content_type, chunks, size)
 
-    return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, origin=origin,  # type: ignore[arg-type]
-                 shape=_file(content_type, resource.module))  # fmt: skip
+    return Route("GET", rf"/{path}/{{id:\d+}}.{extension}", handle, may_read(resource.module),
+                 origin=origin, shape=_file(content_type, resource.module))  # type: ignore[arg-type]  # fmt: skip
 
 
 async def _call_dialogue(request: web.Request, kind: str, record: dict) -> list[SipMessage] | None:
@@ -129,7 +130,7 @@ async def user_cdrs_csv(request: web.Request) -> web.Response:
     """Every CDR of one user of the caller's customer (404 for any other), oldest first, as CSV with the
     CDR model's columns."""
     cdrs = BY_PATH["cdrs"]
-    who = authorize(request, cdrs.module, write=False)
+    who = principal(request)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(cdrs.props), extrasaction="ignore")
     writer.writeheader()
@@ -165,8 +166,10 @@ ROUTES = [
     file_route("monitors", "mp3"),
     file_route("voicemessages", "mp3"),
     file_route("faxes", "pdf", origin="real-platform"),
-    Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes, shape=Shape(CdrNote, "list", errors=(404,), tag="history")),
-    Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv, shape=_file("text/csv", "history")),
-    Route("GET", r"/vmannouncements/{id:\d+}.{format:mp3|mp4|wav|aac}", uploaded_audio, origin="telephony",
-          shape=_file("audio/*", "storage")),
+    Route("GET", r"/cdrs/{id:\d+}/notes", cdr_notes, may_read(BY_PATH["cdrs"].module),
+          shape=Shape(CdrNote, "list", errors=(404,), tag="history")),
+    Route("GET", r"/users/{id:\d+}/cdrs.csv", user_cdrs_csv, may_read(BY_PATH["cdrs"].module),
+          shape=_file("text/csv", "history")),
+    Route("GET", r"/vmannouncements/{id:\d+}.{format:mp3|mp4|wav|aac}", uploaded_audio,
+          may_read(BY_PATH["vmannouncements"].module), origin="telephony", shape=_file("audio/*", "storage")),
 ]  # fmt: skip

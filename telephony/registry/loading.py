@@ -141,5 +141,5 @@ def _document_event(conn: Connection, resource: Resource, fields: dict, customer
     if lived and not resource.text_ids:  # a number names one stream across its lives; an id, one record
         raise BadRequest(f"{resource.path} {id_} was deleted here: the id of a deleted record is not used again")
     body = new_document(resource, fields, id_, customer_id, fields.get("created_at") or now)
-    made = events_of(resource.kind).created(id=id_, customer_id=customer_id, body=body)
+    made = events_of(resource.kind).made(id_, customer_id, body)
     return NewEvent(stream=f"{resource.kind}-{id_}", event=made, expected_version=lived)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import msgspec
 
+from ..api.access import Access, may_change, may_read
 from ..api.route_table import Handler, Route
 from ..api.shapes import Shape
 from ..domain.dictionaries import Code
@@ -38,6 +39,8 @@ _FACTORIES: dict[Op, Callable[[Resource], Handler]] = {
     Op.DELETE: handlers.delete_handler,
     Op.DELETE_MANY: lambda resource: handlers.delete_handler(resource, many=True),
 }
+READING = frozenset({Op.LIST, Op.GET, Op.DICTIONARIES})
+"""The operations that read the resource's ACL module; every other one changes it."""
 
 
 class DictionaryValue(msgspec.Struct, kw_only=True):
@@ -72,6 +75,11 @@ def registry_shape(resource: Resource, op: Op) -> Shape:
                  tag=resource.module)  # fmt: skip
 
 
+def access_of(resource: Resource, op: Op) -> Access:
+    """Who may run `op` on `resource`: a user whose roles read, or change, the resource's module."""
+    return may_read(resource.module) if op in READING else may_change(resource.module)
+
+
 def routes_of(resource: Resource) -> list[Route]:
     out = []
     for op in sorted(resource.all_ops, key=lambda o: list(_METHOD_PATH).index(o)):
@@ -82,6 +90,7 @@ def routes_of(resource: Resource) -> list[Route]:
                 method,
                 f"/{resource.path}{suffix}",
                 _FACTORIES[op](resource),
+                access_of(resource, op),
                 origin="real-platform"
                 if op in resource.added_ops
                 else "telephony"

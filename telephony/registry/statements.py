@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..api.context import authorize, meta_of
+from ..api.access import may_change
+from ..api.context import meta_of, principal
 from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..domain.events.log import StatementsCleared
@@ -13,12 +14,13 @@ from ..keys import EVENT_LOG
 
 
 async def delete_statements(request: web.Request) -> web.Response:
-    who = authorize(request, "history", write=True)
+    who = principal(request)
     event = NewEvent(stream=f"statements-{who.customer_id}", event=StatementsCleared(customer_id=who.customer_id))
     await request.app[EVENT_LOG].append([event], meta_of(request))
     return web.Response(status=204)
 
 
 ROUTES = [
-    Route("DELETE", "/statements", delete_statements, shape=Shape(envelope="none", status=204, tag="history")),
-]
+    Route("DELETE", "/statements", delete_statements, may_change("history"),
+          shape=Shape(envelope="none", status=204, tag="history")),
+]  # fmt: skip

@@ -47,9 +47,9 @@ def call_events(position: int, changed: CallEvent, before: Call) -> tuple[Call, 
 def inbound_sms(position: int, created: SmsCreated) -> Made | None:
     """The `sms.received` an SMS's record (the log's event at `position`) makes: None for an SMS sent."""
     sms = created.body
-    if sms.get("type") != "in":
+    if sms.type != "in":
         return None
     event_id = f"evt_{position}_0"
-    body = hooks.sms_body(event_id, sms["created_at"], created.customer_id, sms.get("user_id"), sms["from"],
-                          sms["to"], sms["message"])  # fmt: skip
+    body = hooks.sms_body(event_id, sms.created_at, created.customer_id, sms.user_id, sms.from_, sms.to,
+                          sms.message)  # fmt: skip
     return Made(event_id, hooks.SMS_RECEIVED, _encode(body).decode())

@@ -45,21 +45,6 @@ class WebhookPatch(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     enabled: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class Webhook(msgspec.Struct, kw_only=True):
-    """A webhook as the API shows it; `secret` only in the answer that made it (create, rotate)."""
-
-    id: int
-    name: str
-    url: str
-    events: list[str]
-    enabled: bool
-    created_at: str
-    updated_at: str
-    failing_since: str | None = None
-    disabled_reason: str | None = None
-    secret: str | None = None
-
-
 def shown(document: dict[str, Any], secret: str | None = None) -> dict[str, Any]:
     """The webhook as the API shows it: never its sealed secret (the secret itself only when given), nor
     the password of a URL saved before URLs with credentials were refused."""
@@ -92,7 +77,7 @@ def create(customer_id: int, body: WebhookCreate, sealed: str, now: str) -> Deci
         document = {"id": id_, "name": body.name, "url": body.url, "events": list(dict.fromkeys(body.events)),
                     "enabled": body.enabled, "created_at": now, "updated_at": now, "failing_since": None,
                     "disabled_reason": None, "secret_sealed": sealed}  # fmt: skip
-        made = WEBHOOK.created(id=id_, customer_id=customer_id, body=document)
+        made = WEBHOOK.made(id_, customer_id, document)
         return [NewEvent(stream=f"{KIND}-{id_}", event=made, expected_version=NO_STREAM)], document
 
     return Decision(decide)

@@ -84,7 +84,7 @@ def _call(conn: Connection, event: RecordedEvent, changed: CallEvent) -> list[Ne
 
 def _sms(conn: Connection, position: int, created: SmsCreated, made: Made) -> list[NewEvent]:
     customer_id, sms = created.customer_id, created.body
-    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms['id']}", call_id=None, event_id=made.event_id,
+    outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms.id}", call_id=None, event_id=made.event_id,
                          event_name=made.name, body=made.body)
                 for webhook in _subscribed(conn, customer_id, made.name, position)]  # fmt: skip
-    return queued(conn, customer_id, outgoing, parse_wire_time(sms["created_at"]).timestamp())
+    return queued(conn, customer_id, outgoing, parse_wire_time(sms.created_at or "").timestamp())

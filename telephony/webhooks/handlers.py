@@ -17,34 +17,18 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from ..api.access import may_change
 from ..api.context import meta_of
-from ..api.errors import Forbidden, NotFound
+from ..api.errors import NotFound
 from ..api.responses import collection, json_response, raw_collection
 from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
-from ..domain import acl
+from ..domain.schemas import Delivery, Webhook
 from ..keys import PRINCIPAL, READER, SETTINGS, WEBHOOKS
-from .configuration import KIND, Webhook, WebhookCreate, WebhookPatch, shown
-
-
-class Delivery(msgspec.Struct, kw_only=True):
-    """One event to one webhook and its attempts (`history`: status, latency, error, excerpt each)."""
-
-    id: int
-    webhook_id: int
-    webhook: str
-    call_id: int | None = None
-    event_id: str
-    event_name: str
-    status: str
-    attempts: int
-    next_at: str | None = None
-    created_at: str
-    body: str
-    history: list[dict[str, Any]] = msgspec.field(default_factory=list)
+from .configuration import KIND, WebhookCreate, WebhookPatch, shown
 
 
 class CallFlow(msgspec.Struct, kw_only=True):
@@ -59,15 +43,8 @@ DELIVERY_PROPS = properties(Delivery)
 WEBHOOK_PROPS = properties(Webhook)
 
 
-def admin(request: web.Request, *, write: bool) -> int:
-    """The caller's customer, when the caller is one of its root or admin users: webhooks are an admin
-    setting, as on the platform's dashboard, so other users neither change nor see them (a webhook's
-    URL and its deliveries are the integration's, not an agent's); the refusal says which was asked."""
-    who = request[PRINCIPAL]
-    if not acl.allowed(who.is_root, list(who.roles), "settings", write=True):
-        doing = "change webhooks" if write else "see webhooks and their deliveries"
-        raise Forbidden(f"Access denied: only root and admin users may {doing}")
-    return who.customer_id
+def _customer(request: web.Request) -> int:
+    return request[PRINCIPAL].customer_id
 
 
 def _name(request: web.Request) -> str:
@@ -82,7 +59,7 @@ async def _webhook(request: web.Request, customer_id: int) -> dict[str, Any]:
 
 
 async def list_webhooks(request: web.Request) -> web.Response:
-    customer_id = admin(request, write=False)
+    customer_id = _customer(request)
     found = await listing.page(request.app[READER], KIND, listing.owned_having(customer_id),
                                _query(request, WEBHOOK_PROPS))  # fmt: skip
     return collection([shown(document) for document in found.documents()], found.total)
@@ -94,18 +71,18 @@ def _query(request: web.Request, props: Any) -> Any:
 
 
 async def create_webhook(request: web.Request) -> web.Response:
-    customer_id = admin(request, write=True)
+    customer_id = _customer(request)
     body = await read_json(request, WebhookCreate)
     made = await request.app[WEBHOOKS].create(customer_id, body, meta_of(request))
     return json_response({"data": made}, status=201)
 
 
 async def get_webhook(request: web.Request) -> web.Response:
-    return json_response({"data": shown(await _webhook(request, admin(request, write=False)))})
+    return json_response({"data": shown(await _webhook(request, _customer(request)))})
 
 
 async def patch_webhook(request: web.Request) -> web.Response:
-    customer_id = admin(request, write=True)
+    customer_id = _customer(request)
     body = await read_json(request, WebhookPatch)
     changes = {k: v for k, v in msgspec.structs.asdict(body).items() if v is not msgspec.UNSET}
     changed = await request.app[WEBHOOKS].change(customer_id, _name(request), changes, meta_of(request))
@@ -113,19 +90,19 @@ async def patch_webhook(request: web.Request) -> web.Response:
 
 
 async def delete_webhook(request: web.Request) -> web.Response:
-    await request.app[WEBHOOKS].delete(admin(request, write=True), _name(request), meta_of(request))
+    await request.app[WEBHOOKS].delete(_customer(request), _name(request), meta_of(request))
     return web.Response(status=204)
 
 
 async def rotate_secret(request: web.Request) -> web.Response:
-    rotated = await request.app[WEBHOOKS].rotate(admin(request, write=True), _name(request), meta_of(request))
+    rotated = await request.app[WEBHOOKS].rotate(_customer(request), _name(request), meta_of(request))
     return json_response({"data": rotated})
 
 
 async def webhook_deliveries(request: web.Request) -> web.Response:
     """A webhook's deliveries, newest first unless sorted otherwise; `filter` on status, call_id,
     event_name (and any other property) as every list."""
-    customer_id = admin(request, write=False)
+    customer_id = _customer(request)
     webhook = await _webhook(request, customer_id)
     found = await listing.page(request.app[READER], "delivery",
                                listing.owned_having(customer_id, webhook_id=webhook["id"]),
@@ -134,7 +111,7 @@ async def webhook_deliveries(request: web.Request) -> web.Response:
 
 
 async def call_deliveries(request: web.Request) -> web.Response:
-    customer_id = admin(request, write=False)
+    customer_id = _customer(request)
     call_id = int(request.match_info["id"])
     flow = await request.app[WEBHOOKS].call_flow(call_id, customer_id)
     if flow is None:
@@ -143,13 +120,21 @@ async def call_deliveries(request: web.Request) -> web.Response:
 
 
 async def redeliver(request: web.Request) -> web.Response:
-    customer_id = admin(request, write=True)
+    customer_id = _customer(request)
     again = await request.app[WEBHOOKS].redeliver(customer_id, int(request.match_info["id"]), meta_of(request))
     return json_response({"data": again}, status=201)
 
 
+SEES = may_change("settings", refusal="Access denied: only root and admin users may see webhooks and their deliveries")
+CHANGES = may_change("settings", refusal="Access denied: only root and admin users may change webhooks")
+"""Webhooks are an admin setting, as on the platform's dashboard, so other users neither change nor see
+them (a webhook's URL and its deliveries are the integration's, not an agent's); the refusal says which
+was asked."""
+
+
 def _route(method: str, path: str, handler, shape: Shape) -> Route:
-    return Route(method, "/_telephony" + path, handler, origin="telephony", shape=shape)
+    access = SEES if method == "GET" else CHANGES
+    return Route(method, "/_telephony" + path, handler, access, origin="telephony", shape=shape)
 
 
 def _shape(answer: Any, envelope_: str = "data", **more: Any) -> Shape:

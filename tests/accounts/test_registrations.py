@@ -97,7 +97,7 @@ async def test_the_default_registrations_are_recorded_with_the_user_in_one_trans
     assert registered.meta.request_id == created.meta.request_id and registered.recorded_at == created.recorded_at
     assert data_of(registered.event) == {"user_id": user_id, "customer_id": HOME, "registration_id": 1,
                                "user_agent": DEFAULT_AGENT, "contact": f"sip:{user_id}@198.51.100.1:5060;transport=udp",
-                               "registered_at": created.event.body["created_at"], "locations": 1}  # fmt: skip
+                               "registered_at": created.event.body.created_at, "locations": 1}  # fmt: skip
 
 
 async def test_the_bootstrap_root_user_and_a_new_customers_root_user_have_their_softphone(client, root_v12):

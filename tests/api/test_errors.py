@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from telephony import wiring
+from telephony.api.access import OPEN
 from telephony.api.responses import json_response
 from telephony.api.route_table import Route
 from telephony.api.wire import read_json
@@ -30,9 +31,9 @@ async def collide(request):
 @pytest.fixture
 def probe_routes(monkeypatch):
     routes = [
-        Route("POST", "/probe", echo, auth=False),
-        Route("GET", "/explode", explode, auth=False),
-        Route("GET", "/collide", collide, auth=False),
+        Route("POST", "/probe", echo, OPEN),
+        Route("GET", "/explode", explode, OPEN),
+        Route("GET", "/collide", collide, OPEN),
     ]
     original = wiring.api_routes
     monkeypatch.setattr(wiring, "api_routes", lambda: [*original(), *routes])

@@ -101,12 +101,13 @@ async def parents(api, home, other) -> dict[str, dict[str, int]]:
     mine, theirs = await make(api, contacts, home), await make(api, contacts, other)
     my_cdr, their_cdr = [await seed(api, BY_PATH["cdrs"], c.customer_id, info="a note") for c in (home, other)]
     my_queue, their_queue = [await make(api, BY_PATH["queues"], c) for c in (home, other)]
+    at = "2026-01-01 00:00:00"
     hooks = {name: await stored(api, "webhook", caller, {"name": name, "url": "https://127.0.0.1:9/", "events": [],
-                                                        "enabled": True, "secret_sealed": None})
+                                                        "enabled": True, "created_at": at, "updated_at": at})
              for name, caller in (("mine", home), ("theirs", other))}  # fmt: skip
-    sent = [await stored(api, "delivery", caller, {"webhook_id": hooks[name], "webhook": name, "lane": "call:1",
-                                                   "call_id": 1, "event_id": "evt_1_0", "event_name": "call.initial",
-                                                   "body": "{}"})
+    delivery = {"call_id": 1, "event_id": "evt_1_0", "event_name": "call.initial", "lane": "call:1",
+                "status": "delivered", "attempts": 1, "created_at": at, "body": "{}"}  # fmt: skip
+    sent = [await stored(api, "delivery", caller, {"webhook_id": hooks[name], "webhook": name, **delivery})
             for name, caller in (("mine", home), ("theirs", other))]  # fmt: skip
     mail = api.app[ACCOUNTS].mailer.message("nested@example.com", "Nested", "Attached.", [recording("nested.mp3", 1)])
     (mailed,) = await api.app[EVENT_LOG].append([mail])
@@ -127,8 +128,8 @@ async def stored(api, kind: str, caller, body: dict) -> int:
     """A document of `kind` of the caller's customer, appended as its kind's own event; its id."""
     stored.count = getattr(stored, "count", 0) + 1
     id_ = 900 + stored.count
-    data = {"id": id_, "customer_id": caller.customer_id, "body": {"id": id_, **body}}
-    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).created(**data))])
+    made = events_of(kind).made(id_, caller.customer_id, {"id": id_, **body})
+    await api.app[EVENT_LOG].append([NewEvent(stream=f"{kind}-{id_}", event=made)])
     return id_
 
 

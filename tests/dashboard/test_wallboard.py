@@ -10,6 +10,7 @@ import json
 import re
 
 from telephony.clock import parse_wire_time, wire_time
+from telephony.domain.schemas import QueueMember
 from telephony.keys import EVENT_LOG
 from telephony.testing.listener import events
 from tests.accounts.helpers import create_customer, create_user
@@ -176,7 +177,7 @@ async def test_an_agent_is_logged_out_and_in_from_the_page_as_the_api_does(clien
     shown = await (await client.get(f"/v1.2/voipstudio/queues/{queue_id}", headers=root.headers())).json()
     assert shown["data"]["users"] == [ann]
     (changed,) = await client.server.app[EVENT_LOG].read(types=["queue.updated"])
-    assert changed.event.changes["users"] == [{"id": ann, "status": False}]
+    assert changed.event.changes["users"] == [QueueMember(id=ann, status=False)]
     called = (await ring(client, hangup_after=30))["data"]  # nobody logged in: the caller waits
     page = await posted(client, "/agents", queue=queue_id, user=ann, csrf=csrf, status="in")
     assert f"Agent {ann} logged in to queue {queue_id}." in page

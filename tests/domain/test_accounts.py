@@ -29,7 +29,7 @@ def given_token(*events: tuple[str, dict]) -> rules.Token:
 
 OPENED = ("customer.created", {"id": CUSTOMER, "name": "Acme", "created_at": "2026-01-01 00:00:00"})
 CLOSED = ("customer.deleted", {"id": CUSTOMER})
-REGISTERED = ("user.created", {"id": USER, "customer_id": CUSTOMER, "body": {"email": "Ann@Example.com"},
+REGISTERED = ("user.created", {"id": USER, "customer_id": CUSTOMER, "body": {"id": USER, "email": "Ann@Example.com"},
                                    "password_hash": "h", "sip_password_sealed": "s"})  # fmt: skip
 REMOVED = ("user.deleted", {"id": USER})
 CHALLENGED = ("user.challenge_issued", {"id": USER, "nonce_digest": "n1", "code_hash": "c", "expires_at": NOW + 600,
@@ -71,7 +71,7 @@ def test_a_closed_customer_is_unknown():
 
 
 def register(customer: rules.Customer, *, email_in_use: bool = False) -> list[NewEvent]:
-    return rules.register_user(customer, given_user(), {"email": "ann@example.com"}, "hash", "sealed",
+    return rules.register_user(customer, given_user(), {"id": USER, "email": "ann@example.com"}, "hash", "sealed",
                                email_in_use=email_in_use)  # fmt: skip
 
 

@@ -1,5 +1,7 @@
 """Event data compressed with dictionaries the log trains on its own events: read back unchanged,
-hashed as plain JSON, carried by copies of the log, and damage to either is found by the chain."""
+hashed as plain JSON, carried by copies of the log, and damage to either is found by the chain. Each
+connection carries its log's dictionaries: a connection opened here knows only what its log holds, as
+one in a new process would."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ def cdr_like(rng: random.Random, n: int) -> NewEvent:
         "src_name": None,
         "info": None,
     }
-    return NewEvent(stream=f"cdr-{n}", event=RESOURCES["cdr"].created(id=n, customer_id=1, body=body))
+    return NewEvent(stream=f"cdr-{n}", event=RESOURCES["cdr"].made(n, 1, body))
 
 
 def stored(data_dir) -> list[tuple[int, bytes]]:
@@ -51,17 +53,6 @@ def small_thresholds(monkeypatch):
     monkeypatch.setattr(compression, "GROWTH", 4)
 
 
-@pytest.fixture
-def forgetful(monkeypatch):
-    """Forget the dictionaries this process knows, as a new process would."""
-
-    def forget() -> None:
-        monkeypatch.setattr(compression, "_dictionaries", {})
-        monkeypatch.setattr(compression, "_per_thread", threading.local())
-
-    return forget
-
-
 async def append_all(data_dir, events: list[NewEvent]) -> None:
     log = await open_log(data_dir)
     try:
@@ -71,9 +62,7 @@ async def append_all(data_dir, events: list[NewEvent]) -> None:
         await log.close()
 
 
-async def test_data_is_stored_compressed_once_the_log_has_trained_and_reads_back_unchanged(
-    tmp_path, small_thresholds, forgetful
-):
+async def test_data_is_stored_compressed_once_the_log_has_trained_and_reads_back_unchanged(tmp_path, small_thresholds):
     rng = random.Random(17)
     events = [cdr_like(rng, n) for n in range(1, 1001)]
     await append_all(tmp_path, events)
@@ -86,22 +75,22 @@ async def test_data_is_stored_compressed_once_the_log_has_trained_and_reads_back
     average = sum(map(len, packed)) / len(packed)
     assert average < 0.5 * sum(map(len, plain_json)) / len(plain_json)
 
-    forgetful()
     log = await open_log(tmp_path)
     try:
         read = await log.read()
     finally:
         await log.close()
     assert [e.event for e in read] == [e.event for e in events]
-    with sqlite3.connect(tmp_path / LOG_FILE) as conn:
-        compression.load(conn)
+    conn = sqlite_store.connect(tmp_path / LOG_FILE, readonly=True)
+    try:
         assert verify_chain(conn) is None
+    finally:
+        conn.close()
 
 
-async def test_a_reopened_log_goes_on_with_its_latest_dictionary(tmp_path, small_thresholds, forgetful):
+async def test_a_reopened_log_goes_on_with_its_latest_dictionary(tmp_path, small_thresholds):
     rng = random.Random(5)
     await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 301)])
-    forgetful()
     await append_all(tmp_path, [cdr_like(rng, n) for n in range(301, 401)])
     assert dictionaries(tmp_path) == [200]
     assert all(data.startswith(compression.MAGIC) for position, data in stored(tmp_path) if position > 300)
@@ -114,14 +103,12 @@ async def test_data_that_would_not_shrink_stays_plain(tmp_path, small_thresholds
     assert [data for _, data in stored(tmp_path)[-5:]] == [b'{"n":%d}' % n for n in range(5)]
 
 
-async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresholds, forgetful):
+async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresholds):
     rng = random.Random(11)
     events = [cdr_like(rng, n) for n in range(1, 401)]
     await append_all(tmp_path / "data", events)
-    forgetful()
     replay_into(tmp_path / "data", tmp_path / "copy", Projections([StreamCounts()], THINGS), progress=False)
     assert dictionaries(tmp_path / "copy") == [200]
-    forgetful()
     log = await open_log(tmp_path / "copy")
     try:
         assert [e.event for e in await log.read()] == [e.event for e in events]
@@ -130,9 +117,7 @@ async def test_a_copy_of_the_log_carries_its_dictionaries(tmp_path, small_thresh
 
 
 @pytest.mark.parametrize("damage", ["frame", "dictionary"])
-async def test_damage_to_compressed_data_or_its_dictionary_is_found_by_the_chain(
-    tmp_path, small_thresholds, forgetful, damage
-):
+async def test_damage_to_compressed_data_or_its_dictionary_is_found_by_the_chain(tmp_path, small_thresholds, damage):
     rng = random.Random(23)
     await append_all(tmp_path, [cdr_like(rng, n) for n in range(1, 301)])
     with sqlite3.connect(tmp_path / LOG_FILE) as conn:
@@ -145,10 +130,11 @@ async def test_damage_to_compressed_data_or_its_dictionary_is_found_by_the_chain
             middle = len(content) // 2
             broken = content[:middle] + bytes(64) + content[middle + 64 :]
             conn.execute("UPDATE event_dictionaries SET content = ?", (broken,))
-    forgetful()
-    with sqlite3.connect(tmp_path / LOG_FILE) as conn:
-        compression.load(conn)
+    conn = sqlite_store.connect(tmp_path / LOG_FILE, readonly=True)
+    try:
         problem = verify_chain(conn)
+    finally:
+        conn.close()
     assert problem is not None
     if damage == "frame":
         assert problem.position == 250
@@ -180,11 +166,13 @@ async def test_a_dictionary_trained_in_a_request_that_fails_goes_with_its_events
 
 
 def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_thresholds):
-    """The writer's thread, the loop's and the readers' decompress at once: each has its own decompressor."""
+    """The writer's thread, the loop's and the readers' decompress at once with a log's dictionaries: a
+    decompressor is lent to one of them at a time."""
     rng = random.Random(31)
     originals = [EVENTS.written(cdr_like(rng, n).event)[2] for n in range(1, 3001)]
     dictionary = zstandard.train_dictionary(compression.DICTIONARY_BYTES, originals[:1000])
-    compression._register(dictionary.as_bytes())
+    known = compression.Dictionaries()
+    known.register(dictionary.as_bytes())
     packer = zstandard.ZstdCompressor(dict_data=dictionary, level=compression.LEVEL)
     frames = [packer.compress(original) for original in originals]
     wrong: list[int] = []
@@ -194,7 +182,7 @@ def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_threshold
             for i in range(len(frames)):
                 n = (i + offset) % len(frames)
                 try:
-                    if compression.plain(frames[n]) != originals[n]:
+                    if known.plain(frames[n]) != originals[n]:
                         wrong.append(n)
                 except compression.UnreadableData:
                     wrong.append(n)
@@ -207,15 +195,12 @@ def test_threads_read_compressed_data_at_the_same_time(tmp_path, small_threshold
     assert wrong == []
 
 
-async def test_a_reader_connected_before_a_dictionary_was_trained_reads_what_it_compresses(
-    tmp_path, small_thresholds, forgetful
-):
+async def test_a_reader_connected_before_a_dictionary_was_trained_reads_what_it_compresses(tmp_path, small_thresholds):
     rng = random.Random(37)
     events = [cdr_like(rng, n) for n in range(1, 301)]
     await append_all(tmp_path, events[:50])
     reader = sqlite_store.connect(tmp_path / LOG_FILE, readonly=True)  # as another process would
     await append_all(tmp_path, events[50:])
-    forgetful()  # the writer's process knew the new dictionary; this one never heard of it
     assert [e.event for e in sqlite_store.read_events(reader)] == [e.event for e in events]
     assert verify_chain(reader) is None
 
@@ -230,7 +215,7 @@ async def test_a_copy_up_to_a_point_takes_only_the_dictionaries_its_events_need(
 
 
 async def test_a_dictionary_that_cannot_be_trained_never_fails_a_write(tmp_path, small_thresholds, monkeypatch):
-    def unreadable(_conn):
+    def unreadable(_conn, _dictionaries):
         raise compression.UnreadableData("a damaged sample")
 
     rng = random.Random(43)

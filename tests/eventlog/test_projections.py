@@ -6,7 +6,7 @@ import asyncio
 import random
 import sqlite3
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 import pytest
@@ -298,6 +298,7 @@ async def test_a_rebuild_stores_a_created_body_as_its_event_wrote_it(tmp_path, m
 class NoteCreatedLater(ResourceCreated, tag="note.created"):
     """`note.created` in a later shape: a note's `t` is in capitals; data of schema 1 is upcast."""
 
+    body: dict[str, Any]
     schema: ClassVar[int] = 2
     upcasters: ClassVar[Mapping[int, Upcaster]] = {
         1: lambda d: {**d, "body": {**d["body"], "t": d["body"]["t"].upper()}}
@@ -320,13 +321,13 @@ async def test_a_rebuild_checks_the_hash_chain_of_every_event_it_reads(tmp_path)
     conn = await documents_logged(tmp_path, [made[0], ThingHappened(), *made[1:]])
     projections = Projections([DocumentTable("note")])
     seen: list[int] = []
-    chain = Chain(progress=seen.append)
+    chain = Chain(conn, progress=seen.append)
     assert verify_projections(conn, projections, chain) is None and chain.problem is None
     assert len(seen) == sqlite_store.count(conn) == 4
     unhandled = conn.execute("SELECT position FROM events WHERE type = 'thing.happened'").fetchone()[0]
     conn.execute("UPDATE events SET recorded_at = '2000-01-01' WHERE position = ?", (unhandled,))
     conn.execute("DELETE FROM doc_note WHERE id = 3")
-    chain = Chain()
+    chain = Chain(conn)
     assert verify_projections(conn, projections, chain) is None
     assert chain.problem == Problem(unhandled, "hash does not match the event's stored bytes")
     assert verify_projections(conn, projections) is not None  # the table's difference, unwatched

@@ -10,6 +10,7 @@ from telephony.audit import verify_projections
 from telephony.clock import Clock
 from telephony.domain.events import events_of
 from telephony.domain.events.accounts import (
+    USER,
     CustomerDeleted,
     DeviceAdded,
     PasswordChanged,
@@ -24,13 +25,19 @@ from telephony.eventlog import EventLog, NewEvent
 from telephony.eventlog import store as sqlite_store
 from telephony.projections.memory import MemoryProjections
 
-VALUES = [None, 0, -7, 2**40, 0.1, 1e-05, 3.0, "", "naïve café ✓", 'quote " and \\ slash', True, False,
-          [1, "two", None], {"nested": {"deep": [1.5, "x"]}}]  # fmt: skip
+TEXTS = [None, "", "naïve café ✓", 'quote " and \\ slash']
+FIELDS = {
+    "contact": {"first_name": TEXTS, "global": [None, True, False], "outcome_id": [None, 0, -7, 2**40],
+                "labels": [None, [], [1, "two", None], [{"nested": {"deep": [1.5, "x"]}}], [0.1, 1e-05, 3.0, True]]},
+    "cdr": {"src": TEXTS, "rate": [None, 0.1, 1e-05, 3.0], "billsec": [None, 0, 86_400]},
+    "queue": {"name": TEXTS, "users": [None, [], [1, {"id": 2, "status": False}]], "ddis": [None, ["+442000000001"]]},
+}  # fmt: skip
+"""Fields of each kind of each JSON shape its record holds, and values of that shape."""
 KINDS = ("contact", "cdr", "queue")
 
 
 def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
-    """Creations, updates with every JSON shape, deletions, clears, and token lives, in random order."""
+    """Creations, updates with every JSON shape a record holds, deletions, clears, and token lives, in random order."""
     rng = random.Random(seed)
     alive: dict[str, list[int]] = {kind: [] for kind in KINDS}
     tokens: list[str] = []
@@ -44,12 +51,13 @@ def generated(seed: int, count: int, first: int = 1) -> list[list[NewEvent]]:
         roll = rng.random()
         if roll < 0.35 or not alive[kind]:
             alive[kind].append(n)
-            body = {"id": n, "name": f"r{n}", "value": rng.choice(VALUES), "customer_id": 100001}
-            event = NewEvent(stream=f"{kind}-{n}", event=events_of(kind).created(
-                id=n, customer_id=rng.choice([100001, 100002]), body=body))  # fmt: skip
+            body = {"id": n, **{name: rng.choice(values) for name, values in FIELDS[kind].items()}}
+            made = events_of(kind).made(n, rng.choice([100001, 100002]), body)
+            event = NewEvent(stream=f"{kind}-{n}", event=made)
         elif roll < 0.75:
             target = rng.choice(alive[kind])
-            changes = {rng.choice(["name", "value", "extra"]): rng.choice(VALUES) for _ in range(rng.randint(1, 3))}
+            names = rng.sample(list(FIELDS[kind]), rng.randint(1, 3))
+            changes = {name: rng.choice(FIELDS[kind][name]) for name in names}
             event = NewEvent(stream=f"{kind}-{target}", event=events_of(kind).updated(id=target, changes=changes))
         elif roll < 0.85:
             target = alive[kind].pop(rng.randrange(len(alive[kind])))
@@ -84,7 +92,7 @@ def user_event(rng: random.Random, n: int, users: list[int]) -> NewEvent:
         customer_id = rng.choice([100001, 100002])
         body = {"id": n, "email": f"User{n}@Example.com", "two_factor_auth": rng.choice(["D", "E"]),
                 "customer_id_id": customer_id, "roles": [rng.choice(["ROLE_AGENT", "ROLE_ADMIN"])]}  # fmt: skip
-        data = {"id": n, "customer_id": customer_id, "body": body,
+        data = {"id": n, "customer_id": customer_id, "body": USER.body(body),
                 "password_hash": f"scrypt${n}", "sip_password_sealed": rng.choice([None, f"sealed{n}"])}  # fmt: skip
         return NewEvent(stream=f"user-{n}", event=UserCreated(**data))
     target = rng.choice(users)

@@ -424,8 +424,8 @@ async def seed_many(api: Api, resource: Resource, customer_id: int, rows: list[d
                     document[owner] = customer_id
             if "created_at" in document and not document["created_at"]:
                 document["created_at"] = "2026-01-01 00:00:00"  # as the platform stamps what it provisions
-            data = {"id": id_, "customer_id": customer_id, "body": document}
-            events.append(NewEvent(stream=f"{resource.kind}-{id_}", event=events_of(resource.kind).created(**data)))
+            made = events_of(resource.kind).made(id_, customer_id, document)
+            events.append(NewEvent(stream=f"{resource.kind}-{id_}", event=made))
         return events
 
     await api.app[EVENT_LOG].transact(decide)

@@ -101,8 +101,8 @@ class Credentials(Projection):
                 else:
                     self._change_stored(conn, changed)
             case UserCreated(id=id_, customer_id=customer_id, body=body) as created if isinstance(id_, int):
-                row = [id_, customer_id, body["email"].lower(), created.password_hash, created.sip_password_sealed,
-                       body.get("two_factor_auth", "D"), "[]", 0]  # fmt: skip
+                row = [id_, customer_id, body.email.lower(), created.password_hash, created.sip_password_sealed,
+                       body.two_factor_auth, "[]", 0]  # fmt: skip
                 if self.rebuilding:
                     self._held.hold(conn, id_, row)
                 else:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from ...domain.events.resources import ResourceUpdated
 from ...eventlog.connection import Connection
+from ..changes import Patch
 from ..rows import Rows
 from .sql import SQL
 
@@ -63,7 +63,7 @@ class PgRows(Rows):
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}_trgm" ON "{self.table}" '
                          f"USING gin ({SQL.text(prop, self.shape)} {trigram_ops(conn)})")  # fmt: skip
 
-    def updated(self, conn: Connection, d: ResourceUpdated) -> None:
+    def updated(self, conn: Connection, d: Patch) -> None:
         if not d.changes:
             return
         if (held := self.held.get(d.id)) is not None:

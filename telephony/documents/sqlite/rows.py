@@ -12,8 +12,8 @@ from typing import Annotated, Any, cast
 
 import msgspec
 
-from ...domain.events.resources import ResourceCleared, ResourceUpdated
 from ...eventlog.connection import Connection, SqliteConnection
+from ..changes import Clear, Patch
 from ..names import COLUMNS
 from ..rows import Rows
 from .search import SearchIndex
@@ -22,6 +22,11 @@ from .sql import SQL
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
+
+
+def _plain(body: Any) -> Any:
+    """A body as plain JSON values (a record's Struct as its dict)."""
+    return msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
 
 
 def column(value: Any) -> Any:
@@ -51,7 +56,10 @@ class SqliteRows(Rows):
         return f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
 
     def columns(self, body: Any) -> tuple[Any, ...]:
-        """The stored columns of a body, decoded or JSON text (NULL if no object); in one step when plain."""
+        """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
+        when plain."""
+        if isinstance(body, msgspec.Struct):  # a record: its fields are typed already
+            return tuple(column(getattr(body, name, None)) for name in self.stored)
         try:
             if isinstance(body, str | dict):
                 found = self._plain.decode(body) if isinstance(body, str) else msgspec.convert(body, self._plain.type)
@@ -111,15 +119,16 @@ class SqliteRows(Rows):
             self.search.optimize(conn)
         super().index(conn)
 
-    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any]) -> None:
+    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any] | msgspec.Struct) -> None:
         if self.search is not None:
-            self.search.add(conn, id_, (body.get(prop) for prop in self.search.props))
+            plain = _plain(body)
+            self.search.add(conn, id_, (plain.get(prop) for prop in self.search.props))
 
     def _unindexed(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
         if self.search is not None:
             self.search.remove_rows(conn, rows)
 
-    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: ResourceCleared) -> None:
+    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: Clear) -> None:
         if self.search is None or self.rebuilding:
             return
         others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (d.customer_id,))
@@ -128,7 +137,7 @@ class SqliteRows(Rows):
         else:
             self.search.remove_rows(conn, conn.execute(f"SELECT id{self._extracted} {chosen}", params).fetchall())
 
-    def updated(self, conn: Connection, d: ResourceUpdated) -> None:
+    def updated(self, conn: Connection, d: Patch) -> None:
         changes, search = d.changes, self.search
         if not changes:
             return

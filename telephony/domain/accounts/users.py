@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import Invalid, Unknown
 from ..events import Event, NewEvent
 from ..events.accounts import (
+    USER,
     ChallengeIssued,
     ChallengePassed,
     DeviceAdded,
@@ -69,7 +70,7 @@ def evolve_user(state: User, event: Event) -> User:
     state = replace(state, version=state.version + 1)
     match event:
         case UserCreated(customer_id=customer_id, body=body):
-            return replace(state, customer_id=customer_id, email=body["email"].lower())
+            return replace(state, customer_id=customer_id, email=body.email.lower())
         case UserDeleted():
             return replace(state, deleted=True)
         case DeviceAdded(device_digest=device):
@@ -95,7 +96,7 @@ def register_user(customer: Customer, user: User, body: Mapping[str, Any], passw
         raise Invalid.field("id", f"User {user.id} exists already")
     if email_in_use:
         raise Invalid.field("email", "This email is already used")
-    created = UserCreated(id=user.id, customer_id=customer.id, body=dict(body), password_hash=password_hash,
+    created = UserCreated(id=user.id, customer_id=customer.id, body=USER.body(body), password_hash=password_hash,
                           sip_password_sealed=sip_password_sealed)  # fmt: skip
     return [NewEvent(stream=user_stream(user.id), event=created, expected_version=0)]
 

@@ -43,6 +43,13 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_f
     upcasters: ClassVar[Mapping[int, Upcaster]] = MappingProxyType({})
     """Schema -> what turns data stored under it into the next schema's shape."""
 
+    @classmethod
+    def as_stored(cls, data: dict[str, Any]) -> Event | None:
+        """The event of stored data whose values this type's fields refuse, their values as stored, for
+        a type whose log may hold such data (a record imported before imports were checked); None for
+        the others, whose data must read as their Struct."""
+        return None
+
 
 def tag_of(cls: type[Event]) -> str:
     """The type an event class is stored under."""

@@ -1,7 +1,7 @@
 """The catalogue of event types: every type the log holds, and how each is written and read back.
 
 `EVENTS` is this app's: the call, account, billing, webhook, mail, report and upkeep events, and the
-four of every kind of record (`RESOURCES`, made from one declaration). A `Catalogue` writes an event
+four of every kind of record (`RESOURCES`, made from one declaration: `records.RECORDS`). A `Catalogue` writes an event
 as its stored data (the Struct's encoding without its tag) and reads stored data back as the type's
 Struct, upcast first when it was stored under an older schema.
 """
@@ -21,6 +21,7 @@ from .faults import FAULT_EVENTS
 from .log import LOG_EVENTS
 from .mail import MAIL_EVENTS
 from .messaging import CHAT, SMS
+from .records import RECORDS
 from .reports import REPORT_EVENTS
 from .resources import ResourceEvents, resource_events
 from .webhooks import WEBHOOK_EVENTS
@@ -82,9 +83,24 @@ class Catalogue:
             for old in range(schema, cls.schema):
                 upcast = cls.upcasters[old](upcast)
             return msgspec.convert(upcast, cls)
-        except (msgspec.ValidationError, msgspec.DecodeError, KeyError) as exc:
+        except msgspec.ValidationError as exc:
+            if (stored := self._as_stored(tag, schema, data)) is not None:
+                return stored
+            raise UnreadableEvent(f"{tag} of schema {schema} does not read as {self.types[tag].__qualname__}: {exc}"
+                                  ) from exc  # fmt: skip
+        except (msgspec.DecodeError, KeyError) as exc:
             name = self.types[tag].__qualname__
             raise UnreadableEvent(f"{tag} of schema {schema} does not read as {name}: {exc}") from exc
+
+    def _as_stored(self, tag: str, schema: int, data: bytes) -> Event | None:
+        """Data its type's fields refuse, read as stored when the type reads such data (`Event.as_stored`)."""
+        cls = self.types[tag]
+        if schema != cls.schema:
+            return None
+        try:
+            return cls.as_stored(_decode(data))
+        except (TypeError, msgspec.DecodeError):  # a field missing, or not an object
+            return None
 
     def changes(self, tag: str) -> bool:
         """Whether stored data of this type may be upcast (written under an older schema)."""
@@ -92,19 +108,11 @@ class Catalogue:
         return cls is not None and cls.schema > 1
 
 
-RESOURCE_KINDS = (
-    "user", "contact", "conference", "ddi", "queue", "ringgroup", "pickupgroup", "routingrule", "ivr", "campaign",
-    "queuegroup", "usergroup", "usergrouppolicy", "sms", "fax", "vmannouncement", "cannedresponse", "chat", "chatmsg",
-    "cdr", "monitor", "msdr", "voicemessage", "calllabel", "webcall", "mediasession", "cmbsetting", "cmbwebsite",
-    "cmbvisitor", "cmbcdr", "cmbbutton", "transaction", "conversation", "balance", "tariffcard", "reportschedule",
-    "webhook", "delivery",
-)  # fmt: skip
-"""Every kind of record kept as a document, each with its four events."""
 OWN_CREATIONS = (USER, SMS, CHAT)
 """The kinds whose creation carries more than the record (declared with their capability's events)."""
 RESOURCES: Mapping[str, ResourceEvents] = MappingProxyType({
-    kind: next((own for own in OWN_CREATIONS if own.kind == kind), None) or resource_events(kind)
-    for kind in RESOURCE_KINDS
+    kind: next((own for own in OWN_CREATIONS if own.kind == kind), None) or resource_events(kind, record)
+    for kind, record in RECORDS.items()
 })  # fmt: skip
 """The events of each kind of record, by kind."""
 EVENTS = Catalogue([*CALL_EVENTS, *ACCOUNT_EVENTS, *BILLING_EVENTS, *WEBHOOK_EVENTS, *MAIL_EVENTS, *REPORT_EVENTS,
@@ -114,5 +122,5 @@ EVENTS = Catalogue([*CALL_EVENTS, *ACCOUNT_EVENTS, *BILLING_EVENTS, *WEBHOOK_EVE
 
 
 def events_of(kind: str) -> ResourceEvents:
-    """A kind's four events: the declared ones, or new ones for a kind the app does not keep (tests)."""
+    """A kind's four events: the declared ones, or free-form ones for a kind the app does not keep (tests)."""
     return RESOURCES.get(kind) or resource_events(kind)

@@ -5,8 +5,7 @@ On the stream `delivery-<id>`. A webhook's own record is a resource (`webhook.cr
 
 from __future__ import annotations
 
-import msgspec
-
+from ..schemas.webhooks import AttemptSeen
 from .base import Claims, Event
 
 
@@ -14,47 +13,50 @@ class DeliveryQueued(Event, frozen=True, kw_only=True, tag="webhook.delivery_que
     """An event of the spec's is queued for one webhook, with the exact body to send."""
 
     id: int
+    """The delivery's id (its stream is `delivery-<id>`)."""
     customer_id: int
+    """The customer whose webhook it goes to."""
     webhook_id: int
+    """The webhook it goes to."""
     webhook: str
     """The webhook's name."""
     lane: str
     """`call:<id>` or `sms:<id>`: a lane's deliveries go out one after another, in order."""
     call_id: int | None
+    """The call whose event it carries (None for an SMS's)."""
     event_id: str
     """`evt_<position>_<n>`: the same for every webhook and every retry (the `webhook-id` header)."""
     event_name: str
+    """The event it carries (`call.state`, `sms.received`, ...)."""
     body: str
     """The JSON body, byte for byte as it is sent."""
     at: float
+    """When it was queued (clock time, epoch seconds)."""
     claims: Claims
-
-
-class AttemptSeen(msgspec.Struct, frozen=True, kw_only=True):
-    """One attempt as a delivery's history shows it."""
-
-    attempt: int
-    at: str
-    status: int | None
-    latency_ms: float
-    error: str | None
-    excerpt: str
+    """The ids it takes (its delivery's)."""
 
 
 class DeliveryAttempted(Event, frozen=True, kw_only=True, tag="webhook.delivery_attempted"):
     """One POST of a delivery and how it went: `delivered`, `retry` (at `next_at`) or `failed` (given up)."""
 
     id: int
+    """The delivery's id."""
     attempt: int
+    """Which attempt it was (1 for the first)."""
     at: float
+    """When it was made (clock time, epoch seconds)."""
     status: int | None
     """The HTTP status of the answer (None: no answer)."""
     latency_ms: float
+    """Milliseconds until the answer (real time)."""
     error: str | None
+    """What went wrong, when no answer came."""
     excerpt: str
     """The answer's first 500 characters."""
     outcome: str
+    """`delivered`, `retry` or `failed` (given up)."""
     next_at: float | None
+    """When the next attempt is due (clock time, epoch seconds; None: no more)."""
     history: list[AttemptSeen]
     """Every attempt of the delivery so far (the last 16)."""
 

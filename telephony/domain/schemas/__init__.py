@@ -3,8 +3,6 @@
 from .billing import Balance, Conversation, InvoiceLine, TariffCard, Transaction
 from .bulk import CallTrackingDdiItem, CdrBulkItem, ContactBulkItem, VoicemessageBulkItem
 from .callflow import (
-    Ivr,
-    IvrCreate,
     PickupGroup,
     PickupGroupCreate,
     Queue,
@@ -31,6 +29,7 @@ from .customer import (
     UserGroupPolicy,
     UserGroupPolicyCreate,
 )
+from .ivrs import Ivr, IvrCreate
 from .records import Cdr, Chat, ChatMsg, MediaSession, Monitor, MonitorCreate, Msdr, Voicemessage
 from .reports import (
     Frequency,
@@ -61,12 +60,15 @@ from .storage import (
     VmAnnouncementCreate,
     validate_vm_announcement,
 )
+from .users import User
+from .webhooks import Delivery, Webhook, WebhookRecord
 
 __all__ = [
     "CONTACT_NUMBERS",
     "Balance",
     "TariffCard",
     "Conversation",
+    "Delivery",
     "InvoiceLine",
     "Transaction",
     "CallLabel",
@@ -119,6 +121,7 @@ __all__ = [
     "SmsCannedResponse",
     "SmsCannedResponseCreate",
     "SmsCreate",
+    "User",
     "UserGroup",
     "UserGroupCreate",
     "UserGroupPolicy",
@@ -126,6 +129,8 @@ __all__ = [
     "Voicemessage",
     "VmAnnouncement",
     "VmAnnouncementCreate",
+    "Webhook",
+    "WebhookRecord",
     "validate_report_schedule",
     "validate_timezone",
     "validate_vm_announcement",

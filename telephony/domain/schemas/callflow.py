@@ -1,4 +1,4 @@
-"""Settings module, call flow: queues, ring groups, pickup groups and IVRs (split from `settings` for size).
+"""Settings module, call flow: queues, ring groups and pickup groups (split from `settings` for size; IVRs: `ivrs`).
 
 A request names a destination type or strategy as text (`"Q"`, `"queue"`, `"ringall"`); the
 resource stores and returns its integer code, from the dictionary named in `coded(...)`.
@@ -21,7 +21,9 @@ class QueueMember(msgspec.Struct, kw_only=True):
     """A queue agent as POSTed: `status` true when logged in to the queue (the default)."""
 
     id: PositiveId
+    """The agent (a user's id)."""
     status: bool = True
+    """Whether the agent is logged in to the queue."""
 
 
 class Queue(Resource):
@@ -32,36 +34,69 @@ class Queue(Resource):
     """
 
     id: int = 0
+    """The queue's id."""
     ann_freq: int | None = None
+    """Seconds between the announcements a waiting caller hears."""
     agent_sounds: str | None = None
+    """The sound an agent hears before taking a call."""
     caller_sounds: str | None = None
+    """The sound a caller hears on joining."""
     cli_prefix: bool | None = None
+    """Whether the queue's name prefixes the caller ID agents see."""
     email_missed: str | None = None
+    """The address missed queue calls are mailed to."""
     final_dst_id: int | None = None
+    """Where a caller goes after `max_wait_time`, or when the queue turns it away."""
     final_dst_type: int | None = None
+    """The kind of the final destination (a code of the `target_type` dictionary: user, voicemail, ring group, IVR,
+    queue, conference, hang-up)."""
     hash_to_exit: bool | None = None
+    """Whether a waiting caller may leave the queue by pressing #."""
     hold_ann: bool | None = None
+    """Whether a waiting caller hears the hold announcement."""
     ivr: int | None = None
+    """The IVR a waiting caller may be offered."""
     join_empty: bool | None = None
+    """Whether a caller joins while no agent is logged in (false: it is turned away)."""
     language: int | None = None
+    """The language of the queue's announcements (the `language` dictionary)."""
     liaf: bool | None = None
+    """A queue setting (kept as set; the spec names it without saying what it does)."""
     max_callers: int | None = None
+    """The most callers waiting at once (0: no limit); one more is turned away."""
     max_wait_time: int | None = None
+    """Seconds a caller waits before going to the final destination."""
     moh: int | None = None
+    """The music on hold a waiting caller hears."""
     monitor: int | None = None
+    """Which calls are recorded: 0 none, 1 all, 2 inbound, 3 outbound (the `queue_monitor` dictionary)."""
     name: str | None = None
+    """The queue's name."""
     number: int | None = None
+    """The queue's extension."""
     pos_ann: bool | None = None
+    """Whether a waiting caller hears its position in the line."""
     post_call_ivr_id: int | None = None
+    """The IVR a caller goes to after talking to an agent (a survey)."""
     retry: int | None = None
+    """Seconds between two looks for a free agent."""
     ring_strategy: int | None = None
+    """How the queue picks the agent to ring: ring all, least recent, fewest calls, random, round robin with memory,
+    linear (the `queue_ring_strategy` dictionary)."""
     ring_time: int | None = None
+    """Seconds an agent rings."""
     skip_busy: bool | None = None
+    """Whether agents on a call are skipped (false: one with call waiting is rung)."""
     wait_time_prefix: bool | None = None
+    """Whether the caller's wait prefixes the caller ID agents see."""
     wrap_up_panel: bool | None = None
+    """Whether an agent sees a wrap-up panel after a call."""
     wrap_up_panel_timeout: int | None = None
+    """Seconds the wrap-up panel stays."""
     wrap_up_time: int | None = None
+    """Seconds after a call before the queue rings the agent again."""
     users: list[int | QueueMember] | None = None
+    """The queue's agents, each with whether it is logged in (`{id, status}`; the API shows their ids)."""
     ddis: list[str] | None = None
     """The numbers whose calls wait in the queue (as ring groups list theirs)."""
 
@@ -110,16 +145,28 @@ class RingGroup(Resource):
     """The spec's fields plus `users` (ids) and `ddis` (numbers), shown with `include=users,ddis`."""
 
     id: int = 0
+    """The ring group's id."""
     cli_prefix: bool | None = None
+    """Whether the group's name prefixes the caller ID its members see."""
     final_dst_id: int | None = None
+    """Where a call nobody answers goes."""
     final_dst_type: int | None = None
+    """The kind of the final destination (a code of the `target_type` dictionary: user, voicemail, ring group, IVR,
+    queue, conference, hang-up)."""
     moh_id: int | None = None
+    """The music on hold callers hear."""
     name: str | None = None
+    """The ring group's name."""
     number: int | None = None
+    """The ring group's extension."""
     ring_time: int | None = None
+    """Seconds the members ring."""
     strategy: int | None = None
+    """How members are rung: 1 all at once, 2 hunt, 3 memory hunt (the `ringgroup_strategy` dictionary)."""
     users: list[int] | None = None
+    """The members (user ids)."""
     ddis: list[str] | None = None
+    """The numbers whose calls the ring group takes."""
 
 
 class RingGroupCreate(Body):
@@ -139,77 +186,13 @@ class PickupGroup(Resource):
     """`users` is an integer in the spec's table but a list of ids when POSTed; either decodes."""
 
     id: int = 0
+    """The pickup group's id."""
     name: str | None = None
+    """The pickup group's name."""
     users: list[int] | int | None = None
+    """The members, who may pick up each other's ringing calls (user ids)."""
 
 
 class PickupGroupCreate(Body):
     name: Name
     users: list[PositiveId] | None = None
-
-
-class _IvrKeys(msgspec.Struct, kw_only=True):
-    """What each key does, and the sounds of keys one to nine (the spec lists no zero_sounds). An action
-    names a destination as `<final_dst_type letter>:<id>`: `U:1000002`, `V:1000002`, `R:3`, `I:2`, `H`."""
-
-    zero: str | None = None
-    one: str | None = None
-    two: str | None = None
-    three: str | None = None
-    four: str | None = None
-    five: str | None = None
-    six: str | None = None
-    seven: str | None = None
-    eight: str | None = None
-    nine: str | None = None
-    star: str | None = None
-    hash: str | None = None
-    one_sounds: str | None = None
-    two_sounds: str | None = None
-    three_sounds: str | None = None
-    four_sounds: str | None = None
-    five_sounds: str | None = None
-    six_sounds: str | None = None
-    seven_sounds: str | None = None
-    eight_sounds: str | None = None
-    nine_sounds: str | None = None
-
-
-class Ivr(Resource, _IvrKeys):
-    """`post_sounds` is a string in the spec's table but an array when POSTed; either decodes."""
-
-    id: int = 0
-    name: str | None = None
-    number: int | None = None
-    language: int | None = None
-    ring_time: int | None = None
-    timeout: int | None = None
-    repeats: int | None = None
-    ext_dialing: bool | None = None
-    random_choice: bool | None = None
-    random_dst: str | None = None
-    final_dst_id: int | None = None
-    final_dst_type: int | None = None
-    sounds: str | None = None
-    post_sounds: Sounds | None = None
-    ddis: list[str] | None = None
-    """The numbers whose calls the IVR answers (as ring groups list theirs)."""
-
-
-class IvrCreate(Body, _IvrKeys):
-    """The spec's POST fields, plus the key actions and sounds, which PATCH could not set otherwise."""
-
-    name: Name
-    number: PositiveId | None = None
-    ring_time: NonNegative | None = None
-    timeout: NonNegative | None = None
-    repeats: NonNegative | None = None
-    ext_dialing: bool | None = None
-    random_choice: bool | None = None
-    random_dst: str | None = None
-    language: Language | None = None
-    final_dst_type: TargetType | None = None
-    final_dst_id: int | None = None
-    sounds: str | None = None
-    post_sounds: Sounds | None = None
-    ddis: list[E164] | None = None

@@ -15,19 +15,33 @@ from ..types import Body, Code, E164Number, Name, Resource, coded
 
 class CallMeBackSetting(Resource):
     id: int = 0
+    """The setting's id."""
     allowed_countries: str | None = None
+    """The countries whose visitors may ask to be called (comma-separated ISO codes)."""
     button_id: int | None = None
+    """The widget's button."""
     created_at: str | None = None
+    """When it was made (UTC, `YYYY-MM-DD HH:MM:SS`)."""
     culture: int | None = None
+    """The widget's language and region (the `culture` dictionary)."""
     ddi: int | None = None
+    """The number that calls the visitor back."""
     floating_icon: bool | None = None
+    """Whether the widget floats over the page."""
     max_call_rate: float | None = None
+    """The highest per-minute rate a call back may cost."""
     name: str | None = None
+    """The setting's name."""
     position: int | None = None
+    """Where the widget sits: bottom right, bottom left, top right, top left (the `callmeback_position` dictionary)."""
     privacy_policy_url: str | None = None
+    """The privacy policy the widget links to."""
     show_to_allowed_countries_only: bool | None = None
+    """Whether visitors of other countries see no widget."""
     title: str | None = None
+    """The widget's title."""
     welcome_screen_msg: str | None = None
+    """The widget's welcome message."""
 
 
 class CallMeBackSettingCreate(Body):
@@ -67,10 +81,15 @@ class CallMeBackCdr(CallMeBackSetting):
 
 class CallMeBackButton(Resource):
     id: int = 0
+    """The button's id."""
     name: str | None = None
+    """The button's name."""
     data_online: str | None = None
+    """The button's look while agents are online."""
     data_offline: str | None = None
+    """The button's look while no agent is online."""
     created_at: str | None = None
+    """When it was made (UTC, `YYYY-MM-DD HH:MM:SS`)."""
 
 
 class CallMeBackButtonCreate(Body):

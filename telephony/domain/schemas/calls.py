@@ -11,9 +11,13 @@ class CallLabel(Resource):
     """A label to tag calls with (the spec shows no fields: a name and a colour, as user groups have)."""
 
     id: int = 0
+    """The label's id."""
     name: str | None = None
+    """The label's name."""
     color: str | None = None
+    """The label's colour (`#rrggbb`)."""
     created_at: str | None = None
+    """When the label was made (UTC, `YYYY-MM-DD HH:MM:SS`)."""
 
 
 class CallLabelCreate(Body):
@@ -23,16 +27,27 @@ class CallLabelCreate(Body):
 
 class Webcall(Resource):
     id: int = 0
+    """The web call's id."""
     calldate: str | None = None
+    """When the web call was placed (UTC, `YYYY-MM-DD HH:MM:SS`)."""
     charge: float | None = None
+    """What the web call cost, both legs."""
     from_: str | None = msgspec.field(default=None, name="from")
+    """The first number called."""
     from_charge: float | None = None
+    """What the first leg cost."""
     from_duration: Seconds | None = None
+    """Seconds the first leg was connected."""
     from_rate: float | None = None
+    """The per-minute rate of the first leg."""
     to: str | None = None
+    """The number the first is bridged to."""
     to_charge: float | None = None
+    """What the second leg cost."""
     to_duration: Seconds | None = None
+    """Seconds the second leg was connected."""
     to_rate: float | None = None
+    """The per-minute rate of the second leg."""
     live_id: int | None = None
     """The live call that bridges the two numbers (not in the spec's model: how a client finds it)."""
 

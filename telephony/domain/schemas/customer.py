@@ -14,7 +14,9 @@ Color = Annotated[str, msgspec.Meta(min_length=1, max_length=32, description="a 
 
 class QueueGroup(Resource):
     id: int = 0
+    """The queue group's id."""
     name: str | None = None
+    """The queue group's name."""
 
 
 class QueueGroupCreate(Body):
@@ -25,8 +27,11 @@ class QueueGroupCreate(Body):
 
 class UserGroup(Resource):
     id: int = 0
+    """The group's id."""
     color: str | None = None
+    """The group's colour."""
     name: str | None = None
+    """The group's name."""
 
 
 class UserGroupCreate(Body):

@@ -19,27 +19,46 @@ class Frequency(msgspec.Struct, kw_only=True):
     """When a report runs: a weekly one needs `day_of_week`, a monthly one `day_of_month`."""
 
     type: Annotated[Code, coded("frequency_type")]
+    """`daily`, `weekly` or `monthly` (the `frequency_type` dictionary)."""
     time_of_day: list[Hour] = []
+    """The hours of the day it runs at (0 to 23)."""
     day_of_week: list[Weekday] = []
+    """The days of the week it runs on (1 Monday to 7 Sunday)."""
     day_of_month: list[MonthDay] = []
+    """The days of the month it runs on (1 to 31)."""
 
 
 class ReportSchedule(Resource):
     id: int = 0
+    """The schedule's id."""
     created_at: str | None = None
+    """When it was made (UTC, `YYYY-MM-DD HH:MM:SS`)."""
     culture: int | None = None
+    """The report's language and region (the `culture` dictionary)."""
     description: str | None = None
+    """What the schedule is for."""
     emails: list[str] | None = None
+    """The addresses each report is mailed to."""
     end_at: str | None = None
+    """The last day it runs (`YYYY-MM-DD`)."""
     format: int | None = None
+    """1 pdf, 2 csv, 3 xlsx (the `report_format` dictionary)."""
     frequency: Frequency | None = None
+    """When it runs."""
     last_run_at: str | None = None
+    """When it last ran (UTC, `YYYY-MM-DD HH:MM:SS`)."""
     name: str | None = None
+    """The schedule's name."""
     next_run_at: str | None = None
+    """When it runs next (UTC, `YYYY-MM-DD HH:MM:SS`), drawn from its frequency and the clock."""
     report_id: int | None = None
+    """The report it runs: 1 CDR summary, 2 calls, 3 missed calls (the `report` dictionary)."""
     start_at: str | None = None
+    """The first day it runs (`YYYY-MM-DD`)."""
     status: int | None = None
+    """1 active, 2 paused, 3 finished (the `report_status` dictionary)."""
     timezone: str | None = None
+    """The time zone its times are in (`Europe/London`)."""
 
 
 class ReportScheduleCreate(Body):
