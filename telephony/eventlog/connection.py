@@ -31,11 +31,15 @@ class Cursor(Protocol):
     def __iter__(self) -> Iterator[Any]: ...
 
 
-class Connection(Protocol):
+class Reading(Protocol):
+    """What a read of the log takes (a PostgreSQL log's `Snapshot` offers no more)."""
+
     dialect: str
 
     def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...
 
+
+class Connection(Reading, Protocol):
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any: ...
 
     @property

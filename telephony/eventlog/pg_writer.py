@@ -105,5 +105,8 @@ class PgGroupCommitWriter(GroupCommitWriter):
         self._pipeline.sync()
         self.committed = self._position
 
+    def _appended(self, conn: Any, position: int) -> None:
+        pass  # no dictionaries: PostgreSQL compresses large values itself
+
     def _committed(self, conn: Any) -> None:
         pass

@@ -18,7 +18,7 @@ from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import Dictionaries
-from .connection import Connection, LogConnection, plain
+from .connection import Connection, LogConnection, Reading, plain
 from .records import Metadata, RecordedEvent, UnreadableEvent
 
 SCHEMA = """
@@ -170,7 +170,7 @@ def without_envelope(event: RecordedEvent) -> RecordedEvent:
 
 
 def raw_chunks(
-    conn: Connection,
+    conn: Reading,
     *,
     after: int = 0,
     until: int | None = None,

@@ -11,7 +11,6 @@ commits (in-memory projections) have seen it.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -199,9 +198,13 @@ class GroupCommitWriter:
     def _commit(self, conn: Connection) -> None:
         conn.execute("COMMIT")
 
+    def _appended(self, conn: Connection, position: int) -> None:
+        """An event was appended at `position` (the SQLite log trains its next dictionary in time)."""
+        self._packer.appended(cast(LogConnection, conn), position)
+
     def _committed(self, conn: Connection) -> None:
         """After a durable commit, on the writer's thread."""
-        self.wal.committed(cast(sqlite3.Connection, conn))
+        self.wal.committed(cast(LogConnection, conn))
 
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
@@ -270,7 +273,7 @@ class GroupCommitWriter:
                 ),
             )
             self._position, self._hash = position, digest
-            self._packer.appended(cast(sqlite3.Connection, conn), position)
+            self._appended(conn, position)
             recorded = RecordedEvent(
                 position=position,
                 stream=new.stream,
