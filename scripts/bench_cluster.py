@@ -150,7 +150,8 @@ def request(port: int, method: str, path: str, body: object, headers: dict[str, 
 
 
 def measure(store: str, workers: int, url: str, scratch: Path, args: argparse.Namespace) -> dict:
-    data_dir, port = scratch / f"{store}-{workers}", free_port()
+    # a new data dir each time: a SQLite log holding the contacts of the rounds before would slow its calls
+    data_dir, port = Path(tempfile.mkdtemp(prefix=f"{store}-{workers}-", dir=scratch)), free_port()
     process = serve(data_dir, port, workers, url)
     try:
         token = login(port)
