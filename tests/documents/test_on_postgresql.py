@@ -53,7 +53,7 @@ def changes(seed: int) -> list[NewEvent]:
 PROPS = {"name": Kind.TEXT, "size": Kind.INT, "extra": Kind.ARRAY}
 NUL = [("eq", "Ada\x00"), ("ne", "Ada\x00"), ("in", ["Ada\x00", "bob"]), ("lt", "Carol\x00"), ("gte", "Carol\x00x"),
        ("like", "%a\x00x"), ("notlike", "%a\x00x"), ("like", "\x00")]  # fmt: skip
-"""Values holding a NUL, which no text on PostgreSQL can hold (bound as `bytea`: `dialects.pg_functions`)."""
+"""Values holding a NUL, which no text on PostgreSQL can hold (each condition rewritten: `documents.postgresql.sql`)."""
 FILTERS = [
     [],
     [{"property": "name", "operator": "eq", "value": "Ada"}],
