@@ -15,7 +15,11 @@ processes each appending one-event transactions to one log (64 in flight each) f
 every process's batches take the lock in turn.
 
     .venv/bin/python scripts/bench_cluster.py [--seconds 10] [--clients 2] [--connections 16]
-        [--processes 1,2,4] [--no-sqlite] [--lock-only]
+        [--processes 1,2,4] [--no-sqlite] [--lock-only] [--rounds 1]
+
+`--rounds N` measures every configuration N times, the order turned round each time (a shared machine
+growing busier during a round slows none more than another), then prints each one's medians and
+their ratio to SQLite's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import asyncio
 import concurrent.futures
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -145,7 +150,8 @@ def request(port: int, method: str, path: str, body: object, headers: dict[str, 
 
 
 def measure(store: str, workers: int, url: str, scratch: Path, args: argparse.Namespace) -> dict:
-    data_dir, port = scratch / f"{store}-{workers}", free_port()
+    # a new data dir each time: a SQLite log holding the contacts of the rounds before would slow its calls
+    data_dir, port = Path(tempfile.mkdtemp(prefix=f"{store}-{workers}-", dir=scratch)), free_port()
     process = serve(data_dir, port, workers, url)
     try:
         token = login(port)
@@ -206,26 +212,44 @@ def main() -> int:
     parser.add_argument("--processes", default="1,2,4", help="server processes on PostgreSQL, comma separated")
     parser.add_argument("--no-sqlite", action="store_true")
     parser.add_argument("--lock-only", action="store_true", help="only the commit lock's figure")
+    parser.add_argument("--rounds", type=int, default=1, help="measure each configuration this many times")
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",") if n]
+    configurations = [] if args.no_sqlite or args.lock_only else [("SQLite", 1)]
+    configurations += [] if args.lock_only else [("PostgreSQL", workers) for workers in counts]
     rows: list[tuple[str, int, dict]] = []
     with tempfile.TemporaryDirectory(prefix="telephony-bench-cluster-") as folder:
         scratch = Path(folder)
         scratch.chmod(0o755)  # the cluster's owner (postgres) must reach its folder
         url = start_postgres(scratch / "postgres")
         try:
-            if not (args.no_sqlite or args.lock_only):
-                rows.append(("SQLite", 1, measure("sqlite", 1, "", scratch, args)))
-            for workers in [] if args.lock_only else counts:
-                rows.append(("PostgreSQL", workers, measure("postgresql", workers, schema_url(url), scratch, args)))
+            for round_ in range(args.rounds):
+                for store, workers in configurations if round_ % 2 == 0 else configurations[::-1]:
+                    on = schema_url(url) if store == "PostgreSQL" else ""
+                    rows.append((store, workers, measure(store.lower(), workers, on, scratch, args)))
             appends = lock_figures(url, counts, args.seconds)
         finally:
             subprocess.run([str(ROOT / "scripts" / "postgres"), "stop", str(scratch / "postgres")], check=False)
     table(rows)
+    if args.rounds > 1:
+        medians(rows, configurations)
     print("\n| processes appending | appends/s through the commit lock |\n|---|---|")
     for processes, rate in appends.items():
         print(f"| {processes} | {rate:,.0f} |")
     return 1 if any(row[2][phase]["failed"] for row in rows for phase in PHASES) else 0
+
+
+def medians(rows: list[tuple[str, int, dict]], configurations: list[tuple[str, int]]) -> None:
+    """Each configuration's median rate of each phase, and its ratio to SQLite's median."""
+    median = {chosen: {phase: statistics.median(f[phase]["rate"] for *made, f in rows if tuple(made) == chosen)
+                       for phase in PHASES} for chosen in configurations}  # fmt: skip
+    sqlite = median.get(("SQLite", 1))
+    print(f"\n| store | processes | {' | '.join(f'{phase}/s median (of SQLite)' for phase in PHASES)} |")
+    print("|---|---|---|---|---|")
+    for (store, workers), rates in median.items():
+        cells = [f"{rates[phase]:,.0f}" + (f" (x{rates[phase] / sqlite[phase]:.2f})" if sqlite else "")
+                 for phase in PHASES]  # fmt: skip
+        print(f"| {store} | {workers} | {' | '.join(cells)} |")
 
 
 def table(rows: list[tuple[str, int, dict]]) -> None:

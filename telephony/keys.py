@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .clock import Clock
     from .collections.cache import PageCache
     from .config import Settings
-    from .documents.connections import Reader
+    from .documents.listing import ReadStore
     from .documents.references import Table
     from .eventlog import EventLog
     from .faults import Faults
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 SETTINGS: web.AppKey[Settings] = web.AppKey("settings")
 CLOCK: web.AppKey[Clock] = web.AppKey("clock")
 EVENT_LOG: web.AppKey[EventLog] = web.AppKey("event_log")
-READER: web.AppKey[Reader] = web.AppKey("reader")
+READER: web.AppKey[ReadStore] = web.AppKey("reader")
 SCHEDULER: web.AppKey[Scheduler] = web.AppKey("scheduler")
 PAGE_CACHE: web.AppKey[PageCache] = web.AppKey("page_cache")
 CONTROL_KEY_DIGEST: web.AppKey[bytes] = web.AppKey("control_key_digest")

@@ -29,7 +29,7 @@ import aiosmtplib
 
 from .clock import Clock, wire_time
 from .config import Mail
-from .documents.connections import Reader
+from .documents.listing import ReadStore
 from .domain.events.mail import Attachment, MailFailed, MailQueued, MailSent
 from .eventlog import EventLog, Metadata, NewEvent, RecordedEvent
 from .media import mp3, pdf
@@ -84,7 +84,7 @@ def message_id(queued: RecordedEvent) -> str:
     return f"<mail-{queued.position}-{queued.hash[:16]}@telephony>"
 
 
-async def rendered(attached: Attachment, reader: Reader | None) -> bytes | None:
+async def rendered(attached: Attachment, reader: ReadStore | None) -> bytes | None:
     """An attachment's bytes, drawn from its description (a stored file by its `blob` digest); None when
     its stored file is gone."""
     if attached.blob is not None and reader is not None:
@@ -99,7 +99,7 @@ class SmtpDelivery(Reactor):
     name = "smtp-delivery"
     handles = frozenset({MailQueued})
 
-    def __init__(self, settings: Mail, sealer: Sealer, clock: Clock, reader: Reader | None = None) -> None:
+    def __init__(self, settings: Mail, sealer: Sealer, clock: Clock, reader: ReadStore | None = None) -> None:
         self._settings = settings
         self._sealer = sealer
         self._clock = clock

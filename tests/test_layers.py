@@ -24,7 +24,7 @@ LAYERS = (  # bottom to top
     ("media",),
     ("eventlog",),
     ("projections", "documents"),
-    ("reactors", "dialects"),
+    ("reactors",),
     ("api", "collections"),
     ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
      "faults", "stream", "sip", "dashboard", "demo"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .test_layers import TELEPHONY, tree
 
-OWNERS = ("eventlog/", "projections/", "documents/", "dialects/", "reactors/tracking.py", "audit/", "cli/")
+OWNERS = ("eventlog/", "projections/", "documents/", "reactors/tracking.py", "audit/", "cli/")
 """The projection modules, by path under telephony/; and every `projections.py`."""
 TABLES = frozenset({"credentials", "tokens", "api_tokens", "customers", "outbox", "blobs", "challenges", "resets"})
 DOCUMENT_TABLE = re.compile(r"\bdoc_\w")

@@ -11,7 +11,6 @@ a new user registers its plan's `sip_clients` in the transaction that creates it
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from ..domain import sip_clients as sip
 from ..domain.bodies import changed
 from ..domain.errors import Invalid, Problems
 from ..eventlog import Decision, NewEvent, store
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from . import projections as read
 from .models import USER_REFERENCES, User
@@ -31,7 +31,7 @@ from .models import USER_REFERENCES, User
 FIRST_USER_ID = 1_000_001
 FIRST_CUSTOMER_ID = 100_001
 USERS = "user"
-Decide = Callable[[sqlite3.Connection], list[NewEvent]]
+Decide = Callable[[Connection], list[NewEvent]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,16 +59,16 @@ class UserPlan:
 # --- state, folded from streams ----------------------------------------------------------------------
 
 
-def customer_of(conn: sqlite3.Connection, customer_id: int) -> rules.Customer:
+def customer_of(conn: Connection, customer_id: int) -> rules.Customer:
     return rules.fold(rules.evolve_customer, rules.Customer(customer_id),
                       store.stream_events(conn, rules.customer_stream(customer_id)))  # fmt: skip
 
 
-def user_of(conn: sqlite3.Connection, user_id: int) -> rules.User:
+def user_of(conn: Connection, user_id: int) -> rules.User:
     return rules.fold(rules.evolve_user, rules.User(user_id), store.stream_events(conn, rules.user_stream(user_id)))
 
 
-def token_of(conn: sqlite3.Connection, token_id: str) -> rules.Token:
+def token_of(conn: Connection, token_id: str) -> rules.Token:
     """A token's state from its projection row and its stream's version: a token used every minute
     for a year has half a million `token.touched` events, too many to fold on the writer's thread."""
     version = store.stream_version(conn, rules.token_stream(token_id))
@@ -79,11 +79,11 @@ def token_of(conn: sqlite3.Connection, token_id: str) -> rules.Token:
     return rules.Token(token_id, version=version, user_id=user_id, kind=kind, revoked=revoked)
 
 
-def customer_exists(conn: sqlite3.Connection, customer_id: int) -> bool:
+def customer_exists(conn: Connection, customer_id: int) -> bool:
     return customer_of(conn, customer_id).exists
 
 
-def clients_of(conn: sqlite3.Connection, user_id: int) -> sip.SipClients:
+def clients_of(conn: Connection, user_id: int) -> sip.SipClients:
     """A user's SIP registrations, live while the user and its customer are."""
     user = user_of(conn, user_id)
     live = user.exists and customer_exists(conn, user.customer_id)
@@ -93,13 +93,13 @@ def clients_of(conn: sqlite3.Connection, user_id: int) -> sip.SipClients:
 # --- customers and users -----------------------------------------------------------------------------
 
 
-def user_created(conn: sqlite3.Connection, customer_id: int, plan: UserPlan, *, initial: bool = False,
+def user_created(conn: Connection, customer_id: int, plan: UserPlan, *, initial: bool = False,
                  user_id: int | None = None) -> list[NewEvent]:  # fmt: skip
     """The events of a new user (an id is allocated unless given), for a decision or an import."""
     return _new_user(conn, customer_of(conn, customer_id), user_id, plan, initial=initial)
 
 
-def _new_user(conn: sqlite3.Connection, customer: rules.Customer, user_id: int | None, plan: UserPlan, *,
+def _new_user(conn: Connection, customer: rules.Customer, user_id: int | None, plan: UserPlan, *,
               initial: bool) -> list[NewEvent]:  # fmt: skip
     """A user of `customer` and the registrations of its SIP clients."""
     user_id = user_id or next_id(conn, "user", FIRST_USER_ID)
@@ -111,12 +111,12 @@ def _new_user(conn: sqlite3.Connection, customer: rules.Customer, user_id: int |
     return made + sip.register_defaults(clients, plan.sip_clients, plan.created_at)
 
 
-def customer_opened(conn: sqlite3.Connection, customer_id: int, name: str, created_at: str) -> list[NewEvent]:
+def customer_opened(conn: Connection, customer_id: int, name: str, created_at: str) -> list[NewEvent]:
     """The events of a customer of a given id (an import's), which must never have been used."""
     return rules.open_customer(customer_of(conn, customer_id), name, created_at)
 
 
-def devices_remembered(conn: sqlite3.Connection, user_id: int, device_digests: Iterable[str]) -> list[NewEvent]:
+def devices_remembered(conn: Connection, user_id: int, device_digests: Iterable[str]) -> list[NewEvent]:
     """The events that make a user's login remember devices, for an import."""
     return rules.remember_devices(user_of(conn, user_id), device_digests)
 
@@ -124,7 +124,7 @@ def devices_remembered(conn: sqlite3.Connection, user_id: int, device_digests: I
 def open_customer(name: str, admin: UserPlan) -> Decide:
     """A customer and its root user."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         customer_id = next_id(conn, "customer", FIRST_CUSTOMER_ID)
         opened = rules.open_customer(customer_of(conn, customer_id), name, admin.created_at)
         customer = rules.Customer(customer_id, version=1, name=name)
@@ -137,7 +137,7 @@ def create_user(customer_id: int, plan: UserPlan) -> Decide:
     """A user of the customer; the records its attributes name must be the customer's, its extension
     nobody else's there, its email nobody's: every problem at once."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         problems = references.problems(conn, USER_REFERENCES, customer_id, plan.attributes, plan.attributes.keys())
         problems += _extension_taken(conn, customer_id, None, plan.attributes)
         try:
@@ -151,7 +151,7 @@ def create_user(customer_id: int, plan: UserPlan) -> Decide:
     return decide
 
 
-def _extension_taken(conn: sqlite3.Connection, customer_id: int, user_id: int | None,
+def _extension_taken(conn: Connection, customer_id: int, user_id: int | None,
                      fields: Mapping[str, Any]) -> Problems:  # fmt: skip
     """An extension rings one user of a customer: a problem when another has the one `fields` set."""
     ext = fields.get("ext")
@@ -171,7 +171,7 @@ def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]],
     customer's, every record a change names too, an extension nobody else's, and every read-only field
     as it is, or nothing changes. The decision keeps the changed user documents, in the order of `changes`."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], list[dict]]:
         changing: list[NewEvent] = []
         for user_id, fields in changes.items():
             changing.extend(rules.change_user(user_of(conn, user_id), customer_id, fields))
@@ -192,7 +192,7 @@ def change_users(customer_id: int, changes: Mapping[int, Mapping[str, Any]],
 def remove_user(customer_id: int, actor_id: int, user_id: int, table: references.Table) -> Decide:
     """The user goes, with its live tokens; every record naming it drops it (`table`: who names what)."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         live = read.live_tokens(conn, user_id=user_id)
         removed = rules.remove_user(user_of(conn, user_id), customer_id, actor_id, live)
         return removed + references.unlink(conn, table, customer_id, USERS, [user_id])
@@ -207,7 +207,7 @@ def register_client(user_id: int, user_agent: str | None, contact: str | None, a
     """A SIP client of the user registers under the user's next registration id; a missing user agent or
     contact is a simulated softphone's."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         clients = clients_of(conn, user_id)
         rid = clients.next_id
         agent, contact_ = user_agent or sip.DEFAULT_USER_AGENT, contact or sip.default_contact(user_id, rid)
@@ -251,7 +251,7 @@ def complete_reset(user_id: int, reset_digest: str, password_hash: str, now: flo
 def issue_token(token_id: str, user_id: int, grant: Mapping[str, Any]) -> Decide:
     """A token; a named one (API token or key) must not share its name with a live one of its kind."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         name = grant.get("name")
         in_use = name is not None and read.token_name_in_use(conn, user_id, grant["kind"], name)
         return rules.issue_token(token_of(conn, token_id), user_of(conn, user_id), grant, name_in_use=in_use)

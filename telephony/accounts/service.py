@@ -17,7 +17,7 @@ import msgspec
 
 from ..clock import Clock, wire_time
 from ..config import Settings
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import acl
 from ..domain.events.accounts import CustomerCreated, UserCreated
 from ..domain.schemas import User
@@ -41,7 +41,7 @@ class Issued:
 
 
 class Accounts:
-    def __init__(self, settings: Settings, log: EventLog, reader: Reader, clock: Clock,
+    def __init__(self, settings: Settings, log: EventLog, reader: ReadStore, clock: Clock,
                  sealer: Sealer, index: SessionIndex, mailer: Mailer, scheduler: Timers,
                  entropy: Entropy = SYSTEM) -> None:  # fmt: skip
         """`entropy` draws salts, tokens and token ids (the system's, unless a reproducible run seeds it)."""

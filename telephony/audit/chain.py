@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from ..eventlog import compression, store
-from ..eventlog.connection import plain
+from ..eventlog.connection import Connection, plain
 from ..eventlog.hashing import GENESIS, as_bytes, canonical_bytes, chain_hash
 
 
@@ -77,7 +76,7 @@ class Broken(Exception):
         self.problem = problem
 
 
-def verify_chain(conn: sqlite3.Connection, progress=None) -> Problem | None:
+def verify_chain(conn: Connection, progress=None) -> Problem | None:
     """The first event whose position, hash or any stored byte is not what the chain says."""
     chain = Chain(conn, progress)
     try:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
-from typing import Any
 
 from ..eventlog import LOG_FILE, compression, store
+from ..eventlog.connection import LogConnection
 from ..eventlog.pg_connection import Snapshot
 from ..projections import Projections
 
@@ -15,15 +14,17 @@ CARRIED_FILES = ("control-key.sha256", "secret.key")
 """Files of a data dir that belong with its log (keys), copied by `replay_into`."""
 
 
-def _copy_events(src: sqlite3.Connection, dst: sqlite3.Connection, until: int | None, until_time: str | None) -> int:
-    """Copy the log's events (up to a point) and the dictionaries they need."""
+def _copy_events(src: LogConnection | Snapshot, dst: LogConnection, until: int | None, until_time: str | None) -> int:
+    """Copy the log's events (up to a point) and the dictionaries they need (a PostgreSQL log stores
+    its events plain)."""
     dst.execute("BEGIN IMMEDIATE")
     copied = last = 0
     insert = f"INSERT INTO events ({store.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
     for rows in store.raw_chunks(src, until=until, until_time=until_time, chunk=5000):
         dst.executemany(insert, rows)
         copied, last = copied + len(rows), rows[-1][0]
-    compression.copy(src, dst, before=last)
+    if isinstance(src, LogConnection):
+        compression.copy(src, dst, before=last)
     dst.execute("COMMIT")
     return copied
 
@@ -43,7 +44,7 @@ def replay_into(
     if (out_dir / LOG_FILE).exists():
         raise FileExistsError(f"{out_dir / LOG_FILE} exists; replay writes into a new data dir")
     out_dir.mkdir(parents=True, exist_ok=True)
-    src: Any = Snapshot(log_url) if log_url else store.connect(data_dir / LOG_FILE, readonly=True)
+    src: LogConnection | Snapshot = Snapshot(log_url) if log_url else store.connect(data_dir / LOG_FILE, readonly=True)
     dst = store.connect(out_dir / LOG_FILE, synchronous="NORMAL")
     try:
         copied = _copy_events(src, dst, until, until_time)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 
 from ..eventlog import RecordedEvent, store
+from ..eventlog.connection import Connection
 from ..projections import snapshots
 from ..projections.memory import MemoryProjections, restores
 from .chain import Problem
@@ -15,7 +15,7 @@ from .chain import Problem
 class _LogFile:
     """A closed log read as in-memory projections read a live one: in chunks, up to its head."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
         self.position = store.head(conn)[0]
 
@@ -25,14 +25,14 @@ class _LogFile:
             yield [store.decode_row(row, conn=self._conn) for row in rows]
 
 
-def fold_memory(conn: sqlite3.Connection, memory: MemoryProjections, kept: bool = True) -> Problem | None:
+def fold_memory(conn: Connection, memory: MemoryProjections, kept: bool = True) -> Problem | None:
     """Fold the in-memory projections from the log: one that cannot replay it is a problem, and so is
     a stored snapshot that differs from the fold at its position (`kept`: the log may hold some). Read
     inside a transaction of `conn`, the log and the snapshots are those of one moment."""
     return asyncio.run(_fold_comparing(conn, memory, snapshots.load(conn, memory.kept) if kept else []))
 
 
-async def _fold_comparing(conn: sqlite3.Connection, memory: MemoryProjections,
+async def _fold_comparing(conn: Connection, memory: MemoryProjections,
                           kept: list[snapshots.Snapshot]) -> Problem | None:  # fmt: skip
     reader = _LogFile(conn)
     head = reader.position

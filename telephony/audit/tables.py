@@ -3,11 +3,11 @@ live tables, table by table, the log and the live tables read in one snapshot.""
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 from pathlib import Path
 
 from ..eventlog import LOG_FILE, store
+from ..eventlog.connection import SqliteConnection
 from ..projections import Projection, Projections
 from ..projections.fresh import FRESH_SETTINGS
 from ..redaction import redact
@@ -24,9 +24,7 @@ def _tables(projections: Projections) -> list[str]:
     return [table for projection in projections.all for table in projection.tables]
 
 
-def verify_projections(
-    conn: sqlite3.Connection, projections: Projections, chain: Chain | None = None
-) -> Problem | None:
+def verify_projections(conn: SqliteConnection, projections: Projections, chain: Chain | None = None) -> Problem | None:
     """Rebuild every projection from the log of `conn` (read where it lies) in a scratch database and
     compare, table by table. With a `chain`, the rebuild reads every event and checks the hash chain on
     the way; when it breaks, nothing is compared (`chain.problem` says why) and None is returned.
@@ -57,7 +55,7 @@ def verify_projections(
             conn.execute(f"DETACH DATABASE {FRESH}")
 
 
-def _scratch(path: Path) -> sqlite3.Connection:
+def _scratch(path: Path) -> SqliteConnection:
     """A database thrown away after one comparison, made as a full rebuild's new file is (`fresh`): no
     journal, no waits for the disk (in WAL mode a rebuild of a million documents wrote every page twice
     and waited at each checkpoint), read mapped."""
@@ -67,7 +65,7 @@ def _scratch(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def split(conn: sqlite3.Connection, projections: Projections, beside: float) -> tuple[Projections, Projections]:
+def split(conn: SqliteConnection, projections: Projections, beside: float) -> tuple[Projections, Projections]:
     """Two groups of `projections` whose rebuilds take about as long, the second after other work worth
     `beside` events applied: each projection weighs the events of its types in the log times its
     `rebuild_cost`, and the heaviest go first to the lighter group. Each group keeps the set's order."""
@@ -87,7 +85,7 @@ def split(conn: sqlite3.Connection, projections: Projections, beside: float) -> 
     return Projections(first, projections.catalogue), Projections(second, projections.catalogue)
 
 
-def _difference(conn: sqlite3.Connection, table: str) -> str | None:
+def _difference(conn: SqliteConnection, table: str) -> str | None:
     """The first difference between the scratch (`FRESH`) and the `LIVE` table: their columns (a live
     table of another shape, as an older version made it, is one), then their rows. Rows keyed by an
     integer are looked up one way only: when every scratch row is in the live table as it is and both
@@ -109,17 +107,17 @@ def _difference(conn: sqlite3.Connection, table: str) -> str | None:
     return None
 
 
-def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[tuple]:
+def _columns(conn: SqliteConnection, schema: str, table: str) -> list[tuple]:
     """A table's columns: name, declared type, NOT NULL and place in the primary key."""
     return [(name, type_, notnull, pk) for _, name, type_, notnull, _, pk in
             conn.execute(f'PRAGMA {schema}.table_info("{table}")')]  # fmt: skip
 
 
-def _count(conn: sqlite3.Connection, schema: str, table: str) -> int:
+def _count(conn: SqliteConnection, schema: str, table: str) -> int:
     return conn.execute(f'SELECT count(*) FROM {schema}."{table}"').fetchone()[0]
 
 
-def _first_unmatched(conn: sqlite3.Connection, left: str, right: str, table: str, names: list[str],
+def _first_unmatched(conn: SqliteConnection, left: str, right: str, table: str, names: list[str],
                      key: str | None) -> str:  # fmt: skip
     """SQL for the first row of `left`'s `table` that `right`'s lacks: by its integer `key` when it has
     one (one scan with ordered lookups), else with EXCEPT (which sorts all of the other side)."""
@@ -133,14 +131,14 @@ def _first_unmatched(conn: sqlite3.Connection, left: str, right: str, table: str
     )
 
 
-def _drop_term_tables(conn: sqlite3.Connection) -> None:
+def _drop_term_tables(conn: SqliteConnection) -> None:
     """Drop the temporary tables `_readable` made: the next comparison on `conn` reads its indexes anew."""
     made = conn.execute("SELECT name FROM temp.sqlite_master WHERE type = 'table' AND name LIKE '%_terms%'")
     for (name,) in made.fetchall():
         conn.execute(f'DROP TABLE temp."{name}"')
 
 
-def _readable(conn: sqlite3.Connection, schema: str, table: str) -> str:
+def _readable(conn: SqliteConnection, schema: str, table: str) -> str:
     """What to compare of a table: its rows; for a full-text index (which holds no rows to read), each
     term with the number of documents and of places it is found in (`fts5vocab`), read once into a
     temporary table (reading them walks the whole index; each side is compared twice)."""

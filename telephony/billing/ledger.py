@@ -10,7 +10,6 @@ carries the balance after it, so the read models are plain copies.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,6 +32,7 @@ from ..domain.events.billing import (
     TariffsSet,
 )
 from ..eventlog import Decision, NewEvent, store
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 
 CLAIMING = (Credited, InvoiceOpened)
@@ -58,7 +58,7 @@ def _invoice_stream(transaction_id: int) -> str:
     return f"invoice-{transaction_id}"
 
 
-def balance(conn: sqlite3.Connection, customer_id: int) -> tuple[Decimal, bool]:
+def balance(conn: Connection, customer_id: int) -> tuple[Decimal, bool]:
     """A customer's balance, and whether it has one on record yet."""
     found = reads.documents(conn, "balance", [customer_id], customer_id).get(customer_id)
     return (money(found["balance"]), True) if found else (ZERO, False)
@@ -68,7 +68,7 @@ def credit(customer_id: int, amount: Decimal, currency: str, note: str | None, k
            ) -> Decision[Credited]:  # fmt: skip
     """A top-up or an adjustment: a completed transaction of `amount`, added to the balance."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Credited]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Credited]:
         if not customer_exists(conn, customer_id):
             raise Unknown(f"Customer {customer_id} not found")
         before, known = balance(conn, customer_id)
@@ -81,7 +81,7 @@ def credit(customer_id: int, amount: Decimal, currency: str, note: str | None, k
     return Decision(decide)
 
 
-def charged(conn: sqlite3.Connection, customer_id: int, currency: str, at: float, lines: Iterable[Line]
+def charged(conn: Connection, customer_id: int, currency: str, at: float, lines: Iterable[Line]
             ) -> list[NewEvent]:  # fmt: skip
     """The events that charge `lines` to the month's invoice (opened by the first charge of the month)
     and take them from the balance; none when they cost nothing."""
@@ -115,7 +115,7 @@ def close_due(now: Now) -> Decision[list[int]]:
     """Close every open invoice of a month before the clock's: its lines folded from its charges. The
     ids of the invoices closed."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[int]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], list[int]]:
         at = now()
         current = period_of(at)
         events: list[NewEvent] = []
@@ -149,7 +149,7 @@ def _folded(events: Iterable[Event]) -> tuple[list[InvoiceLine], Decimal]:
 def set_tariffs(customer_id: int, tariffs: list[dict[str, Any]]) -> Decision[list[dict[str, Any]]]:
     """The customer's own tariffs, replacing the ones it had."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict[str, Any]]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], list[dict[str, Any]]]:
         if not customer_exists(conn, customer_id):
             raise Unknown(f"Customer {customer_id} not found")
         known = bool(reads.documents(conn, "tariffcard", [customer_id], customer_id))

@@ -15,7 +15,6 @@ with the clock of the start.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
@@ -29,6 +28,7 @@ from ..domain.errors import Unpaid
 from ..domain.events.billing import Credited
 from ..domain.events.calls import LegPrice, Price
 from ..eventlog import EventLog, Metadata, NewEvent
+from ..eventlog.connection import Connection
 from ..reactors.scheduler import Job, Timers
 from . import ledger
 
@@ -59,12 +59,12 @@ class Billing:
 
     # --- tariffs ---------------------------------------------------------------------------------
 
-    def own(self, conn: sqlite3.Connection, customer_id: int) -> list[Tariff]:
+    def own(self, conn: Connection, customer_id: int) -> list[Tariff]:
         """The customer's own tariffs (set by the operator), which win over the table's."""
         card = reads.documents(conn, "tariffcard", [customer_id], customer_id).get(customer_id)
         return [tariff(TariffSetting(**t)) for t in (card or {}).get("tariffs") or ()]
 
-    def tariff_of(self, conn: sqlite3.Connection, customer_id: int, leg: Leg) -> Tariff:
+    def tariff_of(self, conn: Connection, customer_id: int, leg: Leg) -> Tariff:
         """The tariff a leg is priced by: the one its call recorded, else the one its number has now."""
         if leg.tariff is not None:
             return leg.tariff
@@ -72,13 +72,13 @@ class Billing:
             return self._internal
         return tariff_for(leg.number, self.own(conn, customer_id), self._table, self._default)
 
-    def tariffs(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]:
+    def tariffs(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]:
         """The tariff of each leg (by its name) as the call records it when it reaches its destination."""
         return {leg.name: self.tariff_of(conn, customer_id, leg).record() for leg in legs}
 
     # --- calls -----------------------------------------------------------------------------------
 
-    def price(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg], at: float
+    def price(self, conn: Connection, customer_id: int, legs: Sequence[Leg], at: float
               ) -> tuple[Price, list[NewEvent]]:  # fmt: skip
         """A call's price at its end (each leg's, the rate of the one its CDR shows, the whole charge),
         and the events that charge the customer for it."""
@@ -95,7 +95,7 @@ class Billing:
         price = Price(rate=main.rate if main is not None else str(ZERO), charge=str(total), legs=priced)
         return price, ledger.charged(conn, customer_id, self.currency, at, lines)
 
-    def message(self, conn: sqlite3.Connection, customer_id: int, number: str, parts: int, at: float
+    def message(self, conn: Connection, customer_id: int, number: str, parts: int, at: float
                 ) -> tuple[dict[str, Any], list[NewEvent]]:  # fmt: skip
         """An SMS's price, `parts` parts to `number`: {rate (per part), charge, destination}, and the
         events that charge the customer for it."""
@@ -105,19 +105,19 @@ class Billing:
         return price, ledger.charged(conn, customer_id, self.currency, at, [ledger.Line("sms", found.name, parts,
                                                                                           amount)])  # fmt: skip
 
-    def payable_message(self, conn: sqlite3.Connection, customer_id: int, number: str, parts: int) -> None:
+    def payable_message(self, conn: Connection, customer_id: int, number: str, parts: int) -> None:
         """Refuse (402) an SMS the balance cannot pay, when enforced."""
         if self.settings.enforce_balance:
             found = self.tariff_of(conn, customer_id, Leg("sms", number, 0))
             if found.message(parts) > ledger.balance(conn, customer_id)[0]:
                 raise Unpaid(UNPAID_SMS)
 
-    def payable(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> None:
+    def payable(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> None:
         """Refuse (402) a call whose balance cannot pay its shortest billed time, when enforced."""
         if self.settings.enforce_balance and self.paid_seconds(conn, customer_id, legs) == 0:
             raise Unpaid(UNPAID)
 
-    def paid_seconds(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> float | None:
+    def paid_seconds(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> float | None:
         """How long the balance pays the call's chargeable legs from now; None when nothing limits it."""
         if not self.settings.enforce_balance:
             return None

@@ -4,7 +4,6 @@ real SIP client rung for the call answers."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from ..accounts import customer_exists
@@ -16,6 +15,7 @@ from ..domain.calls.simulation import next_step, take
 from ..domain.errors import Invalid
 from ..domain.events import NewEvent
 from ..eventlog import Decision
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from . import dialplan
 from .decisions import FIRST_CALL_ID, Command, Engine, Now, call_of, folded, on_stream
@@ -40,7 +40,7 @@ def control(call_id: int, customer_id: int, command: Command, now: Now, engine: 
     the blind transfer if one is asked, all in one transaction: the call after it, and the child
     call a transfer placed (to a user's extension, through the user's rules)."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], tuple[Call, Call | None]]:
         call, at = call_of(conn, call_id, customer_id), now()
         events, after = on_stream(conn, call, command(call, at), engine)
         if transfer is None:
@@ -62,7 +62,7 @@ def press(call_id: int, keys: str, engine: Engine, now: Now) -> Decision[Call]:
     a new call once the IVR answered); keys that do nothing play the menu again, or after its last
     play send the caller to the IVR's final destination."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Call]:
         call, at = call_of(conn, call_id), now()
         ivr = dialplan.ivr_of(conn, call)
         if ivr is None:
@@ -82,7 +82,7 @@ def step(call_id: int, now: Now, engine: Engine) -> Decision[Call | None]:
     """The simulator's next step of a call, when it is due (nothing when the call moved on). The
     answer is the call after it: a new call when the step moved the caller on from an answered leg."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Call | None]:
         at = now()
         call = folded(conn, call_id)
         due = next_step(call)
@@ -101,7 +101,7 @@ def by_client(call_id: int, contact: str, outcome: str, now: Now, engine: Engine
     (it hangs up the connected call). The same events as the simulator's steps of those outcomes;
     nothing (None) when the call no longer rings, or talks to, that client."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call | None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Call | None]:
         at, call = now(), folded(conn, call_id)
         if not call.live or call.dst.contact != contact or call.plan.outcome != CLIENT:
             return [], None

@@ -11,7 +11,6 @@ it, and its ending's records and price (`records.ended`).
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,6 +24,7 @@ from ..domain.calls.rules import CLIENT, existing
 from ..domain.events.calls import CallAnswered, CallEnded, CallEvent, CallPlaced, CallRouted, Price
 from ..domain.types import MAX_CALL_SECONDS
 from ..eventlog import NewEvent, store
+from ..eventlog.connection import Connection
 from . import records
 from .destinations import Floor, Planner
 from .parties import Client, charged_legs
@@ -41,14 +41,14 @@ Now = Callable[[], float]
 class Pricing(Protocol):
     """What calls cost (`billing`): asked inside the transaction."""
 
-    def price(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg], at: float
+    def price(self, conn: Connection, customer_id: int, legs: Sequence[Leg], at: float
               ) -> tuple[Price, list[NewEvent]]: ...  # fmt: skip
 
-    def payable(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> None: ...
+    def payable(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> None: ...
 
-    def paid_seconds(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> float | None: ...
+    def paid_seconds(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> float | None: ...
 
-    def tariffs(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]: ...
+    def tariffs(self, conn: Connection, customer_id: int, legs: Sequence[Leg]) -> dict[str, dict[str, str]]: ...
 
 
 def no_clients(user_id: int) -> Client | None:
@@ -66,17 +66,17 @@ class Engine:
     clients: Clients = no_clients
 
 
-def folded(conn: sqlite3.Connection, call_id: int) -> Call:
+def folded(conn: Connection, call_id: int) -> Call:
     """A call as its stream has it now (ended or not)."""
     return fold(call_id, store.stream_events(conn, stream_of(call_id)))  # type: ignore[arg-type]
 
 
-def call_of(conn: sqlite3.Connection, call_id: int, customer_id: int | None = None) -> Call:
+def call_of(conn: Connection, call_id: int, customer_id: int | None = None) -> Call:
     """A live call (of `customer_id`, when given), folded from its stream: 404 once it ended."""
     return existing(folded(conn, call_id), customer_id)
 
 
-def on_stream(conn: sqlite3.Connection, call: Call, events: list[CallEvent], engine: Engine
+def on_stream(conn: Connection, call: Call, events: list[CallEvent], engine: Engine
               ) -> tuple[list[NewEvent], Call]:  # fmt: skip
     """The events to record on the call's stream, at the version it was folded at: a placed or routed
     call with the tariffs of its chargeable legs, an answer that connects the call with how long the
@@ -112,7 +112,7 @@ def at_client(reached: Reached, engine: Engine) -> Reached:
     return dataclasses.replace(reached, dst=at_client, plan=answers)
 
 
-def _tariffed(conn: sqlite3.Connection, call: Call, event: CallPlaced | CallRouted, engine: Engine
+def _tariffed(conn: Connection, call: Call, event: CallPlaced | CallRouted, engine: Engine
               ) -> CallPlaced | CallRouted:  # fmt: skip
     """A call that reaches a destination records the tariffs of its chargeable legs (when it has any)."""
     reached = evolve(call, event)
@@ -120,7 +120,7 @@ def _tariffed(conn: sqlite3.Connection, call: Call, event: CallPlaced | CallRout
     return msgspec.structs.replace(event, tariffs=tariffs) if tariffs else event
 
 
-def _paid(conn: sqlite3.Connection, call: Call, event: CallAnswered, engine: Engine) -> CallAnswered:
+def _paid(conn: Connection, call: Call, event: CallAnswered, engine: Engine) -> CallAnswered:
     """An answer that connects a chargeable call says until when the balance pays for it (enforced);
     one on a call already connected (an agent answering a queue's caller) leaves that as it was."""
     connected = evolve(call, event)

@@ -10,7 +10,6 @@ in which queue) from the in-memory projections.
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,6 +20,7 @@ from ..accounts import clients_of
 from ..domain import phone
 from ..domain.calls.call import Call, Party, Plan, Reached, Target
 from ..domain.dictionaries import FINAL_DST_TYPE, TARGET_TYPE
+from ..eventlog.connection import Connection
 from .parties import records, user_party
 
 
@@ -70,7 +70,7 @@ class Routing:
     the clock time, and whether it came straight to the user it reaches (the user's own number or
     extension, not through an IVR, ring group or queue)."""
 
-    conn: sqlite3.Connection
+    conn: Connection
     call: Call
     planner: Planner
     floor: Floor
@@ -94,20 +94,20 @@ def final(document: Mapping[str, Any], own_voicemail: int | None = None, prefix:
     return Target(type="V", id=own_voicemail) if found.type == "V" and found.id is None else found
 
 
-def clients(conn: sqlite3.Connection, user_id: int) -> list[Any]:
+def clients(conn: Connection, user_id: int) -> list[Any]:
     """A user's registered clients, folded from its stream inside the transaction."""
     return list(clients_of(conn, user_id).registrations.values())
 
 
 class _Clients:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def of(self, user_id: int) -> list[Any]:
         return clients(self._conn, user_id)
 
 
-def ringable(conn: sqlite3.Connection, call: Call, user: Mapping[str, Any], floor: Floor,
+def ringable(conn: Connection, call: Call, user: Mapping[str, Any], floor: Floor,
              on_a_call: bool | None = None) -> Party | None:  # fmt: skip
     """A user's side of the call through its first client, unless it is on DND, has no client, or is on
     another call without call waiting (`on_a_call` False: skip it on any call; True: ring it anyway)."""

@@ -18,7 +18,6 @@ caller keys its PIN when it has one; hang-up ends the call. Simulated answers na
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from ..documents import reads
 from ..domain.calls.call import Call, Party, Reached, Target
 from ..domain.calls.menu import Menu, heard
 from ..domain.calls.rules import CAUSES
+from ..eventlog.connection import Connection
 from .destinations import (
     REJECTED,
     Route,
@@ -189,7 +189,7 @@ KEYS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "fi
 """A key of the phone pad and the IVR field naming its action."""
 
 
-def key_target(conn: sqlite3.Connection, call: Call, ivr: Mapping[str, Any], key: str) -> Target | None:
+def key_target(conn: Connection, call: Call, ivr: Mapping[str, Any], key: str) -> Target | None:
     """Where a key pressed in an IVR sends the call: its action, or the extension dialled (with
     `ext_dialing`); None when the key does nothing."""
     if key in KEYS:
@@ -202,7 +202,7 @@ def menu_of(ivr: Mapping[str, Any]) -> Menu:
     return Menu(timeout=seconds(ivr.get("timeout"), 5), plays=max(1, int(ivr.get("repeats") or 1)))
 
 
-def ivr_of(conn: sqlite3.Connection, call: Call) -> dict[str, Any] | None:
+def ivr_of(conn: Connection, call: Call) -> dict[str, Any] | None:
     """The IVR a live call is in, if it is in one."""
     if call.context != "IVR" or not (call.dst.id or "").startswith("ivr:"):
         return None
@@ -218,7 +218,7 @@ def _action(action: Any) -> Target | None:
     return Target(type=letter[:1].upper(), id=int(id_) if id_.isdigit() else None)
 
 
-def _extension(conn: sqlite3.Connection, call: Call, digits: str) -> Target | None:
+def _extension(conn: Connection, call: Call, digits: str) -> Target | None:
     """A caller dialling an extension from an IVR reaches that user."""
     users = reads.having(conn, "user", call.customer_id, "ext", digits)
     return Target(type="U", id=users[0]["id"]) if users else None

@@ -22,10 +22,10 @@ from ..api.responses import collection, single
 from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
-from ..collections import filters, matching
 from ..collections.fields import properties
 from ..collections.query import parse
 from ..documents import reads
+from ..documents.conditions import TRUE, holds, ordered
 from ..domain.calls import rules
 from ..domain.calls.call import Call
 from ..domain.calls.fold import evolve
@@ -79,13 +79,12 @@ def _page(request: web.Request, calls: list[Call]) -> web.Response:
     another order, only the page's calls are drawn."""
     api = request.app[SETTINGS].api
     q = parse(request.query, LIVE_CALL_PROPS, default_limit=api.default_page_size, max_limit=api.max_page_size)
-    conditions = filters.parse(request.query.get("filter"), LIVE_CALL_PROPS)
     now = request.app[CALLS].clock.time()
-    if not conditions and q.sort in (None, "id"):
-        ordered = calls[::-1] if q.descending else calls
-        return collection([live_call(c, now) for c in ordered[q.offset : q.offset + q.limit]], len(calls))
-    page, total = matching.select((live_call(c, now) for c in calls), q, conditions, LIVE_CALL_PROPS)
-    return collection(page, total)
+    if q.where == TRUE and q.order is None:
+        by_id = calls[::-1] if q.descending else calls
+        return collection([live_call(c, now) for c in by_id[q.offset : q.offset + q.limit]], len(calls))
+    kept = [record for record in (live_call(c, now) for c in calls) if holds(record, q.where)]
+    return collection(ordered(kept, q.order, q.descending)[q.offset : q.offset + q.limit], len(kept))
 
 
 async def list_calls(request: web.Request) -> web.Response:

@@ -4,7 +4,6 @@ from an answered leg in a new call, or, as it is placed, straight to a user's or
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 
 import msgspec
 
@@ -13,13 +12,14 @@ from ..domain.calls.call import TALKING, Call, Target
 from ..domain.calls.fold import evolve
 from ..domain.events import NewEvent
 from ..domain.events.calls import CallEvent, CallPlaced
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from . import dialplan, records
 from .decisions import FIRST_CALL_ID, Engine, at_client, on_stream
 from .destinations import Routing
 
 
-def go_to(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float,
+def go_to(conn: Connection, call: Call, to: Target | None, engine: Engine, at: float,
           direct: bool = False) -> list[CallEvent]:  # fmt: skip
     """The call goes to `to` in the same leg (through the destination the hop goes through first), or
     ends when it leads nowhere. An outbound call stays its caller's, and keeps the caller's recording;
@@ -40,7 +40,7 @@ def go_to(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engin
     return events
 
 
-def placed_to(conn: sqlite3.Connection, placed: CallPlaced, to: Target | None, engine: Engine, at: float,
+def placed_to(conn: Connection, placed: CallPlaced, to: Target | None, engine: Engine, at: float,
               direct: bool) -> CallPlaced:  # fmt: skip
     """A call being placed to `to` (a user by extension, a rule's redirect): its destination is the
     hop's. When the hop leads nowhere (a user on DND whose final destination hangs up), the
@@ -58,7 +58,7 @@ def placed_to(conn: sqlite3.Connection, placed: CallPlaced, to: Target | None, e
                                    digits_used=reached.digits_used, record=placed.record or reached.record)  # fmt: skip
 
 
-def go_on(conn: sqlite3.Connection, call: Call, to: Target | None, engine: Engine, at: float
+def go_on(conn: Connection, call: Call, to: Target | None, engine: Engine, at: float
           ) -> tuple[list[NewEvent], Call]:  # fmt: skip
     """The call goes on to `to`: in the same leg while nobody answered it, while it rings someone, or
     while a queue holds it (a queue keeps its caller in the call it answered); from an answered leg

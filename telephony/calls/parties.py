@@ -16,7 +16,7 @@ import msgspec
 
 from ..api.errors import BadRequest, PreconditionFailed
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import phone
 from ..domain.billing import Leg, Tariff
 from ..domain.calls.call import Call, Party, Target
@@ -47,7 +47,7 @@ def display_name(user: Mapping[str, Any]) -> str | None:
     return " ".join(p for p in (user.get("first_name"), user.get("last_name")) if p) or None
 
 
-async def user_of(reader: Reader, user_id: int, customer_id: int, field: str = "from") -> dict[str, Any]:
+async def user_of(reader: ReadStore, user_id: int, customer_id: int, field: str = "from") -> dict[str, Any]:
     body = await reads.body(reader, "user", user_id, customer_id)
     if body is None:
         raise BadRequest.field(field, f"User {user_id} is not a user of your account")
@@ -65,7 +65,7 @@ def user_party(user: Mapping[str, Any], registrations: Registrations, *, require
                  codec=CLIENT_CODEC, user_id=user["id"])  # fmt: skip
 
 
-async def caller_id(reader: Reader, customer_id: int, requested: str | None, user: dict[str, Any]) -> str | None:
+async def caller_id(reader: ReadStore, customer_id: int, requested: str | None, user: dict[str, Any]) -> str | None:
     """The number a call presents: `anonymous`, a number the customer owns, or the user's own."""
     if requested is None:
         number = phone.normalised(str(user["cli"])) if user.get("cli") else user.get("ext")
@@ -90,7 +90,7 @@ class Destination:
     target: Target | None = None
 
 
-async def destination(reader: Reader, customer_id: int, to: str, registrations: Registrations, field: str = "to"
+async def destination(reader: ReadStore, customer_id: int, to: str, registrations: Registrations, field: str = "to"
                       ) -> Destination:  # fmt: skip
     """Where a call to `to` goes: an outside number, or the extension of a user of the customer. An
     emergency number is neither: the platform refuses it (400 naming `field`) before anything rings."""
@@ -106,7 +106,7 @@ async def destination(reader: Reader, customer_id: int, to: str, registrations: 
     return Destination(party, None if party.contact else "unavailable", "USER_LOCAL", Target(type="U", id=user["id"]))
 
 
-async def outside(reader: Reader, customer_id: int, number: str) -> Party:
+async def outside(reader: ReadStore, customer_id: int, number: str) -> Party:
     """An outside number, named `contact:<id>` after the customer's contact that has it, if one does."""
     found = await reads.first_with_number(reader, "contact", customer_id, CONTACT_NUMBERS, number)
     contact = msgspec.json.decode(found) if found else None

@@ -5,7 +5,6 @@ extension through the user's rules, a number's target)."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from ..domain.errors import Invalid
 from ..domain.events import NewEvent
 from ..domain.events.calls import CallPlaced
 from ..eventlog import Decision
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from . import routing_rules
 from .decisions import FIRST_CALL_ID, Engine, Now, on_stream
@@ -54,7 +54,7 @@ def place(placing: Placing, engine: Engine, now: Now, webcalls_per_minute: int) 
     (they may end or redirect it), then its destination, through the user's rules when it is a user's
     extension."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Call]:
         at = now()
         if placing.web and webcalls_since(conn, placing.customer_id, at - 60) >= webcalls_per_minute:
             raise Invalid(RATE_EXCEEDED)
@@ -101,7 +101,7 @@ def place_inbound(inbound: Inbound, engine: Engine, now: Now) -> Decision[Call]:
     """The caller reaches the platform: inbound routing rules first (they may end or redirect the
     call), then the number's target, at once."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], Call]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], Call]:
         at, call_id = now(), next_id(conn, "call", FIRST_CALL_ID)
         give_up = None if inbound.gives_up_after is None else at + inbound.gives_up_after
         placed = CallPlaced(id=call_id, at=at, customer_id=inbound.customer_id, user_id=None, kind="inbound",

@@ -8,10 +8,9 @@ whichever process placed the others: one count for every process on a log.
 
 from __future__ import annotations
 
-import sqlite3
-
 from ..domain.events.calls import CallPlaced
 from ..eventlog import RecordedEvent
+from ..eventlog.connection import Connection
 from ..projections import Projection
 
 
@@ -21,22 +20,22 @@ class WebcallStarts(Projection):
     handles = frozenset({CallPlaced})
     rebuild_cost = 0.2
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS webcall_starts (customer_id BIGINT NOT NULL, at DOUBLE PRECISION NOT NULL)"
         )
         if not self.rebuilding:
             self.index(conn)
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def index(self, conn: Connection) -> None:
         conn.execute("CREATE INDEX IF NOT EXISTS webcall_starts_customer ON webcall_starts (customer_id, at)")
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         if isinstance(placed := event.event, CallPlaced) and placed.webcall_id is not None:
             conn.execute("INSERT INTO webcall_starts VALUES (?, ?)", (placed.customer_id, placed.at))
 
 
-def webcalls_since(conn: sqlite3.Connection, customer_id: int, since: float) -> int:
+def webcalls_since(conn: Connection, customer_id: int, since: float) -> int:
     """How many web calls the customer placed after `since` (clock time; inside the writer's transaction)."""
     row = conn.execute("SELECT count(*) FROM webcall_starts WHERE customer_id = ? AND at > ?", (customer_id, since))
     return int(row.fetchone()[0])

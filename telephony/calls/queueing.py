@@ -14,13 +14,13 @@ to the final destination, still in that call.
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from typing import Any
 
 from ..documents import reads
 from ..domain.calls import queue as line
 from ..domain.calls.call import Call, Party, Target
 from ..domain.dictionaries import QUEUE_RING_STRATEGY
+from ..eventlog.connection import Connection
 from .destinations import (
     Floor,
     Route,
@@ -94,7 +94,7 @@ def _strategy(found: dict[str, Any]) -> str:
         return line.DEFAULT_STRATEGY
 
 
-def _free(conn: sqlite3.Connection, call: Call, found: dict[str, Any], logged_in: list[tuple[int, int]],
+def _free(conn: Connection, call: Call, found: dict[str, Any], logged_in: list[tuple[int, int]],
           floor: Floor, at: float) -> dict[int, tuple[line.Agent, dict[str, Any], Party]]:  # fmt: skip
     """The logged-in agents who can take the call now, by user id: ringable, not on another call
     (unless the queue does not `skip_busy` and they have call waiting), their wrap-up over."""

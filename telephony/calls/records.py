@@ -11,7 +11,6 @@ call's clock times.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -29,6 +28,7 @@ from ..domain.calls.fold import evolve
 from ..domain.events import Event, NewEvent
 from ..domain.events.calls import CallEnded, CallPlaced, CallRecords, CallRouted, MissedCall, NewMessages, Price
 from ..eventlog import RecordedEvent
+from ..eventlog.connection import Connection
 from ..media import mp3
 from ..projections.sequences import next_id
 from .parties import charged_legs
@@ -39,14 +39,14 @@ CDR_TYPES = {"in": "I", "out": "O", "webcall": "O", "callmeback": "O"}
 class Prices(Protocol):
     """What a call costs at its end (`billing`): asked inside the transaction."""
 
-    def price(self, conn: sqlite3.Connection, customer_id: int, legs: Sequence[Leg], at: float
+    def price(self, conn: Connection, customer_id: int, legs: Sequence[Leg], at: float
               ) -> tuple[Price, list[NewEvent]]: ...  # fmt: skip
 
 
 # --- the ending, decided in the transaction ---------------------------------------------------------
 
 
-def ended(conn: sqlite3.Connection, call: Call, ending: CallEnded, pricing: Prices
+def ended(conn: Connection, call: Call, ending: CallEnded, pricing: Prices
           ) -> tuple[CallEnded, list[NewEvent]]:  # fmt: skip
     """The ending as it is recorded: with the ids of the records it leaves, its price and the call's
     final state; and the events that charge the customer for it."""
@@ -76,7 +76,7 @@ def ended(conn: sqlite3.Connection, call: Call, ending: CallEnded, pricing: Pric
     return msgspec.structs.replace(ending, records=records, claims=claimed, final=final), charges
 
 
-def missed_record(conn: sqlite3.Connection, call: Call, at: float) -> MissedCall | None:
+def missed_record(conn: Connection, call: Call, at: float) -> MissedCall | None:
     """The missed-call record of the user the call leaves unanswered, when it logs missed calls. An
     agent a queue rang for its caller gets none: the caller is the queue's, and the call's own record
     says how it ended (an agent's ring that nobody answered is in the call's events)."""

@@ -11,7 +11,6 @@ the kind: `user`, `voicemail`, `ringgroup`, `ivr`, `queue`, `conference`).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..documents import reads
 from ..domain import phone
 from ..domain.calls.call import Target
 from ..domain.calls.rules import CAUSES
+from ..eventlog.connection import Connection
 from .destinations import target
 
 INBOUND, OUTBOUND = 1, 2
@@ -37,7 +37,7 @@ class Ruling:
     target: Target | None = None
 
 
-def ruling(conn: sqlite3.Connection, customer_id: int, direction: int, callers: list[str], dialled: str,
+def ruling(conn: Connection, customer_id: int, direction: int, callers: list[str], dialled: str,
            at: float) -> Ruling | None:  # fmt: skip
     """The ruling of the first rule of `direction` that matches the call; None when the call goes on
     as it is (no rule matches, or the first that does allows it)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain.events.calls import CallEnded
 from ..eventlog import RecordedEvent
 from ..mail import Mailer, recording
@@ -22,7 +22,7 @@ class VoicemailMail(Reactor):
     name = "voicemail-mail"
     handles = frozenset({CallEnded})
 
-    def __init__(self, reader: Reader, mailer: Mailer) -> None:
+    def __init__(self, reader: ReadStore, mailer: Mailer) -> None:
         self._reader = reader
         self._mailer = mailer
 

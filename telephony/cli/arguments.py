@@ -4,7 +4,6 @@ override it), its data dir's log, time bounds; and `CliError`, a command that ca
 from __future__ import annotations
 
 import argparse
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,6 +13,7 @@ import msgspec
 
 from ..config import Settings, load_settings
 from ..eventlog import LOG_FILE, pg_store, store
+from ..eventlog.connection import Connection
 
 DEFAULT_CONFIG = "config.toml"
 AddCommand = Callable[..., argparse.ArgumentParser]
@@ -47,7 +47,7 @@ def log_path(settings: Settings) -> Path:
     return path
 
 
-def open_log(settings: Settings) -> sqlite3.Connection:
+def open_log(settings: Settings) -> Connection:
     """The data dir's log, read-only; the PostgreSQL log when `[eventlog] url` names one (read with the
     same functions, see `eventlog.pg_connection`)."""
     if settings.eventlog.url:

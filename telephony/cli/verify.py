@@ -36,7 +36,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as beside:
         beside.submit(os.getpid).result()  # the second process is forked before this one opens the log
         readahead.in_background(log_path(settings))
-        conn = open_log(settings)
+        conn = store.connect(log_path(settings), readonly=True)
         mine, theirs = audit.split(conn, wiring.projection_set(), beside=audit.CHAIN_COST * store.count(conn))
         checked = beside.submit(_check_log, settings, [projection.name for projection in theirs.all])
         try:
@@ -108,7 +108,7 @@ def _check_log(settings: Settings, rebuilt: list[str]) -> CheckedLog:
     projections named `rebuilt` reads, and when it holds, their comparison with that fresh replay, and
     a fold of the in-memory projections, each read in one snapshot. The first process rebuilds the
     other projections meanwhile (`audit.split`)."""
-    conn = open_log(settings)
+    conn = store.connect(log_path(settings), readonly=True)
     try:
         projections = wiring.projection_set()
         named = Projections([p for p in projections.all if p.name in rebuilt], projections.catalogue)

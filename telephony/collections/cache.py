@@ -16,6 +16,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from ..documents.conditions import TRUE
 from ..documents.listing import Page
 from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
@@ -80,7 +81,7 @@ class PageCache(MemoryProjection):
         and where the next page starts when the page is full."""
         if generation != self.generation(kind):
             return
-        if q.where.sql != "TRUE" or q.group_by is not None:
+        if q.where != TRUE or q.group_by is not None:
             self._keep(_key(kind, customer_id, q), generation, page.total)
         if page.last is not None and page.size == q.limit:
             self._keep(_key(kind, customer_id, q, q.offset + q.limit), generation, page.last)
@@ -113,4 +114,4 @@ class PageCache(MemoryProjection):
 def _key(kind: str, customer_id: int, q: ListQuery, start: int | None = None) -> Key:
     """Where a list's total is kept, or (`start`: an offset) the key of the row before that offset."""
     order = (q.sort, q.descending, start) if start is not None else (q.group_by,)
-    return kind, customer_id, (q.where.sql, q.where.params, *order)
+    return kind, customer_id, (q.where, *order)

@@ -1,24 +1,23 @@
-"""`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made SQL.
+"""`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made a condition.
 
 Every operator of version 1.2 and its aliases, ANDed, each naming its operator. Values are read as
 the property's type ("10" equals 10 on a number); time properties compare as times and take a bare
 date, whose meaning depends on the operator (real-platform.md; in `in`, a bare date is that whole
 day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring, case-insensitively in any
-alphabet, from the kind's substring index when it can (`documents.search`). Property names are
-whitelisted, values always bound.
+alphabet. A list or an object property compares with null only (its text would be each store's own).
+Property names are whitelisted; the stores bind every value (`documents.conditions`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from ..documents import prop_sql, search, unicode_lower
-from ..documents.listing import Where
+from ..documents.conditions import FALSE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 from .fields import Kind
@@ -36,8 +35,8 @@ MAX_FILTER_BYTES = 64 * 1024
 SHAPE = "(a JSON array of {property, operator, value} objects)"
 FORMS = {
     Kind.INT: "a whole number", Kind.FLOAT: "a number", Kind.BOOL: "true or false", Kind.TEXT: "text",
-    Kind.TIME: "a time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD", Kind.ARRAY: "a single value",
-    Kind.OBJECT: "a single value",
+    Kind.TIME: "a time, YYYY-MM-DD HH:MM:SS, or a date, YYYY-MM-DD",
+    Kind.ARRAY: "null (a list compares with null only)", Kind.OBJECT: "null (an object compares with null only)",
 }  # fmt: skip
 SQL_INTEGERS = range(-(2**63), 2**63)
 PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})?")
@@ -45,7 +44,9 @@ PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0
 to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
 
 
-class Condition(msgspec.Struct, forbid_unknown_fields=False):
+class Written(msgspec.Struct, forbid_unknown_fields=False):
+    """A condition as a request writes it."""
+
     property: str
     operator: Any = None
     value: Any = None
@@ -62,9 +63,9 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
     if len(raw) > MAX_FILTER_BYTES:
         raise _bad("filter", "The filter is too long")
     try:
-        conditions = msgspec.json.decode(raw, type=list[Condition])
+        conditions = msgspec.json.decode(raw, type=list[Written])
     except msgspec.ValidationError as exc:
-        field, problem_ = problem(exc, list[Condition])
+        field, problem_ = problem(exc, list[Written])
         raise _bad("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
     except msgspec.DecodeError as exc:
         raise _bad("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
@@ -75,7 +76,7 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
     return [_check(c, props) for c in conditions]
 
 
-def _check(condition: Condition, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
+def _check(condition: Written, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
     if condition.property not in props:
         raise _bad("filter", f"Unknown property '{condition.property}'")
     if condition.operator is None:
@@ -92,6 +93,9 @@ def _check(condition: Condition, props: Mapping[str, Kind]) -> tuple[str, str, A
             raise _bad("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
         return condition.property, operator, [_typed(condition.property, kind, v) for v in condition.value]
     if operator in ("like", "notlike"):
+        if kind in (Kind.ARRAY, Kind.OBJECT):
+            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text or number "
+                                 f"property, not {'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
         if not isinstance(condition.value, str | int | float) or isinstance(condition.value, bool):
             raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text value")
         return condition.property, operator, str(condition.value)
@@ -122,9 +126,7 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
         if kind is Kind.TIME:
             return _time(value)
         if kind in (Kind.ARRAY, Kind.OBJECT):
-            if isinstance(value, list | dict) or (isinstance(value, int) and value not in SQL_INTEGERS):
-                raise ValueError
-            return value
+            raise ValueError
         if isinstance(value, list | dict):
             raise ValueError
         return str(value) if not isinstance(value, str) else value
@@ -148,83 +150,46 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def to_sql(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind], kind: str = "",
-           searched: Collection[str] = ()) -> Where:  # fmt: skip
-    """The AND of every condition, with bound parameters only. On documents of `kind` (when given) a
-    property kept as a column is read from it, and `like` on a text property of `searched` reads the
-    kind's search index when it can; otherwise every property is read from the rows' JSON `body`."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    match: tuple[search.Match, int, int] | None = None
-    """The first condition the index answers, with where its clause and its parameter are."""
-    for prop, operator, value in conditions:
-        column = prop_sql(prop, bool(kind))
-        kind_ = props[prop]
-        if operator == "in":
-            clauses.append(_among(column, kind_, value, params))
-        elif operator == "like" and prop in searched and kind_ is Kind.TEXT and (
-                found := search.match(kind, prop, value)):  # fmt: skip
-            if match is None:
-                match = found, len(clauses), len(params)
-            clauses.append(found.condition)
-            params.append(found.phrase)
-        elif operator in ("like", "notlike"):
-            clauses.append(_like(column, value, operator == "notlike", params))
-        elif value is None:
-            clauses.append(f"{column} IS {'NOT ' if operator == '!=' else ''}NULL")
-        elif kind_ is Kind.TIME and len(value) == 10:
-            clauses.append(_bare_date(column, operator, value, params))
-        else:
-            clauses.append(f"{column} {operator} ?")
-            params.append(_bind(value))
-    where = Where(" AND ".join(clauses) if clauses else "TRUE", tuple(params))
-    if match is None:
-        return where
-    found, clause, param = match
-    others = " AND ".join(clauses[:clause] + clauses[clause + 1 :]) or "TRUE"
-    return Where(where.sql, where.params, found, (others, (*params[:param], *params[param + 1 :])))
+def condition(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Condition:
+    """The AND of every checked condition, as the tree the stores compile (`documents.conditions`)."""
+    return both(*(_condition(prop, operator, value, props[prop]) for prop, operator, value in conditions))
 
 
-def _among(column: str, kind: Kind, values: list[Any], params: list[Any]) -> str:
-    """`in`: any of the values; on a time property a bare date is its whole day, as with `eq`."""
-    days: list[str] = []
-    others: list[Any] = []
-    for value in values:
-        (days if kind is Kind.TIME and isinstance(value, str) and len(value) == 10 else others).append(value)
-    clauses = [f"{column} IN ({','.join('?' * len(others))})"] if others else []
-    params.extend(_bind(v) for v in others)
-    for day in dict.fromkeys(days):
-        clauses.append(f"{column} BETWEEN ? AND ?")
-        params.extend((day, f"{day} 23:59:59"))
-    return f"({' OR '.join(clauses)})" if clauses else "FALSE"
+def _condition(prop: str, operator: str, value: Any, kind: Kind) -> Condition:
+    if operator == "in":
+        return _among(prop, kind, value)
+    if operator in ("like", "notlike"):
+        return _like(prop, kind, substring(value), operator == "notlike")
+    if value is None:
+        return Null(prop, present=operator == "!=")
+    if kind is Kind.TIME and len(value) == 10:
+        return _bare_date(prop, operator, value)
+    return Is(prop, operator, value)
 
 
-def _like(column: str, value: str, negate: bool, params: list[Any]) -> str:
-    """`like`/`notlike`, case-insensitive in any alphabet. SQLite's LIKE folds ASCII letters only, which
-    is all a pattern in ASCII needs (other characters of the text can only meet its wildcards). A
-    pattern with other letters compares lower-cased text (`unicode_lower`, a Python function, run
-    only on rows that pass LIKE with those letters as `_`, so a rare pattern costs little)."""
-    pattern = value if ("%" in value or "_" in value) else f"%{value}%"
-    if pattern.isascii():  # SQLite's like(pattern, value) is `value LIKE pattern` (and see dialects.pg_functions)
-        match = f"like(?, {column})"
-        params.append(pattern)
-    else:
-        match = f"(like(?, {column}) AND like(?, {unicode_lower(column)}))"
-        params.extend(("".join(c if c.isascii() else "_" for c in pattern), pattern.lower()))
-    return f"({column} IS NOT NULL AND {'NOT ' if negate else ''}{match})"
+def _among(prop: str, kind: Kind, values: list[Any]) -> Condition:
+    """`in`: any of the values (a null is none); on a time property a bare date is its whole day, as with `eq`."""
+    days = [v for v in values if kind is Kind.TIME and isinstance(v, str) and len(v) == 10]
+    others = tuple(dict.fromkeys(v for v in values if v is not None and v not in days))
+    found = [In(prop, others)] if others else []
+    return AnyOf((*found, *(_bare_date(prop, "=", day) for day in dict.fromkeys(days))))
 
 
-def _bare_date(column: str, operator: str, day: str, params: list[Any]) -> str:
+def _like(prop: str, kind: Kind, pattern: str, negate: bool) -> Condition:
+    """`like`/`notlike`, in any case: a boolean is matched as its digit (1 or 0), as it is kept."""
+    if kind is not Kind.BOOL:
+        return Like(prop, pattern, negate)
+    matched = [flag for flag in (True, False) if holds({"v": int(flag)}, Like("v", pattern)) != negate]
+    return In(prop, tuple(matched)) if matched else FALSE
+
+
+def _bare_date(prop: str, operator: str, day: str) -> Condition:
     """`lte` a date covers that whole day; `lt`, `gt`, `gte` mean its first second; `eq` is the day. A
     stored bare date (`start_at`) is its own first second: as text it sorts before `<day> 00:00:00`,
     so the lower bounds are the bare day itself wherever that gives the same answer."""
     last = f"{day} 23:59:59"
-    if operator in ("=", "!="):
-        params.extend((day, last))
-        return f"{column} {'NOT ' if operator == '!=' else ''}BETWEEN ? AND ?"
-    params.append({"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))
-    return f"{column} {operator} ?"
-
-
-def _bind(value: Any) -> Any:
-    return int(value) if isinstance(value, bool) else value
+    if operator == "=":
+        return both(Is(prop, ">=", day), Is(prop, "<=", last))
+    if operator == "!=":
+        return AnyOf((Is(prop, "<", day), Is(prop, ">", last)))
+    return Is(prop, operator, {"<=": last, ">": f"{day} 00:00:00"}.get(operator, day))

@@ -3,13 +3,12 @@
 Pages count from 1; a missing `limit` serves `[api] default_page_size` records, a `limit` above
 `[api] max_page_size` (5000) is served as that maximum. Order is always fixed, ties broken by id,
 so a page walk returns every row exactly once. `total` counts every match, whatever the page.
-`documents.listing` runs the query, as one parameterised statement.
+`documents.listing` runs the query, in the SQL of the store the app runs on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from ..documents import listing
 from ..domain.errors import Invalid
@@ -32,13 +31,11 @@ def _positive(query: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
-def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int,
-          extra: list[tuple[str, str, Any]] = (), kind: str = "", searched: Collection[str] = ()) -> ListQuery:  # type: ignore[assignment]  # fmt: skip
-    """Read a list request's parameters; anything unknown or malformed is a 400 naming it. The conditions
-    are on documents of `kind` when given (`filters.to_sql`), else on rows with a JSON `body`."""
+def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int) -> ListQuery:
+    """Read a list request's parameters; anything unknown or malformed is a 400 naming it."""
     page = _positive(query, "page", 1)
     limit = min(_positive(query, "limit", default_limit), max_limit)
-    conditions = [*extra, *filters.parse(query.get("filter"), props)]
+    conditions = filters.parse(query.get("filter"), props)
     sort, descending = query.get("sort") or None, (query.get("dir") or "ASC").upper() == "DESC"
     if (query.get("dir") or "ASC").upper() not in ("ASC", "DESC"):
         raise Invalid.field("dir", "'dir' must be ASC or DESC")
@@ -46,12 +43,15 @@ def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit:
         sort, descending = sort[1:], True
     if sort and sort not in props:
         raise Invalid.field("sort", f"Unknown property '{sort}'")
+    if sort and props[sort] in (Kind.ARRAY, Kind.OBJECT):
+        raise Invalid.field("sort", f"'{sort}' is {'a list' if props[sort] is Kind.ARRAY else 'an object'}: "
+                                    "lists are sorted by text, number, boolean or time properties")  # fmt: skip
     group_by = query.get("group_by") or None
     if group_by and group_by not in props:
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    return ListQuery(page, limit, filters.to_sql(conditions, props, kind, searched), sort, descending, group_by)
+    return ListQuery(page, limit, filters.condition(conditions, props), sort, descending, group_by)
 
 
 def envelope(joined: bytes, total: int) -> bytes:

@@ -1,9 +1,7 @@
-"""Generic document read models, one per resource kind."""
+"""Generic document read models, one per resource kind, each in the SQL of its store (`sqlite/`, `postgresql/`)."""
 
-from . import listing, reads, references, search
-from .connections import unicode_lower
+from . import conditions, listing, reads, references
 from .derived import DerivedTable
-from .names import prop_sql
 from .projection import DocumentTable
 
-__all__ = ["DerivedTable", "DocumentTable", "listing", "prop_sql", "reads", "references", "search", "unicode_lower"]
+__all__ = ["DerivedTable", "DocumentTable", "conditions", "listing", "reads", "references"]

@@ -9,12 +9,12 @@ sources once, in `settle`). An export lists the records in the order their docum
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import msgspec
 
+from ..eventlog.connection import Connection
 from ..projections.holding import HeldRows
 from .changes import DocumentChange, Patch, Put, Remove
 from .names import sources_of
@@ -29,7 +29,8 @@ class DerivedTable(DocumentTable):
     def __init__(self, kind: str, **options: Any) -> None:
         super().__init__(kind, **options)
         self.sources, self.tables = sources_of(kind), (*self.tables, sources_of(kind))
-        self._give = f'INSERT INTO "{self.sources}" (source) VALUES (?) RETURNING id'
+        self._give = (f'INSERT INTO "{self.sources}" (id, source) SELECT coalesce(max(id), 0) + 1, ? '
+                      f'FROM "{self.sources}" RETURNING id')  # fmt: skip
         self._find = f'SELECT id FROM "{self.sources}" WHERE source = ?'
         self._index = f'CREATE UNIQUE INDEX IF NOT EXISTS "{self.sources}_source" ON "{self.sources}" (source)'
         self._given = HeldRows[str, int](f'INSERT INTO "{self.sources}" (source, id) VALUES (?, ?)', lambda *row: row)
@@ -37,19 +38,20 @@ class DerivedTable(DocumentTable):
         self._last: int | None = None
         """During a rebuild: the last id given."""
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         super().create(conn)
-        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id INTEGER PRIMARY KEY, source TEXT NOT NULL)')
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id {self.rows.integer} PRIMARY KEY, '
+                     "source TEXT NOT NULL)")  # fmt: skip
         if not self.rebuilding:
             conn.execute(self._index)
         self._last = None
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: Connection) -> None:
         self._given.flush(conn)
         conn.execute(self._index)
         super().settle(conn)
 
-    def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
+    def _change(self, conn: Connection, changes: Iterable[DocumentChange]) -> None:
         """A feed's changes, each naming its document by its source: a new one gets the next id."""
         for change in changes:
             match change:
@@ -63,7 +65,7 @@ class DerivedTable(DocumentTable):
                     change = msgspec.structs.replace(change, id=found)
             super()._change(conn, [change])
 
-    def _next(self, conn: sqlite3.Connection, source: str) -> int:
+    def _next(self, conn: Connection, source: str) -> int:
         if not self.rebuilding:
             return conn.execute(self._give, (source,)).fetchone()[0]
         if self._last is None:
@@ -72,7 +74,7 @@ class DerivedTable(DocumentTable):
         self._given.hold(conn, source, self._last)
         return self._last
 
-    def _id_of(self, conn: sqlite3.Connection, source: str) -> int | None:
+    def _id_of(self, conn: Connection, source: str) -> int | None:
         if (given := self._given.get(source)) is not None:
             return given
         if self.rebuilding:

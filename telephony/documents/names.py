@@ -1,23 +1,36 @@
-"""The names of a kind's document tables and of a document's properties in SQL: made in one place.
+"""The names of a kind's document tables, made in one place, and the shape of a table lists read.
 
-Every document table has the same shape: `id`, `customer_id`, the JSON `body`, and a column per
-property of `COLUMNS`, which some kind indexes or searches, holding what `json_extract(body,
-'$.<property>')` gives (NULL when it lacks one): stored in the tables of the kinds that index or
-search it, so filters, sorts and indexes on it never parse a body there, and virtual elsewhere (read
-from the body when asked). Other properties are read from the body.
+Every document table has the same shape: `id`, `customer_id` and the JSON `body`, and each store
+keeps the properties some kind indexes or searches (`COLUMNS`) its way, so filters, sorts and indexes
+on them never parse a body: SQLite as a column per property, PostgreSQL as a `jsonb` document
+(`sqlite.rows`, `postgresql.rows`). Other properties are read from the body.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "campaign_id", "period", "created_at",
            "name", "webhook_id", "call_id")  # fmt: skip
 """The properties a kind may index or search: a column of every document table."""
 
+KEYS = frozenset({"id", "customer_id"})
 
-def prop_sql(prop: str, columns: bool = True) -> str:
-    """The SQL of a (whitelisted) top-level property of a document: its column, unquoted (a table without
-    it is an error, never a string), unless `columns` is false (rows of another table or view with a JSON `body`)."""
-    return prop if columns and prop in COLUMNS else f"json_extract(body, '$.{prop}')"
+
+class Table(NamedTuple):
+    """A table (or view) of rows with an `id`, a `customer_id` and a JSON `body`, as lists and reads see
+    it: its `columns` of their own type, the `props` of the body kept as columns too (each holds the
+    body's value), and the table of its counts per customer, if it has one."""
+
+    name: str
+    columns: frozenset[str] = KEYS
+    props: frozenset[str] = frozenset(COLUMNS)
+    counts: str | None = None
+
+
+def documents_of(kind: str) -> Table:
+    """The document table of a resource kind, as reads see it."""
+    return Table(table_of(kind), counts=counts_of(kind))
 
 
 def table_of(kind: str) -> str:
@@ -30,9 +43,9 @@ def counts_of(kind: str) -> str:
     return f"doc_{kind}_counts"
 
 
-def search_of(kind: str, prop: str) -> str:
-    """The FTS5 table of a kind's searched property (`documents.search`)."""
-    return f"doc_{kind}_{prop}_search"
+def search_of(table: str, prop: str) -> str:
+    """The FTS5 table of a searched property of a document table (`sqlite.search`)."""
+    return f"{table}_{prop}_search"
 
 
 def sources_of(kind: str) -> str:

@@ -12,12 +12,12 @@ A feed whose documents change shape says so with `drawn(version)`: the tables it
 from the log once, at the next start, so what they hold is what a replay draws.
 
 `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
-id; `searched`, the text properties of the substring index (`documents.search`): all of `names.COLUMNS`.
+id; `searched`, the text properties of the substring index: all of `names.COLUMNS`. The table's SQL is
+its store's (`dialect`: `sqlite.rows`, `postgresql.rows`), chosen when it is made.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -27,11 +27,11 @@ import msgspec
 from ..domain.events import Event, events_of, tag_of
 from ..domain.events.accounts import CustomerDeleted
 from ..eventlog import RecordedEvent
+from ..eventlog.connection import Connection
 from ..projections import Projection
 from .changes import Clear, DocumentChange, Patch, Put, Remove, of_event
 from .names import COLUMNS
-from .rows import Rows
-from .search import SearchIndex
+from .stores import ROWS
 
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
@@ -91,22 +91,22 @@ def index_props(entry: Indexed) -> tuple[str, ...]:
     return (entry,) if isinstance(entry, str) else tuple(entry)
 
 
-class DocumentTable(Rows, Projection):
-    """The read model of one resource kind (its SQL: `Rows`)."""
+class DocumentTable(Projection):
+    """The read model of one resource kind (its SQL: `rows`, the store's)."""
 
     version: ClassVar[int] = 3
 
-    def __init__(self, kind: str, *, text_ids: bool = False, indexed: Sequence[Indexed] = (),
+    def __init__(self, kind: str, *, dialect: str = "sqlite", text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip
         props = tuple(index_props(entry) for entry in indexed)
         if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
             raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
-        search = SearchIndex(kind, searched) if searched else None
-        super().__init__(kind, text_ids, props, search)
+        self.rows = rows = ROWS[dialect](kind, text_ids, props, searched)
         self.kind, self.name, self.feeds = kind, f"documents:{kind}", dict(feeds or {})
+        self.text_ids, self.indexed, self.searched = text_ids, props, tuple(searched)
         self._fed = {tag_of(cls): feed for cls, feed in self.feeds.items()}
         self.reads_envelope = bool(self.feeds)
-        self.tables = (self.table, self.counts, *(search.tables if search else ()))
+        self.tables = rows.tables
         self.rebuild_cost = 1.0 + SEARCHED_COST * len(searched)
         own = events_of(kind).all
         self._own = frozenset(tag_of(cls) for cls in own)
@@ -116,37 +116,69 @@ class DocumentTable(Rows, Projection):
             type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
             if hasattr(feed, "from_json")}  # fmt: skip
 
+    @property
+    def rebuilding(self) -> bool:
+        return self.rows.rebuilding
+
+    @rebuilding.setter
+    def rebuilding(self, value: bool) -> None:
+        self.rows.rebuilding = value
+
+    @property
+    def gathering(self) -> bool:
+        return self.rows.gathering
+
+    @gathering.setter
+    def gathering(self, value: bool) -> None:
+        self.rows.gathering = value
+
+    def create(self, conn: Connection) -> None:
+        self.rows.create(conn)
+
+    def settle(self, conn: Connection) -> None:
+        self.rows.settle(conn)
+
+    def index(self, conn: Connection) -> None:
+        self.rows.index(conn)
+
+    def gathered(self, conn: Connection) -> None:
+        self.rows.gathered(conn)
+
+    def forget(self, conn: Connection) -> None:
+        self.rows.forget(conn)
+
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, _named(feed)) for type_, feed in self._fed.items()))
-        searched = self.search.props if self.search else ()
-        return (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, searched, feeds)
+        declared = (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, self.searched, feeds)
+        return (*declared, *self.rows.declared)
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         if event.type in self._own:  # one of the kind's four events
             self._change_one(conn, of_event(event.event))
         elif isinstance(event.event, CustomerDeleted):
-            self.cleared(conn, Clear(event.event.id))
+            self.rows.cleared(conn, Clear(event.event.id))
         else:
             self._change(conn, self._fed[event.type](event))
 
-    def _change(self, conn: sqlite3.Connection, changes: Iterable[DocumentChange]) -> None:
+    def _change(self, conn: Connection, changes: Iterable[DocumentChange]) -> None:
         """Apply document changes: the table's own events', or a feed's."""
         for change in changes:
             self._change_one(conn, change)
 
-    def _change_one(self, conn: sqlite3.Connection, change: DocumentChange) -> None:
+    def _change_one(self, conn: Connection, change: DocumentChange) -> None:
         """Apply one change as it is (a derived table's own events name their documents by id)."""
+        rows = self.rows
         match change:
             case Put():
-                self.created(conn, change)
+                rows.created(conn, change)
             case Patch():
-                self.updated(conn, change)
+                rows.updated(conn, change)
             case Remove():
-                self.deleted(conn, change)
+                rows.deleted(conn, change)
             case Clear():
-                self.cleared(conn, change)
+                rows.cleared(conn, change)
 
-    def _created_json(self, conn: sqlite3.Connection, data: bytes) -> None:
+    def _created_json(self, conn: Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
         stores: its one encoding)."""
         try:
@@ -154,9 +186,9 @@ class DocumentTable(Rows, Projection):
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
             self._change_one(conn, of_event(self._decode_created(data)))
             return
-        self.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
+        self.rows.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 
-    def _fed_json(self, changes_of: Callable[[bytes], Iterable[DocumentChange]], conn: sqlite3.Connection,
+    def _fed_json(self, changes_of: Callable[[bytes], Iterable[DocumentChange]], conn: Connection,
                   data: bytes) -> None:  # fmt: skip
         """A rebuild's event of a feed that reads its JSON itself (a feed's `from_json`)."""
         self._change(conn, changes_of(data))

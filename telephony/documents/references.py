@@ -9,7 +9,6 @@ transaction of the removal. The declarations are `domain/references.py`'s.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from ..domain.events import events_of
 from ..domain.nouns import not_found
 from ..domain.references import Destination, Ref, Reference, codes_of, number_id
 from ..eventlog import NewEvent
+from ..eventlog.connection import Connection
 from . import reads
 
 Table = Mapping[str, Sequence[Reference]]
@@ -33,7 +33,7 @@ def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, An
     return out
 
 
-def check(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
+def check(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
           changed: Collection[str], names: Mapping[str, str] | None = None) -> None:  # fmt: skip
     """`problems`, refused as `Invalid` when there are any."""
     found = problems(conn, refs, customer_id, document, changed, names)
@@ -41,7 +41,7 @@ def check(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int,
         raise Invalid.of(found)
 
 
-def problems(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
+def problems(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
              changed: Collection[str], names: Mapping[str, str] | None = None) -> Problems:  # fmt: skip
     """Every record `document` names through a field in `changed` must be one of the customer's: a
     problem naming the field (by its name in `names`, the request's) for each that is not."""
@@ -61,7 +61,7 @@ def problems(conn: sqlite3.Connection, refs: Iterable[Reference], customer_id: i
     return out
 
 
-def _holders(conn: sqlite3.Connection, holder: str, ref: Reference, customer_id: int, kind: str,
+def _holders(conn: Connection, holder: str, ref: Reference, customer_id: int, kind: str,
              ids: list[Any]) -> list[dict]:  # fmt: skip
     """The customer's documents of `holder` that may name one of `ids` of `kind` through `ref`."""
     if isinstance(ref, Destination):
@@ -75,7 +75,7 @@ def _holders(conn: sqlite3.Connection, holder: str, ref: Reference, customer_id:
     return reads.holding(conn, holder, customer_id, {ref.field: values})
 
 
-def unlink(conn: sqlite3.Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
+def unlink(conn: Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
     """The update events that drop removed records (`ids` of `kind`) from every document of the
     customer naming them; documents removed with them are left alone. One event per document."""
     removed = list(dict.fromkeys(ids))

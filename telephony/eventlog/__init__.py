@@ -1,5 +1,6 @@
 """The append-only, hash-chained event log: the only source of truth."""
 
+from .connection import Connection
 from .log import LOG_FILE, EventLog
 from .records import (
     ANY_VERSION,
@@ -19,6 +20,7 @@ __all__ = [
     "LOG_FILE",
     "NO_STREAM",
     "ConcurrencyError",
+    "Connection",
     "Decision",
     "EventLog",
     "LogClosed",

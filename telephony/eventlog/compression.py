@@ -109,10 +109,7 @@ class Dictionaries:
 
 def _stored(conn: sqlite3.Connection, columns: str, before: int | None = None) -> list[tuple]:
     """Rows of the log's dictionaries (none when the log has no table for them yet, as an old log
-    opened read-only, or a PostgreSQL log, which stores events plain), of those trained before position
-    `before` when given."""
-    if not isinstance(conn, sqlite3.Connection):
-        return []
+    opened read-only), of those trained before position `before` when given."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'event_dictionaries'").fetchone() is None:
         return []
     where = "" if before is None else " WHERE trained_at < ?"

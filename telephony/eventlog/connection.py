@@ -1,17 +1,51 @@
-"""What a connection to the log carries beside its rows, handed in with it to every read and decision:
-the log's zstd dictionaries (its reads decompress with them) and the ids the open request's events
-have claimed but not yet written (`projections/sequences.py` gathers them, `next_id` reads them).
+"""What the connections of both drivers offer the code that runs in the log's transactions, and what
+a connection to the log carries beside its rows.
 
-Each is the state of one log or of one transaction, so it lives on the connection, never in a module
-or a thread-local: two logs in one process (two apps, a copy beside its source) keep theirs apart.
-"""
+The writer's connection (and a read connection of the log) is SQLite's `sqlite3.Connection`
+(`SqliteConnection`) or psycopg's behind `PgConnection`: statements with `?` placeholders, in
+transactions the code says itself (`BEGIN`, `COMMIT`, `SAVEPOINT`). Statements written in SQL both
+engines take (the log's reads, checkpoints, tracking) run on either; where a store's SQL differs, the
+code asks `dialect` which it speaks ("sqlite" or "postgresql") and takes that store's own.
+
+Each carries the log's zstd dictionaries (its reads decompress with them) and the ids the open
+request's events have claimed but not yet written (`projections/sequences.py` gathers them, `next_id`
+reads them): the state of one log or of one transaction lives on the connection, never in a module
+or a thread-local, so two logs in one process (two apps, a copy beside its source) keep theirs apart."""
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from .compression import MAGIC, Dictionaries
+
+
+class Cursor(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def fetchmany(self, size: int = ..., /) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Reading(Protocol):
+    """What a read of the log takes (a PostgreSQL log's `Snapshot` offers no more)."""
+
+    dialect: str
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor: ...
+
+
+class Connection(Reading, Protocol):
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any: ...
+
+    @property
+    def in_transaction(self) -> bool: ...
+
+    def close(self) -> None: ...
 
 
 class ConnectionState:
@@ -27,7 +61,13 @@ class ConnectionState:
         self.claimed = {}
 
 
-class LogConnection(sqlite3.Connection, ConnectionState):
+class SqliteConnection(sqlite3.Connection):
+    """A `sqlite3.Connection` that says its dialect (`sqlite3.connect(..., factory=SqliteConnection)`)."""
+
+    dialect = "sqlite"
+
+
+class LogConnection(SqliteConnection, ConnectionState):
     """A SQLite connection to the log's database (`store.connect` opens one)."""
 
 
@@ -43,3 +83,20 @@ def plain(conn: Any, stored: bytes) -> bytes:
     if stored[:4] != MAGIC:
         return stored
     return carried(conn).dictionaries.plain(stored)
+
+
+BYTES = {"sqlite": "BLOB", "postgresql": "BYTEA"}
+"""Each store's type of a column of bytes."""
+
+
+def begin(conn: Connection) -> None:
+    """Open a transaction that will write: SQLite takes its write lock at once (a reader's transaction
+    would fail to write later), as every PostgreSQL transaction may write."""
+    conn.execute("BEGIN IMMEDIATE" if conn.dialect == "sqlite" else "BEGIN")
+
+
+def has_table(conn: Connection, name: str) -> bool:
+    """Whether the database (PostgreSQL: the schemas of the search path) holds a table of this name."""
+    if conn.dialect == "sqlite":
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+    return conn.execute("SELECT to_regclass(?)", (name,)).fetchone()[0] is not None

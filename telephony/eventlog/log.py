@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,7 @@ from typing import Any, ClassVar, Protocol
 
 from ..clock import Clock
 from . import damage, store
-from .connection import carried
+from .connection import Connection, carried
 from .records import Metadata, NewEvent, RecordedEvent
 from .writer import Decide, GroupCommitWriter, ProjectionSink
 
@@ -41,7 +40,7 @@ class Projections(ProjectionSink, Protocol):
     """What the log needs from the projections in its database: bring them up to date at open, apply
     events inside the writer's transaction, record checkpoints, and the catalogue the events are read with."""
 
-    def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]: ...
+    def prepare(self, conn: Connection, *, progress: bool = True) -> list[str]: ...
 
 
 async def ready(conn: Any, projections: Projections, progress: bool) -> None:
@@ -58,7 +57,7 @@ async def ready(conn: Any, projections: Projections, progress: bool) -> None:
 class EventLog:
     """One SQLite log with its projections; open with `await EventLog.open(...)`, then `close()`."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, projections: Projections, clock: Clock,
+    def __init__(self, path: Path, conn: Connection, projections: Projections, clock: Clock,
                  max_batch: int) -> None:  # fmt: skip
         self.path = path
         self.projections = projections
@@ -79,7 +78,7 @@ class EventLog:
     """Whether other processes append to this log too: then its head is read from the store
     (`catch_up`); else this process makes every commit, and its followers are at the head already."""
 
-    def _connect_reader(self) -> sqlite3.Connection:
+    def _connect_reader(self) -> Connection:
         """The reading thread's own connection (sharing the writer's dictionaries: the log's)."""
         return store.connect(self.path, readonly=True, dictionaries=carried(self._conn).dictionaries)
 
@@ -123,7 +122,7 @@ class EventLog:
         (`keep=False` for bulk loads: nothing is returned, and followers read what they need)."""
         return await self._writer.submit(decide, meta or Metadata(), keep=keep)
 
-    async def query(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def query(self, work: Callable[[Connection], Any]) -> Any:
         """Run `work(conn)` on the writer's thread and connection (startup loads, maintenance)."""
         return await self._writer.run_sync(work)
 

@@ -1,6 +1,8 @@
-"""A PostgreSQL connection that takes the SQL the SQLite store writes: `?` placeholders, explicit
-transactions (autocommit, `BEGIN`/`COMMIT` said), `execute` on the connection. Statements written in
-the SQL both engines share (the log's reads, portable projections, decisions) run on either store.
+"""A PostgreSQL connection with the surface both stores' connections share (`connection.Connection`):
+`?` placeholders (the DB-API's qmark style, which SQLite's driver takes), explicit transactions
+(autocommit, `BEGIN`/`COMMIT` said), `execute` on the connection. Statements written in SQL both
+engines take (the log's reads, checkpoints, tracking) run on either store; PostgreSQL's own SQL is
+written beside SQLite's where they differ (`documents/postgresql/`, `pg_store`).
 
 psycopg 3 is the driver: its synchronous connection runs on the writer's thread, where decisions and
 projections run inside the append's transaction as they do on SQLite (see docs/postgresql.md)."""
@@ -28,20 +30,18 @@ def translate(sql: str) -> str:
 
 
 class PgConnection(ConnectionState):
-    """A psycopg connection in autocommit mode, with the surface of `sqlite3.Connection` the store uses
-    (and the state a connection to the log carries: a PostgreSQL log stores its events plain)."""
+    """A psycopg connection in autocommit mode, with the surface of `Connection` the store uses (and
+    the state a connection to the log carries: a PostgreSQL log stores its events plain)."""
 
     dialect = "postgresql"
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.raw = psycopg.connect(url, autocommit=True)
-        self.raw.adapters.register_dumper(str, StrDumper)  # text, not untyped: see dialects.pg_functions
+        self.raw.adapters.register_dumper(str, StrDumper)  # bound as text (psycopg's default leaves it untyped)
         self.carry()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
-        if sql == "BEGIN IMMEDIATE":  # SQLite's write transaction: every PostgreSQL one may write
-            sql = "BEGIN"
         return self.raw.execute(translate(sql), tuple(params)) if params else self.raw.execute(sql)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor:
@@ -63,7 +63,7 @@ def is_postgresql(url: str) -> bool:
 
 
 class Snapshot:
-    """A PostgreSQL log read at one moment, with the surface of a read-only `sqlite3.Connection` the
+    """A PostgreSQL log read at one moment, with the surface of a read-only `Connection` the
     store's reads use: one `REPEATABLE READ` transaction, each statement's rows streamed from a
     server-side cursor (`store.raw_chunks` fetches a chunk at a time; the rows are never all in memory).
     `telephony replay --out` copies a PostgreSQL log from one."""

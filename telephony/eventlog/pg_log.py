@@ -1,6 +1,6 @@
 """The event log on PostgreSQL: the same facade as the SQLite `EventLog`, shared by several processes.
 
-Appends go through the same group-commit writer, on a psycopg connection: each batch takes the commit
+Appends go through the same group-commit writer (`pg_writer`), on a psycopg connection: each batch takes the commit
 lock (`pg_store.lock`), reads the head, appends, and says its new head with `NOTIFY` as it commits.
 Every process listens: a commit of another process (or a gap before its own) is read from the log by
 position and handed to the commit followers (in-memory projections) in order, so each process's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,39 +20,27 @@ import psycopg
 
 from ..clock import Clock
 from . import pg_store, store
-from .compression import Packer
 from .log import EventLog, Projections, ready
 from .pg_connection import PgConnection
+from .pg_writer import PgGroupCommitWriter
 from .records import RecordedEvent
-from .writer import GroupCommitWriter
 
 log = logging.getLogger(__name__)
 
 
-class _Plain(Packer):
-    """Stores every event's JSON as it is: PostgreSQL compresses large values itself."""
+class _Read:
+    """A read of the head that begins once the one before it has ended."""
 
-    def __init__(self) -> None:
-        self._compressor, self._next_training = None, sys.maxsize
+    def __init__(self, before: _Read | None, read: Callable[[], Awaitable[int]]) -> None:
+        self.begun = False
+        self.task = asyncio.ensure_future(self._run(before, read))
 
-
-class PgGroupCommitWriter(GroupCommitWriter):
-    """Group commit whose batches take the commit lock and read the head another process may have moved."""
-
-    def _make_packer(self, conn: Any) -> Packer:
-        return _Plain()
-
-    def _begin(self, conn: Any) -> None:
-        conn.execute("BEGIN")
-        pg_store.lock(conn)
-        self._position, self._hash = store.head(conn)
-
-    def _commit(self, conn: Any) -> None:
-        pg_store.notify(conn, self._position)
-        conn.execute("COMMIT")
-
-    def _committed(self, conn: Any) -> None:
-        pass
+    async def _run(self, before: _Read | None, read: Callable[[], Awaitable[int]]) -> int:
+        if before is not None:
+            with contextlib.suppress(Exception):
+                await before.task
+        self.begun = True
+        return await read()
 
 
 class PgEventLog(EventLog):
@@ -60,6 +48,7 @@ class PgEventLog(EventLog):
     `path` is empty (no file holds it): `url` says where it lies."""
 
     _writer_class = PgGroupCommitWriter
+    _writer: PgGroupCommitWriter
     shared = True
 
     def __init__(self, url: str, conn: Any, projections: Projections, clock: Clock, max_batch: int) -> None:
@@ -67,6 +56,7 @@ class PgEventLog(EventLog):
         super().__init__(Path(), conn, projections, clock, max_batch)
         self._following = asyncio.Lock()
         self._listener: asyncio.Task[None] | None = None
+        self._head_read: _Read | None = None
 
     @classmethod
     async def open_url(
@@ -90,7 +80,8 @@ class PgEventLog(EventLog):
         try:
             async for notice in listening.notifies():
                 with contextlib.suppress(ValueError):
-                    await self._after_commit([], int(notice.payload))
+                    if (head := int(notice.payload)) > self._writer.committed:  # the writer follows its own
+                        await self._after_commit([], head)
         finally:
             await listening.close()
 
@@ -108,9 +99,15 @@ class PgEventLog(EventLog):
 
     async def catch_up(self) -> None:
         """Wait for the followers to reach the head the database has now (other processes' commits
-        reach them through the listener)."""
-        head = await asyncio.get_running_loop().run_in_executor(self._reads, lambda: store.head(self._read_conn)[0])
-        await self.wait_beyond(head - 1)
+        reach them through the listener). The head is read by a read that begins after this call; the
+        callers that come while one read is under way share the next (one read per round trip under
+        load, not one per request)."""
+        if self._head_read is None or self._head_read.begun:
+            self._head_read = _Read(self._head_read, self._read_head)
+        await self.wait_beyond(await asyncio.shield(self._head_read.task) - 1)
+
+    async def _read_head(self) -> int:
+        return await asyncio.get_running_loop().run_in_executor(self._reads, lambda: store.head(self._read_conn)[0])
 
     async def close(self) -> None:
         await self._writer.close()

@@ -18,7 +18,7 @@ from ..datadir import DataDirUnusable
 from ..domain.events import EVENTS, Catalogue, Event
 from . import compression
 from .compression import Dictionaries
-from .connection import LogConnection, plain
+from .connection import Connection, LogConnection, Reading, plain
 from .records import Metadata, RecordedEvent, UnreadableEvent
 
 SCHEMA = """
@@ -94,7 +94,7 @@ def _open_readonly(path: Path) -> LogConnection:
 
 
 @contextmanager
-def reading(conn: sqlite3.Connection) -> Iterator[None]:
+def reading(conn: Connection) -> Iterator[None]:
     """One read transaction: every read of `conn` within sees the database of one moment (in WAL mode,
     whatever a writer commits meanwhile)."""
     conn.execute("BEGIN")
@@ -104,24 +104,24 @@ def reading(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
-def head(conn: sqlite3.Connection) -> tuple[int, bytes]:
+def head(conn: Connection) -> tuple[int, bytes]:
     """The last position and its hash (0 and the genesis hash for an empty log)."""
     row = conn.execute("SELECT position, hash FROM events ORDER BY position DESC LIMIT 1").fetchone()
     return (row[0], row[1]) if row else (0, bytes(32))
 
 
-def stream_version(conn: sqlite3.Connection, stream: str) -> int:
+def stream_version(conn: Connection, stream: str) -> int:
     row = conn.execute("SELECT max(version) FROM events WHERE stream = ?", (stream,)).fetchone()
     return row[0] or 0
 
 
-def opened_at(conn: sqlite3.Connection, stream: str) -> int | None:
+def opened_at(conn: Connection, stream: str) -> int | None:
     """The position of a stream's first event; None while it has none."""
     row = conn.execute("SELECT position FROM events WHERE stream = ? AND version = 1", (stream,)).fetchone()
     return row[0] if row else None
 
 
-def stream_events(conn: sqlite3.Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
+def stream_events(conn: Connection, stream: str, catalogue: Catalogue = EVENTS) -> list[Event]:
     """A stream's typed events in version order: what a decision folds."""
     rows = conn.execute("SELECT type, schema, data FROM events WHERE stream = ? ORDER BY version", (stream,))
     return [catalogue.read(type_, schema, plain(conn, data)) for type_, schema, data in rows]
@@ -170,7 +170,7 @@ def without_envelope(event: RecordedEvent) -> RecordedEvent:
 
 
 def raw_chunks(
-    conn: sqlite3.Connection,
+    conn: Reading,
     *,
     after: int = 0,
     until: int | None = None,
@@ -214,7 +214,7 @@ SCANNED_SPAN = 2000
 
 
 def rows_after(
-    conn: sqlite3.Connection, after: int, until: int, *, types: list[str] | None = None, limit: int = 1000
+    conn: Connection, after: int, until: int, *, types: list[str] | None = None, limit: int = 1000
 ) -> list[tuple]:
     """Up to `limit` stored rows after `after` and up to `until` (of `types`), in position order: one
     short read that holds no transaction open between chunks (followers page through the log with it).
@@ -227,7 +227,7 @@ def rows_after(
     if not types:
         return conn.execute(sql + " ORDER BY position LIMIT ?", (after, until, limit)).fetchall()
     if until - after <= SCANNED_SPAN:
-        unindexed = "+type" if isinstance(conn, sqlite3.Connection) else "type"  # SQLite: read as it lies
+        unindexed = "+type" if conn.dialect == "sqlite" else "type"  # SQLite: read as it lies
         chosen = sql + f" AND {unindexed} IN ({','.join('?' * len(types))}) ORDER BY position LIMIT ?"
         return conn.execute(chosen, (after, until, *types, limit)).fetchall()
     by_type = "SELECT position FROM events WHERE type = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?"
@@ -239,18 +239,18 @@ def rows_after(
     return conn.execute(chosen, positions).fetchall()
 
 
-def raw_rows(conn: sqlite3.Connection, **filters) -> Iterator[tuple]:
+def raw_rows(conn: Connection, **filters) -> Iterator[tuple]:
     """Stored rows in position order, filtered as `raw_chunks`, one by one."""
     for rows in raw_chunks(conn, **filters):
         yield from rows
 
 
-def read_events(conn: sqlite3.Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
+def read_events(conn: Connection, catalogue: Catalogue = EVENTS, **filters) -> Iterator[RecordedEvent]:
     for row in raw_rows(conn, **filters):
         yield decode_row(row, catalogue, conn=conn)
 
 
-def count(conn: sqlite3.Connection, after: int = 0, until: int | None = None) -> int:
+def count(conn: Connection, after: int = 0, until: int | None = None) -> int:
     sql, args = "SELECT count(*) FROM events WHERE position > ?", [after]
     if until is not None:
         sql += " AND position <= ?"

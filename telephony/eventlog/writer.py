@@ -11,11 +11,10 @@ commits (in-memory projections) have seen it.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -23,12 +22,12 @@ from ..clock import Clock
 from ..domain.events import Catalogue
 from . import store
 from .compression import Packer
-from .connection import carried
+from .connection import Connection, LogConnection, carried
 from .hashing import canonical_bytes, chain_hash
 from .records import ANY_VERSION, ConcurrencyError, LogClosed, Metadata, NewEvent, RecordedEvent
 from .wal import WalBound
 
-Decide = Callable[[sqlite3.Connection], Iterable[NewEvent]]
+Decide = Callable[[Connection], Iterable[NewEvent]]
 _encode = msgspec.json.encode
 T = TypeVar("T")
 
@@ -39,11 +38,11 @@ class Decision(Generic[T]):
     request of the same batch may already have changed. `result` is set when the writer runs it:
     read it once `transact` has returned."""
 
-    def __init__(self, decide: Callable[[sqlite3.Connection], tuple[Iterable[NewEvent], T]]) -> None:
+    def __init__(self, decide: Callable[[Connection], tuple[Iterable[NewEvent], T]]) -> None:
         self._decide = decide
         self._decided: tuple[T] | None = None
 
-    def __call__(self, conn: sqlite3.Connection) -> Iterable[NewEvent]:
+    def __call__(self, conn: Connection) -> Iterable[NewEvent]:
         events, result = self._decide(conn)
         self._decided = (result,)
         return events
@@ -61,18 +60,18 @@ class ProjectionSink(Protocol):
 
     catalogue: Catalogue
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None: ...
+    def apply(self, conn: Connection, event: RecordedEvent) -> None: ...
 
     def gather(self) -> None:
         """A request's events follow: changes to one row may be added up until `gathered`."""
 
-    def gathered(self, conn: sqlite3.Connection) -> None:
+    def gathered(self, conn: Connection) -> None:
         """The request's events are applied: write what was added up."""
 
-    def forget(self, conn: sqlite3.Connection) -> None:
+    def forget(self, conn: Connection) -> None:
         """The request failed: drop what was added up."""
 
-    def checkpoint(self, conn: sqlite3.Connection, position: int) -> None: ...
+    def checkpoint(self, conn: Connection, position: int) -> None: ...
 
 
 AfterCommit = Callable[[list[RecordedEvent], int], Awaitable[None]]
@@ -91,7 +90,7 @@ class _Request:
 class GroupCommitWriter:
     """Owns the write connection and the one thread that uses it."""
 
-    def __init__(self, conn: sqlite3.Connection, sink: ProjectionSink, clock: Clock, after_commit: AfterCommit,
+    def __init__(self, conn: Connection, sink: ProjectionSink, clock: Clock, after_commit: AfterCommit,
                  *, max_batch: int = 512) -> None:  # fmt: skip
         self._conn = conn
         self._sink = sink
@@ -127,7 +126,7 @@ class GroupCommitWriter:
         self._queue.put_nowait(_Request(decide, meta, keep, future))
         return await asyncio.shield(future)
 
-    async def run_sync(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+    async def run_sync(self, work: Callable[[Connection], Any]) -> Any:
         """Run `work(conn)` on the writer thread (for maintenance such as rebuilds)."""
         return await asyncio.get_running_loop().run_in_executor(self._executor, work, self._conn)
 
@@ -168,20 +167,44 @@ class GroupCommitWriter:
                 else:
                     request.future.set_result(result)
 
-    def _make_packer(self, conn: sqlite3.Connection) -> Packer:
-        self.wal = WalBound(conn)
-        return Packer(conn, carried(conn).dictionaries)
+    def _make_packer(self, conn: Connection) -> Packer:
+        sqlite = cast(LogConnection, conn)  # this writer's (a PostgreSQL log's writer has its own)
+        self.wal = WalBound(sqlite)
+        return Packer(sqlite, carried(sqlite).dictionaries)
 
-    def _begin(self, conn: sqlite3.Connection) -> None:
+    def _begin(self, conn: Connection) -> None:
         """Open the batch's transaction (a store that other processes write also reads the head here)."""
         conn.execute("BEGIN IMMEDIATE")
 
-    def _commit(self, conn: sqlite3.Connection) -> None:
+    def _sent(self, conn: Connection) -> None:
+        """A request's statements are all sent (a store that sends them ahead of their answers learns
+        here whether one failed, so the request's savepoint takes it back)."""
+
+    def _undo(self, conn: Connection, failure: Exception) -> Exception:
+        """Take a failed request back to its savepoint; what its caller is answered with."""
+        conn.execute("ROLLBACK TO request")
+        conn.execute("RELEASE request")
+        return failure
+
+    def _version(self, conn: Connection, new: NewEvent) -> int:
+        """The version a stream is at, before a new event of it."""
+        return store.stream_version(conn, new.stream)
+
+    def _abandon(self, conn: Connection) -> None:
+        """Roll the batch back (it failed as a whole)."""
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def _commit(self, conn: Connection) -> None:
         conn.execute("COMMIT")
 
-    def _committed(self, conn: sqlite3.Connection) -> None:
+    def _appended(self, conn: Connection, position: int) -> None:
+        """An event was appended at `position` (the SQLite log trains its next dictionary in time)."""
+        self._packer.appended(cast(LogConnection, conn), position)
+
+    def _committed(self, conn: Connection) -> None:
         """After a durable commit, on the writer's thread."""
-        self.wal.committed(conn)
+        self.wal.committed(cast(LogConnection, conn))
 
     def _write_batch(self, batch: list[_Request]) -> list[list[RecordedEvent] | BaseException]:
         conn = self._conn
@@ -196,23 +219,22 @@ class GroupCommitWriter:
                 saved, packed = (self._position, self._hash), packer.mark()
                 sink.gather()
                 try:
-                    results.append(self._append(request.decide(conn), request.meta, request.keep))
+                    appended = self._append(request.decide(conn), request.meta, request.keep)
                     sink.gathered(conn)
+                    self._sent(conn)
                     conn.execute("RELEASE request")
+                    results.append(appended)
                 except Exception as exc:
                     sink.forget(conn)
-                    conn.execute("ROLLBACK TO request")
-                    conn.execute("RELEASE request")
+                    results.append(self._undo(conn, exc))
                     packer.rollback(packed)
                     self._position, self._hash = saved
-                    results.append(exc)
             if self._position != start_position:
                 sink.checkpoint(conn, self._position)
             self._commit(conn)
         except Exception as exc:
             sink.forget(conn)
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            self._abandon(conn)
             self._position, self._hash = start_position, start_hash
             packer.rollback(packed_at_start)
             return [exc] * len(batch)
@@ -226,7 +248,7 @@ class GroupCommitWriter:
         catalogue = self._sink.catalogue
         out: list[RecordedEvent] = []
         for new in events:
-            current = store.stream_version(conn, new.stream)
+            current = self._version(conn, new)
             if new.expected_version != ANY_VERSION and new.expected_version != current:
                 raise ConcurrencyError(new.stream, new.expected_version, current)
             type_, schema, data_bytes = catalogue.written(new.event)
@@ -251,7 +273,7 @@ class GroupCommitWriter:
                 ),
             )
             self._position, self._hash = position, digest
-            self._packer.appended(conn, position)
+            self._appended(conn, position)
             recorded = RecordedEvent(
                 position=position,
                 stream=new.stream,

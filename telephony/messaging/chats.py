@@ -10,7 +10,6 @@ from the operator), and after `duration` seconds (else 30 s after its last messa
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from ..domain.errors import Invalid, Unknown
 from ..domain.events import RESOURCES
 from ..domain.events.messaging import CHAT, ChatCreated
 from ..eventlog import Decision, NewEvent
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 
 ACTIVE, ENDED, MISSED = (CHAT_STATE.to_code(name) for name in ("active", "ended", "missed"))
@@ -43,7 +43,7 @@ def started(customer_id: int, visitor: dict[str, Any], messages: Sequence[tuple[
             ) -> Decision[dict[str, Any]]:  # fmt: skip
     """A chat, its messages, and when it ends."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         at = now()
         if not customer_exists(conn, customer_id):
             raise Unknown(f"Customer {customer_id} not found")
@@ -75,7 +75,7 @@ def started(customer_id: int, visitor: dict[str, Any], messages: Sequence[tuple[
 def ended(customer_id: int, chat_id: int, plan: Ending, now: Callable[[], float]) -> Decision[None]:
     """The chat is over: `ended`, with how long it lasted."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], None]:
         current = reads.documents(conn, "chat", [chat_id], customer_id).get(chat_id)
         if current is None:
             raise Unknown(f"Chat {chat_id} not found")

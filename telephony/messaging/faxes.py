@@ -8,7 +8,6 @@ has a `fax_email`, a mail with the PDF attached (through the mailer: SMTP when s
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Annotated
 
 import msgspec
@@ -24,6 +23,7 @@ from ..domain.events import RESOURCES
 from ..domain.schemas import Fax
 from ..domain.types import E164
 from ..eventlog import Decision, NewEvent
+from ..eventlog.connection import Connection
 from ..keys import ACCOUNTS, CLOCK, EVENT_LOG, READER
 from ..mail import fax_document
 from ..projections.sequences import next_id
@@ -45,7 +45,7 @@ async def inbound_fax(request: web.Request) -> web.Response:
     dialled = ddi["id"]
     mailer, received = request.app[ACCOUNTS].mailer, wire_time(request.app[CLOCK].now())
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict]:
         fax_id = next_id(conn, "fax")
         record = {"id": fax_id, "charge": 0.0, "created_at": received, "filename": f"fax-{fax_id}.pdf",
                   "from": phone.e164(body.from_), "pages": body.pages, "status": RECEIVED, "to": dialled,

@@ -8,12 +8,12 @@ import msgspec
 
 from ..api.errors import BadRequest, NotFound
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import phone
 from ..domain.nouns import not_found
 
 
-async def receiving_number(reader: Reader, to: str, takes: str, what: str) -> tuple[int, dict[str, Any]]:
+async def receiving_number(reader: ReadStore, to: str, takes: str, what: str) -> tuple[int, dict[str, Any]]:
     """The customer and the record of the number `to`, which must take messages of its flag `takes`
     (`sms_enabled`, `fax_enabled`): a number nobody has is a 404, one that does not take `what` (SMS,
     faxes) a 400 naming `to`."""

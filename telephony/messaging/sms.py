@@ -14,7 +14,6 @@ dispatcher delivers it as the spec's `sms.received`.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from ..domain.errors import Invalid, Unknown, Unmet
 from ..domain.events.messaging import SMS, SmsCreated, SmsSteps
 from ..domain.sms import Delivery, counted
 from ..eventlog import Decision, NewEvent
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 
 KIND = "sms"
@@ -36,13 +36,13 @@ SENT, DELIVERED, FAILED, QUEUED, RECEIVED = "SENT", "DELIVERED", "FAILED", "QUEU
 USER_TARGET = TARGET_TYPE.to_code("user")
 
 
-def _numbers(conn: sqlite3.Connection, customer_id: int) -> list[dict[str, Any]]:
+def _numbers(conn: Connection, customer_id: int) -> list[dict[str, Any]]:
     """The customer's SMS-enabled numbers, oldest first."""
     found = [d for d in reads.every_document(conn, "ddi", customer_id) if d.get("sms_enabled")]
     return sorted(found, key=lambda d: (d.get("created_at") or "", d["id"]))
 
 
-def sender(conn: sqlite3.Connection, customer_id: int, user: dict[str, Any], requested: str | None) -> str:
+def sender(conn: Connection, customer_id: int, user: dict[str, Any], requested: str | None) -> str:
     """The number an SMS of `user` goes from."""
     numbers = _numbers(conn, customer_id)
     if requested is not None:
@@ -73,7 +73,7 @@ def send(out: Outgoing, pricing: Any, plan: Callable[[int], Delivery], now: Call
          ) -> Decision[dict[str, Any]]:  # fmt: skip
     """An SMS sent by a user: its record, queued, its plan, and its charge."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         at = now()
         origin = sender(conn, out.customer_id, out.user, out.requested)
         text = counted(out.text)
@@ -101,7 +101,7 @@ def receive(customer_id: int, ddi: dict[str, Any], from_: str, text: str, caller
             ) -> Decision[dict[str, Any]]:  # fmt: skip
     """An SMS received on one of the customer's numbers: its record, and its mail to `sms_email`."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         at = now()
         sms_id = next_id(conn, KIND)
         user_id = ddi.get("target_id") if ddi.get("target_type") == USER_TARGET else None
@@ -126,7 +126,7 @@ def receive(customer_id: int, ddi: dict[str, Any], from_: str, text: str, caller
 def stepped(customer_id: int, sms_id: int, steps: SmsSteps, now: Callable[[], float]) -> Decision[None]:
     """The SMS's next state, when it is due: sent, then delivered or failed."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], None]:
         at = now()
         current = reads.documents(conn, KIND, [sms_id], customer_id).get(sms_id)
         if current is None:

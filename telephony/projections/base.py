@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from ..domain.events import Event, tag_of
+from ..eventlog.connection import Connection
 from ..eventlog.records import RecordedEvent
 
 
@@ -35,7 +35,7 @@ class Projection:
     break on replay."""
     rebuilding: bool = False
     """True while a rebuild replays the log: rows and aggregates may then wait for `settle`."""
-    replays_json: Mapping[str, Callable[[sqlite3.Connection, bytes], None]] = {}
+    replays_json: Mapping[str, Callable[[Connection, bytes], None]] = {}
     """Event types a rebuild may hand over as their data's stored JSON, undecoded, with what takes it:
     a projection that keeps part of an event as it was written, or reads only a few of its fields,
     need not decode all of it. Used while `rebuilding` only, for types no upcaster may change; `apply`
@@ -58,13 +58,13 @@ class Projection:
         digest = hashlib.sha256(repr(self.declaration()).encode()).hexdigest()[:16]
         return f"{self.version}:{digest}"
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         raise NotImplementedError
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         raise NotImplementedError
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: Connection) -> None:
         """Write the rows a rebuild held back and settle aggregates; a rebuild calls it after the replay."""
 
     gathering: bool = False
@@ -72,17 +72,17 @@ class Projection:
     count, a sequence) may add the changes up and write them once, at `gathered`. PostgreSQL slows on a
     row updated again and again in one transaction: each update leaves a version only the commit frees."""
 
-    def gathered(self, conn: sqlite3.Connection) -> None:
+    def gathered(self, conn: Connection) -> None:
         """Write what was added up while `gathering` (at the request's end, inside its savepoint)."""
 
-    def forget(self, conn: sqlite3.Connection) -> None:
+    def forget(self, conn: Connection) -> None:
         """Drop what was added up while `gathering` (the request failed)."""
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def index(self, conn: Connection) -> None:
         """Create secondary indexes; a rebuild calls it after `settle`: sorting once at the end is much
         cheaper than keeping indexes up to date row by row. SQLite derives an index from the rows, so
         a rebuild made only to compare rows leaves them out."""
 
-    def drop(self, conn: sqlite3.Connection) -> None:
+    def drop(self, conn: Connection) -> None:
         for table in self.tables:
             conn.execute(f'DROP TABLE IF EXISTS "{table}"')

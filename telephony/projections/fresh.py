@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..datadir import DataDirBusy
 from ..eventlog import store
+from ..eventlog.connection import SqliteConnection
 from .runner import Projections
 
 FRESH_SETTINGS = ("journal_mode=OFF", "synchronous=OFF", "temp_store=MEMORY", f"mmap_size={store.MAPPED}")
@@ -37,7 +38,7 @@ def rebuild_file(path: Path, projections: Projections, *, progress: bool = True)
             raise DataDirBusy(f"{path} is being read by another process: its WAL cannot be folded in (retry)")
         log.execute(f"PRAGMA mmap_size={store.MAPPED}")
         os.close(os.open(building, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
-        conn = sqlite3.connect(building, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(building, isolation_level=None, check_same_thread=False, factory=SqliteConnection)
         try:
             for setting in FRESH_SETTINGS:
                 conn.execute(f"PRAGMA {setting}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
+
+from ..eventlog.connection import Connection
 
 Key = TypeVar("Key")
 Held = TypeVar("Held")
@@ -26,12 +27,12 @@ class HeldRows(dict[Key, Held]):
         self._insert = insert
         self._row = row
 
-    def hold(self, conn: sqlite3.Connection, key: Key, held: Held) -> None:
+    def hold(self, conn: Connection, key: Key, held: Held) -> None:
         self[key] = held
         if len(self) >= LIMIT:
             self.flush(conn)
 
-    def flush(self, conn: sqlite3.Connection) -> None:
+    def flush(self, conn: Connection) -> None:
         if not self:
             return
         row = self._row

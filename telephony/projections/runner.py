@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import sqlite3
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -15,7 +14,7 @@ from tqdm import tqdm
 
 from ..domain.events import EVENTS, Catalogue
 from ..eventlog import store
-from ..eventlog.connection import plain
+from ..eventlog.connection import Connection, plain
 from ..eventlog.records import RecordedEvent, UnreadableEvent
 from . import pg_rebuild
 from .base import Projection
@@ -33,7 +32,7 @@ SECURE_DELETE = {0: "OFF", 1: "ON", 2: "FAST"}
 
 
 @contextmanager
-def _bulk_settings(conn: sqlite3.Connection) -> Iterator[None]:
+def _bulk_settings(conn: Connection) -> Iterator[None]:
     """A rebuild need not survive a power cut (an unfinished one is redone at the next start), so it
     commits without waiting for the disk (NORMAL: in WAL mode the file stays consistent, and the log
     itself is never written here) and sorts in a larger cache. It drops the old tables without zeroing
@@ -82,7 +81,7 @@ class Projections:
             for type_ in projection.tags:
                 self._by_type[type_].append(projection)
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         """Apply a live event; projections that do not read the envelope see it without one, as on replay."""
         content = None
         for projection in self._by_type.get(event.type, ()):
@@ -101,20 +100,20 @@ class Projections:
         for projection in self._gatherers:
             projection.gathering = True
 
-    def gathered(self, conn: sqlite3.Connection) -> None:
+    def gathered(self, conn: Connection) -> None:
         for projection in self._gatherers:
             projection.gathering = False
             projection.gathered(conn)
 
-    def forget(self, conn: sqlite3.Connection) -> None:
+    def forget(self, conn: Connection) -> None:
         for projection in self._gatherers:
             projection.gathering = False
             projection.forget(conn)
 
-    def checkpoint(self, conn: sqlite3.Connection, position: int) -> None:
+    def checkpoint(self, conn: Connection, position: int) -> None:
         conn.execute("UPDATE projection_checkpoints SET position = ?", (position,))
 
-    def stale(self, conn: sqlite3.Connection) -> list[Projection]:
+    def stale(self, conn: Connection) -> list[Projection]:
         """Projections whose stored version differs from their code, or that lag behind the log."""
         conn.execute(CHECKPOINTS)
         stored = {
@@ -123,10 +122,10 @@ class Projections:
         last, _ = store.head(conn)
         return [p for p in self.all if stored.get(p.name) != (p.fingerprint, last)]
 
-    def prepare(self, conn: sqlite3.Connection, *, progress: bool = True) -> list[str]:
+    def prepare(self, conn: Connection, *, progress: bool = True) -> list[str]:
         """Create missing tables and rebuild stale projections; returns the names rebuilt. On a
         PostgreSQL log, with `pg_rebuild`."""
-        if not isinstance(conn, sqlite3.Connection):
+        if conn.dialect == "postgresql":
             pg_stale = pg_rebuild.stale(conn, self.all)
             if pg_stale:
                 pg_rebuild.rebuild(conn, self, pg_stale)
@@ -138,12 +137,12 @@ class Projections:
 
     def rebuild(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         projections: Iterable[Projection] | None = None,
         *,
         until: int | None = None,
         progress: bool = True,
-        log: sqlite3.Connection | None = None,
+        log: Connection | None = None,
         indexes: bool = True,
         watch: Callable[[tuple], bytes] | None = None,
     ) -> int:
@@ -168,7 +167,7 @@ class Projections:
             conn.execute("COMMIT")
             return last
 
-    def _replay(self, conn: sqlite3.Connection, log: sqlite3.Connection, targets: list[Projection],
+    def _replay(self, conn: Connection, log: Connection, targets: list[Projection],
                 until: int | None, progress: bool, watch: Callable[[tuple], bytes] | None = None) -> int:  # fmt: skip
         """Recreate `targets` and feed them the log up to `until`, leaving the last transaction open."""
         subset = Projections(targets, self.catalogue)
@@ -203,7 +202,7 @@ class Projections:
             bar.update(last - bar.n)
         return last
 
-    def _apply_rows(self, conn: sqlite3.Connection, log: sqlite3.Connection, rows: list[tuple],
+    def _apply_rows(self, conn: Connection, log: Connection, rows: list[tuple],
                     watch: Callable[[tuple], bytes] | None = None) -> None:  # fmt: skip
         """Decode stored rows (read from `log`) and apply each to the projections of its type (the rebuild's hot loop);
         a projection that takes a type as stored JSON (`replays_json`) is handed it undecoded. Rows
@@ -240,7 +239,7 @@ class Projections:
         return found
 
     @staticmethod
-    def _checkpoint_names(conn: sqlite3.Connection, targets: Sequence[Projection], position: int) -> None:
+    def _checkpoint_names(conn: Connection, targets: Sequence[Projection], position: int) -> None:
         conn.executemany(
             "UPDATE projection_checkpoints SET position = ? WHERE name = ?",
             [(position, p.name) for p in targets],

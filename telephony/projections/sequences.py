@@ -8,7 +8,6 @@ there are not handed out again. Events of the `claiming` types name the ids they
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -18,7 +17,7 @@ import msgspec
 from ..domain.events import EVENTS, Event, events_of
 from ..domain.events.log import SequenceReserved
 from ..eventlog import RecordedEvent
-from ..eventlog.connection import carried
+from ..eventlog.connection import Connection, carried
 from .base import Projection
 
 
@@ -45,10 +44,10 @@ class Sequences(Projection):
         self.replays_json = {tag: partial(self._made_json, kind) for tag, kind in self._made.items()}
         self._highest: dict[str, int] = {}
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL)")
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         match event.event:
             case SequenceReserved(kind=kind, last=last):
                 self._claim(conn, kind, last)
@@ -59,7 +58,7 @@ class Sequences(Projection):
                 for kind, ids in getattr(claiming, "claims", {}).items():
                     self._claim(conn, kind, max(ids))
 
-    def _made_json(self, kind: str, conn: sqlite3.Connection, data: bytes) -> None:
+    def _made_json(self, kind: str, conn: Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, of whose data only the id is read."""
         try:
             id_ = _identified(data).id
@@ -68,7 +67,7 @@ class Sequences(Projection):
         if isinstance(id_, int):
             self._claim(conn, kind, id_)
 
-    def _claim(self, conn: sqlite3.Connection, kind: str, id_: int) -> None:
+    def _claim(self, conn: Connection, kind: str, id_: int) -> None:
         """While a request's events are applied (`gathering`), the highest id each kind's events claim
         is kept on the writer's connection, written at the request's end, and read by `next_id` in the
         same request (a decision may go on deciding after its first events are applied)."""
@@ -79,36 +78,36 @@ class Sequences(Projection):
         else:
             self._raise(conn, kind, id_)
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: Connection) -> None:
         for kind, highest in self._highest.items():
             self._raise(conn, kind, highest)
         self._highest.clear()
 
-    def gathered(self, conn: sqlite3.Connection) -> None:
+    def gathered(self, conn: Connection) -> None:
         claimed = carried(conn).claimed
         for kind, highest in claimed.items():
             self._raise(conn, kind, highest)
         claimed.clear()
 
-    def forget(self, conn: sqlite3.Connection) -> None:
+    def forget(self, conn: Connection) -> None:
         carried(conn).claimed.clear()
 
     @staticmethod
-    def _raise(conn: sqlite3.Connection, kind: str, highest: int) -> None:
+    def _raise(conn: Connection, kind: str, highest: int) -> None:
         conn.execute(
             "INSERT INTO sequences VALUES (?, ?) ON CONFLICT (kind) "
-            "DO UPDATE SET last = max(sequences.last, excluded.last)",
+            "DO UPDATE SET last = excluded.last WHERE excluded.last > sequences.last",
             (kind, highest),
         )
 
 
-def next_id(conn: sqlite3.Connection, kind: str, first: int = 1) -> int:
+def next_id(conn: Connection, kind: str, first: int = 1) -> int:
     """The next free id of `kind` (call inside the writer's transaction, on its connection)."""
     row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
     last = max(row[0] if row else 0, carried(conn).claimed.get(kind, 0))
     return max(first, last + 1)
 
 
-def highest(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+def highest(conn: Connection) -> list[tuple[str, int]]:
     """(kind, highest id ever allocated) of every kind that has allocated one, by kind."""
     return [(kind, last) for kind, last in conn.execute("SELECT kind, last FROM sequences ORDER BY kind")]

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..eventlog.connection import BYTES, Connection, begin, has_table
 from .memory import MemoryProjection, MemoryProjections
 
 log = logging.getLogger(__name__)
@@ -31,8 +31,8 @@ CREATE TABLE IF NOT EXISTS memory_snapshots (
     name        TEXT    PRIMARY KEY,
     fingerprint TEXT    NOT NULL,
     position    INTEGER NOT NULL,
-    hash        BLOB    NOT NULL,
-    state       BLOB    NOT NULL
+    hash        {bytes} NOT NULL,
+    state       {bytes} NOT NULL
 )
 """
 
@@ -50,7 +50,7 @@ def take(memory: MemoryProjections) -> list[Snapshot]:
     return [Snapshot(p.name, p.fingerprint, memory.position, p.pack()) for p in memory.kept]
 
 
-def save(conn: sqlite3.Connection, snapshots: Iterable[Snapshot]) -> int:
+def save(conn: Connection, snapshots: Iterable[Snapshot]) -> int:
     """Write snapshots in one transaction, each with the hash of the event at its position; the count
     written (none before the first event)."""
     rows = []
@@ -59,8 +59,8 @@ def save(conn: sqlite3.Connection, snapshots: Iterable[Snapshot]) -> int:
         if found is not None:
             rows.append((snapshot.name, snapshot.fingerprint, snapshot.position, found[0], snapshot.state))
     if rows:
-        conn.execute(SCHEMA)
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(SCHEMA.format(bytes=BYTES[conn.dialect]))
+        begin(conn)
         try:
             conn.executemany(
                 "INSERT INTO memory_snapshots VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET fingerprint = "
@@ -74,9 +74,9 @@ def save(conn: sqlite3.Connection, snapshots: Iterable[Snapshot]) -> int:
     return len(rows)
 
 
-def load(conn: sqlite3.Connection, projections: Iterable[MemoryProjection]) -> list[Snapshot]:
+def load(conn: Connection, projections: Iterable[MemoryProjection]) -> list[Snapshot]:
     """The stored snapshots still valid for these projections (`MemoryProjections.kept`) and this log."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_snapshots'").fetchone() is None:
+    if not has_table(conn, "memory_snapshots"):
         return []
     wanted = {p.name: p.fingerprint for p in projections}
     rows = conn.execute(
@@ -101,7 +101,7 @@ def restore(memory: MemoryProjections, snapshots: Iterable[Snapshot]) -> dict[st
     return restored
 
 
-Write = Callable[[Callable[[sqlite3.Connection], Any]], Awaitable[Any]]
+Write = Callable[[Callable[[Connection], Any]], Awaitable[Any]]
 """Runs work on the writer's connection (`EventLog.query`)."""
 
 

@@ -26,19 +26,19 @@ import asyncio
 import contextlib
 import functools
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from ..clock import Clock, wire_time
 from ..domain.events import Event, tags_of
+from ..eventlog.connection import Connection
 from ..eventlog.records import Metadata, NewEvent, RecordedEvent
 from . import tracking
 from .leases import Lease, LocalLease, while_held
 
 log = logging.getLogger(__name__)
-Decide = Callable[[sqlite3.Connection], Sequence[NewEvent]]
+Decide = Callable[[Connection], Sequence[NewEvent]]
 Reaction = Sequence[NewEvent] | Decide | None
 RECORD_EVERY = 1000
 """Positions a runner may move past, reacting to nothing, before it records where it is."""
@@ -72,7 +72,7 @@ class Log(Protocol):
 
     async def transact(self, decide: Decide, meta: Metadata | None = None) -> list[RecordedEvent]: ...
 
-    async def query(self, work: Callable[[sqlite3.Connection], object]) -> object: ...
+    async def query(self, work: Callable[[Connection], object]) -> object: ...
 
     async def wait_beyond(self, position: int) -> None: ...
 
@@ -208,7 +208,7 @@ class ReactorRunner:
         """Queue the reaction's events and the tracking position's move to it, as one transaction."""
         name, expected, self._queued = self.name, self._queued, position
 
-        def decide(conn: sqlite3.Connection) -> Sequence[NewEvent]:
+        def decide(conn: Connection) -> Sequence[NewEvent]:
             tracking.advance(conn, name, expected, position)
             return reaction(conn) if callable(reaction) else list(reaction or ())
 

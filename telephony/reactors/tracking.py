@@ -8,7 +8,7 @@ rebuild of the projections leaves it alone.
 
 from __future__ import annotations
 
-import sqlite3
+from ..eventlog.connection import Connection
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS reactor_positions (name TEXT PRIMARY KEY, position INTEGER NOT NULL)
@@ -23,7 +23,7 @@ class TrackingMoved(Exception):
         self.actual = actual
 
 
-def position(conn: sqlite3.Connection, name: str, *, default: int) -> int:
+def position(conn: Connection, name: str, *, default: int) -> int:
     """The recorded position of `name`; `default` is recorded for a reactor seen the first time."""
     conn.execute(TABLE)
     row = conn.execute("SELECT position FROM reactor_positions WHERE name = ?", (name,)).fetchone()
@@ -33,7 +33,7 @@ def position(conn: sqlite3.Connection, name: str, *, default: int) -> int:
     return default
 
 
-def advance(conn: sqlite3.Connection, name: str, expected: int, to: int) -> None:
+def advance(conn: Connection, name: str, expected: int, to: int) -> None:
     """Move `name` from `expected` to `to` inside the caller's transaction, or raise `TrackingMoved`."""
     row = conn.execute("SELECT position FROM reactor_positions WHERE name = ?", (name,)).fetchone()
     actual = row[0] if row else 0
@@ -42,6 +42,6 @@ def advance(conn: sqlite3.Connection, name: str, expected: int, to: int) -> None
     conn.execute("UPDATE reactor_positions SET position = ? WHERE name = ?", (to, name))
 
 
-def all_positions(conn: sqlite3.Connection) -> dict[str, int]:
+def all_positions(conn: Connection) -> dict[str, int]:
     conn.execute(TABLE)
     return dict(conn.execute("SELECT name, position FROM reactor_positions"))

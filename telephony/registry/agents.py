@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from ..documents import reads
 from ..domain.errors import Unknown
 from ..eventlog import Decision, NewEvent
+from ..eventlog.connection import Connection
 from .catalogue import BY_PATH
 from .decisions import update
 
@@ -20,7 +20,7 @@ def agent_logged(customer_id: int, queue_id: int, user_id: int, logged_in: bool,
     so two clicks at once both count. Unknown when the queue is not the customer's or the user is not
     one of its agents."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict[str, Any]]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], list[dict[str, Any]]]:
         queue = reads.documents(conn, QUEUES.kind, [queue_id], customer_id).get(queue_id)
         members = [m if isinstance(m, dict) else {"id": m, "status": True} for m in (queue or {}).get("users") or ()]
         if queue is None or all(m["id"] != user_id for m in members):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -10,13 +9,14 @@ import msgspec
 
 from ..domain.media import MEDIA_TYPES, decode_audio
 from ..eventlog import NewEvent
+from ..eventlog.connection import Connection
 from ..projections.blobs import sha256_of, store_once
 from .resource import Resource
 
-Store = Callable[[sqlite3.Connection], list[NewEvent]]
+Store = Callable[[Connection], list[NewEvent]]
 
 
-def _nothing(_conn: sqlite3.Connection) -> list[NewEvent]:
+def _nothing(_conn: Connection) -> list[NewEvent]:
     return []
 
 
@@ -30,6 +30,6 @@ def attached(resource: Resource, body: msgspec.Struct) -> tuple[dict[str, Any], 
     return fields, lambda conn: store_once(conn, data, MEDIA_TYPES[kind])
 
 
-def after_storing(store: Store, decide: Callable[[sqlite3.Connection], Iterable[NewEvent]]) -> Store:
+def after_storing(store: Store, decide: Callable[[Connection], Iterable[NewEvent]]) -> Store:
     """The decision `decide`, run in the same transaction after `store` has stored the uploaded file."""
     return lambda conn: [*store(conn), *decide(conn)]

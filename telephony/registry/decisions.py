@@ -10,7 +10,6 @@ A removal also unlinks the removed records from every document naming them, as u
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -24,11 +23,12 @@ from ..domain.errors import Invalid, Problems, Unknown
 from ..domain.events import events_of
 from ..domain.nouns import missing as missing_ids
 from ..eventlog import NO_STREAM, Decision, NewEvent, store
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from .coercion import new_document, stored
 from .resource import Resource
 
-Decide = Callable[[sqlite3.Connection], list[NewEvent]]
+Decide = Callable[[Connection], list[NewEvent]]
 
 
 def _stream(resource: Resource, id_: Any) -> str:
@@ -40,12 +40,12 @@ def _missing(resource: Resource, missing: list[Any]) -> None:
         raise Unknown.of(missing_ids(resource.kind, missing))
 
 
-def _require(conn: sqlite3.Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
+def _require(conn: Connection, resource: Resource, ids: list[Any], customer_id: int) -> None:
     found = reads.owned(conn, resource.kind, ids, customer_id)
     _missing(resource, [i for i in ids if i not in found])
 
 
-def _settled(conn: sqlite3.Connection, resource: Resource, customer_id: int, current: dict[str, Any] | None,
+def _settled(conn: Connection, resource: Resource, customer_id: int, current: dict[str, Any] | None,
              sent: dict[str, Any], echoed: dict[str, Any]) -> tuple[dict[str, Any], Problems]:  # fmt: skip
     """The sent fields as they apply to the stored document, and every problem with them: a field fixed
     at creation, or a read-only one (`echoed`), may be sent back unchanged (copy and edit), never
@@ -66,7 +66,7 @@ def _settled(conn: sqlite3.Connection, resource: Resource, customer_id: int, cur
     return fields, problems
 
 
-def _effects(conn: sqlite3.Connection, resource: Resource, customer_id: int, before: dict[str, Any] | None,
+def _effects(conn: Connection, resource: Resource, customer_id: int, before: dict[str, Any] | None,
              after: dict[str, Any]) -> list[NewEvent]:  # fmt: skip
     return resource.effects(conn, resource.kind, customer_id, before, after) if resource.effects else []
 
@@ -80,7 +80,7 @@ def create(resource: Resource, customer_id: int, sent: dict[str, Any], now: str,
     given id is a natural one (a number) whose record the caller found absent: it names one stream
     across its lives, so a new life goes on from the last."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict]:
         if id_ is None:
             new_id, expected = next_id(conn, resource.kind, resource.first_id), NO_STREAM
         else:
@@ -103,7 +103,7 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict], echoe
     and every change allowed, or nothing is changed. The decision keeps the changed documents, in the
     order of `changes`. `now` (wire time) is given to the resource's `computed` fields."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], list[dict]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], list[dict]]:
         current = reads.documents(conn, resource.kind, list(changes), customer_id)
         _missing(resource, [id_ for id_ in changes if id_ not in current])
         settled, problems = {}, []
@@ -130,7 +130,7 @@ def update(resource: Resource, customer_id: int, changes: dict[Any, dict], echoe
 def delete(resource: Resource, customer_id: int, ids: list[Any], table: Table) -> Decide:
     """The records go, and every document naming one of them drops it (`table`: who names what)."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         _require(conn, resource, ids, customer_id)
         unique = list(dict.fromkeys(ids))
         gone = events_of(resource.kind).deleted
@@ -143,7 +143,7 @@ def delete(resource: Resource, customer_id: int, ids: list[Any], table: Table) -
 def clear(resource: Resource, customer_id: int, table: Table) -> Decide:
     """Delete the whole collection of a customer as one event (and unlink it where it is named)."""
 
-    def decide(conn: sqlite3.Connection) -> list[NewEvent]:
+    def decide(conn: Connection) -> list[NewEvent]:
         cleared = NewEvent(stream=f"{resource.kind}s-of-{customer_id}",
                            event=events_of(resource.kind).cleared(customer_id=customer_id))  # fmt: skip
         named = any(resource.kind in ref.kinds for refs in table.values() for ref in refs)

@@ -10,13 +10,13 @@ leaves out, and why, is in `docs/import-export.md`.
 from __future__ import annotations
 
 import base64
-import sqlite3
 from collections.abc import Iterator
 
 import msgspec
 
 from .. import accounts
 from ..documents import reads
+from ..eventlog.connection import Connection
 from ..projections import blobs, sequences
 from .catalogue import RESOURCES
 from .transfer import ID_KINDS, TOKEN_KINDS
@@ -29,7 +29,7 @@ def _line(resource: str, customer_id: int, data: object) -> bytes:
     return _encode({"resource": resource, "customer_id": customer_id, "data": data})
 
 
-def export(conn: sqlite3.Connection) -> Iterator[bytes]:
+def export(conn: Connection) -> Iterator[bytes]:
     """Every live record as an import line, in an order an import can apply."""
     for id_, name, created_at in accounts.live_customers(conn):
         yield _line("customers", id_, {"id": id_, "name": name, "created_at": created_at})

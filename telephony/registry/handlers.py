@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from aiohttp import web
 
@@ -14,6 +12,7 @@ from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, parse
 from ..documents import listing, reads
+from ..documents.conditions import Condition, both
 from ..domain import phone
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
@@ -37,12 +36,10 @@ def _ids(request: web.Request) -> list[int]:
     return [int(part) for part in request.match_info["ids"].split(",")]
 
 
-def scoped(resource: Resource, request: web.Request, customer_id: int) -> tuple[str, tuple]:
+def scoped(resource: Resource, request: web.Request, customer_id: int) -> Condition:
     """The rows a list may show: the caller's customer's, narrowed by a nested path if any."""
-    if resource.scope is None:
-        return "customer_id = ?", (customer_id,)
-    sql, params = resource.scope(request)
-    return f"customer_id = ? AND {sql}", (customer_id, *params)
+    owned = listing.owned_having(customer_id)
+    return owned if resource.scope is None else both(owned, resource.scope(request, customer_id))
 
 
 async def _page(request: web.Request, resource: Resource, q, customer_id: int, generation: int) -> listing.Page:
@@ -51,12 +48,14 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int, g
     scope, reader, cache = scoped(resource, request, customer_id), request.app[READER], request.app[PAGE_CACHE]
     if resource.scope is None:
         total, after = cache.recall(resource.kind, customer_id, q)
-        found = await listing.page(reader, resource.kind, scope, q, counted=customer_id, total=total, after=after)
+        found = await listing.page(
+            reader, resource.kind, scope, q, counted=customer_id, total=total, after=after, searched=resource.searched
+        )
         cache.learn(resource.kind, customer_id, q, generation, found)
         return found
     parent = resource.parent
     if parent is None:
-        return await listing.page(reader, resource.kind, scope, q)
+        return await listing.page(reader, resource.kind, scope, q, searched=resource.searched)
     value = request.match_info[parent.param]
     under = await listing.page_under(
         reader, resource.kind, scope, q, listing.one_of(parent.kind, parent.key, int(value), customer_id)
@@ -64,11 +63,6 @@ async def _page(request: web.Request, resource: Resource, q, customer_id: int, g
     if under is None:
         raise NotFound(not_found(parent.kind, value))
     return under
-
-
-def searches(reader: Any) -> bool:
-    """Whether `like` may read a kind's search tables (SQLite's); PostgreSQL's documents index it themselves."""
-    return getattr(reader, "indexes_search", True)
 
 
 def list_handler(resource: Resource):
@@ -80,8 +74,7 @@ def list_handler(resource: Resource):
             return raw_collection(page)  # kept only after its query string was parsed and served
         generation = cache.generation(resource.kind)
         api = request.app[SETTINGS].api
-        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size,
-                  kind=resource.kind, searched=resource.searched if searches(request.app[READER]) else ())  # fmt: skip
+        q = parse(request.query, resource.props, default_limit=api.default_page_size, max_limit=api.max_page_size)
         found = await _page(request, resource, q, who.customer_id, generation)
         if resource.includes:
             return collection(await render_many(request, resource, found.documents()), found.total)

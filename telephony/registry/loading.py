@@ -7,7 +7,6 @@ present are left as they are; a registry record whose id is taken is refused, na
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
@@ -20,6 +19,7 @@ from ..domain.errors import DomainError
 from ..domain.events import events_of
 from ..domain.events.log import SequenceReserved
 from ..eventlog import NewEvent, store
+from ..eventlog.connection import Connection
 from ..projections.blobs import store_once
 from ..projections.sequences import next_id
 from ..security import Resealer
@@ -35,7 +35,7 @@ def decide(lines: Callable[[], Iterable[bytes]], resealer: Resealer, *, now: str
            unusable_hash: str, progress: Progress | None = None):  # fmt: skip
     """Every record's events, in file order, checked against the state."""
 
-    def events(conn: sqlite3.Connection) -> Iterator[NewEvent]:
+    def events(conn: Connection) -> Iterator[NewEvent]:
         known_customers: set[int] = set()
         for record in parse(lines(), resealer):
             if isinstance(record, FieldError):
@@ -51,7 +51,7 @@ def decide(lines: Callable[[], Iterable[bytes]], resealer: Resealer, *, now: str
     return events
 
 
-def _record_events(conn: sqlite3.Connection, record: Record, known: set[int], now: str, sip: Callable[[], str],
+def _record_events(conn: Connection, record: Record, known: set[int], now: str, sip: Callable[[], str],
                    unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
     value, customer_id = record.value, record.customer_id
     if record.resource == "blobs":
@@ -77,12 +77,12 @@ def _record_events(conn: sqlite3.Connection, record: Record, known: set[int], no
         yield _document_event(conn, BY_PATH[record.resource], value, customer_id, now)
 
 
-def _customer_events(conn: sqlite3.Connection, value: CustomerRecord, now: str) -> Iterator[NewEvent]:
+def _customer_events(conn: Connection, value: CustomerRecord, now: str) -> Iterator[NewEvent]:
     if not accounts.customer_exists(conn, value.id):
         yield from accounts.customer_opened(conn, value.id, value.name, value.created_at or now)
 
 
-def _user_events(conn: sqlite3.Connection, value: UserRecord, customer_id: int, sip: Callable[[], str],
+def _user_events(conn: Connection, value: UserRecord, customer_id: int, sip: Callable[[], str],
                  unusable_hash: str) -> Iterator[NewEvent]:  # fmt: skip
     email = accounts.user_email(conn, value.id)
     if email is not None:
@@ -107,7 +107,7 @@ _USER_SET_BY_PLAN = {"id", "email", "is_root", "is_initial", "roles", "created_a
 """User fields the plan sets; `nb_sip_locations` is how many simulated SIP clients register with the user."""
 
 
-def _token_events(conn: sqlite3.Connection, value: TokenRecord, kind: str, customer_id: int) -> Iterator[NewEvent]:
+def _token_events(conn: Connection, value: TokenRecord, kind: str, customer_id: int) -> Iterator[NewEvent]:
     """A live API token or key, issued again with its digest: it authenticates as before."""
     if accounts.token_known(conn, value.token_id, value.digest):
         return
@@ -122,7 +122,7 @@ def _token_events(conn: sqlite3.Connection, value: TokenRecord, kind: str, custo
         yield from accounts.touch_token(value.token_id, value.last_request_at, value.last_epoch)(conn)
 
 
-def _document_event(conn: sqlite3.Connection, resource: Resource, fields: dict, customer_id: int,
+def _document_event(conn: Connection, resource: Resource, fields: dict, customer_id: int,
                     now: str) -> NewEvent:  # fmt: skip
     fields = dict(fields)
     id_ = fields.pop("id", None) or None

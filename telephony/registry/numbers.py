@@ -10,7 +10,6 @@ takes it from any other list (and adds it to the list of a destination it names)
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..domain.dictionaries import TARGET_TYPE
 from ..domain.events import events_of
 from ..domain.references import number_id
 from ..eventlog import NewEvent
+from ..eventlog.connection import Connection
 
 HOLDERS = ("ringgroup", "ivr", "queue", "conference")
 """The kinds that take numbers through their `ddis` (each a `target_type` name)."""
@@ -33,13 +33,13 @@ def _update(kind: str, id_: Any, changes: dict[str, Any]) -> NewEvent:
     return NewEvent(stream=f"{kind}-{id_}", event=events_of(kind).updated(id=id_, changes=changes))
 
 
-def _listing(conn: sqlite3.Connection, customer_id: int, number: str) -> list[tuple[str, dict]]:
+def _listing(conn: Connection, customer_id: int, number: str) -> list[tuple[str, dict]]:
     digits = number.lstrip("+")
     values: list[Any] = [number, digits, *([int(digits)] if digits.isdigit() else [])]
     return [(kind, doc) for kind in HOLDERS for doc in reads.listing_any(conn, kind, customer_id, "ddis", values)]
 
 
-def _taken(conn: sqlite3.Connection, customer_id: int, numbers: list[str], keeper: Holder | None) -> list[NewEvent]:
+def _taken(conn: Connection, customer_id: int, numbers: list[str], keeper: Holder | None) -> list[NewEvent]:
     """Every destination but `keeper` that lists one of `numbers` drops it: one event per destination."""
     dropped: dict[Holder, tuple[dict, set[str]]] = {}
     for number in numbers:
@@ -50,7 +50,7 @@ def _taken(conn: sqlite3.Connection, customer_id: int, numbers: list[str], keepe
             for (kind, id_), (doc, gone) in dropped.items()]  # fmt: skip
 
 
-def listed(conn: sqlite3.Connection, kind: str, customer_id: int, before: dict[str, Any] | None,
+def listed(conn: Connection, kind: str, customer_id: int, before: dict[str, Any] | None,
            after: dict[str, Any]) -> list[NewEvent]:  # fmt: skip
     """A destination's `ddis` changed from `before` to `after`: numbers it now lists point at it (and
     leave any other list), numbers it no longer lists and that pointed at it have no target."""
@@ -66,7 +66,7 @@ def listed(conn: sqlite3.Connection, kind: str, customer_id: int, before: dict[s
                      if (ddi.get("target_type"), ddi.get("target_id")) == (code, holder_id)]  # fmt: skip
 
 
-def pointed(conn: sqlite3.Connection, customer_id: int, number: str, code: Any, target_id: Any) -> list[NewEvent]:
+def pointed(conn: Connection, customer_id: int, number: str, code: Any, target_id: Any) -> list[NewEvent]:
     """The operator points a number at (`code`, `target_id`): any other destination listing it drops
     it, and a destination it names lists it."""
     name = TARGET_TYPE.to_name(code) if code is not None else None

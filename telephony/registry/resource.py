@@ -9,7 +9,6 @@ bulk bodies also take back the model's other fields, read-only (`bodies.echoing`
 from __future__ import annotations
 
 import enum
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,10 +17,12 @@ from typing import Any
 import msgspec
 
 from ..collections import Kind, properties
+from ..documents.conditions import Condition
 from ..domain.bodies import echoing
 from ..domain.references import Reference
 from ..domain.types import dictionary_fields
 from ..eventlog import NewEvent
+from ..eventlog.connection import Connection
 
 
 class Op(enum.Enum):
@@ -40,13 +41,14 @@ CRUD = frozenset({Op.LIST, Op.CREATE, Op.GET, Op.UPDATE, Op.DELETE})
 READ = frozenset({Op.LIST, Op.GET})
 Validator = Callable[[Any], list[tuple[str | None, str]]]
 Prepare = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
-Scope = Callable[[Any], tuple[str, tuple[Any, ...]]]
+Scope = Callable[[Any, int], Condition]
+"""A view's narrowing of a customer's rows by the request's path (`views`): the request and the customer."""
 """A nested list's narrowing of its rows, from the request: (SQL condition, parameters)."""
 Fold = Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 """A change as it applies to the stored document (None when creating), run inside the transaction."""
 Computed = Callable[[dict[str, Any], float], dict[str, Any]]
 """Fields drawn from the whole document and the clock's time (epoch seconds), run inside the transaction."""
-Effects = Callable[[sqlite3.Connection, str, int, dict[str, Any] | None, dict[str, Any]], list[NewEvent]]
+Effects = Callable[[Connection, str, int, dict[str, Any] | None, dict[str, Any]], list[NewEvent]]
 """The events a change brings on other records: (conn, kind, customer id, document before (None when
 creating), document after), run inside the transaction."""
 
@@ -114,7 +116,8 @@ class Resource:
     """Properties the table keeps an index of (a tuple: one index over several), after the customer and
     before the id: lists filtered or sorted by them read the index (`documents.listing`)."""
     searched: tuple[str, ...] = ()
-    """Text properties kept in a substring index, so `like` on them is read from it (`documents.search`)."""
+    """Text properties kept in a substring index, so `like` on them is read from it (the store's own:
+    `documents.sqlite.search`, or PostgreSQL's trigrams)."""
     validate: Validator | None = None
     prepare: Prepare | None = None
     includes: tuple[str, ...] = ()

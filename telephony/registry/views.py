@@ -12,40 +12,38 @@ import dataclasses
 
 from aiohttp import web
 
-from ..documents import listing, prop_sql
+from ..documents.conditions import AnyOf, Condition, Is, Null, Number, NumberOf, both, equals
 from ..domain.schemas import CONTACT_NUMBERS
 from .catalogue import BY_PATH
 from .resource import Op, Parent, Resource
 
 
-def _by_user(request: web.Request) -> tuple[str, tuple]:
-    return f"{prop_sql('user_id')} = ?", (int(request.match_info["id"]),)
+def _by_user(request: web.Request, customer_id: int) -> Condition:
+    return Is("user_id", "=", int(request.match_info["id"]))
 
 
-def _by_contact(request: web.Request) -> tuple[str, tuple]:
+def _by_contact(request: web.Request, customer_id: int) -> Condition:
     """Calls named after the contact, or to or from one of its numbers as it has them now."""
     contact_id = int(request.match_info["id"])
     party = f"contact:{contact_id}"
-    numbers, times = listing.number_held_by(("src", "dst"), "contact", CONTACT_NUMBERS)
-    return f"({prop_sql('src_id')} = ? OR {prop_sql('dst_id')} = ? OR {numbers})", (
-        party,
-        party,
-        *[contact_id] * times,
-    )
+    numbers = NumberOf(("src", "dst"), "contact", tuple(CONTACT_NUMBERS), equals(id=contact_id))
+    return AnyOf((Is("src_id", "=", party), Is("dst_id", "=", party), numbers))
 
 
-def _tracked_numbers(request: web.Request) -> tuple[str, tuple]:
-    return f"{prop_sql('campaign_id')} IS NOT NULL", ()
+def _tracked_numbers(request: web.Request, customer_id: int) -> Condition:
+    return Null("campaign_id", present=True)
 
 
-def _tracked_calls(request: web.Request) -> tuple[str, tuple]:
-    return listing.number_among("cdr", "dst", numbers="ddi", number="e164", having="campaign_id"), ()
+def _tracked_calls(request: web.Request, customer_id: int) -> Condition:
+    """Calls to one of the customer's numbers of a call tracking campaign."""
+    tracking = both(Is("customer_id", "=", customer_id), Null("campaign_id", present=True))
+    return NumberOf(("dst",), "ddi", ("e164",), tracking)
 
 
-def _thread(request: web.Request) -> tuple[str, tuple]:
+def _thread(request: web.Request, customer_id: int) -> Condition:
     a, b = request.match_info["from"].lstrip("+"), request.match_info["to"].lstrip("+")
-    pair = f"ltrim({prop_sql('from')}, '+') = ? AND ltrim({prop_sql('to')}, '+') = ?"
-    return f"{prop_sql('user_id')} = ? AND (({pair}) OR ({pair}))", (int(request.match_info["id"]), a, b, b, a)
+    pairs = AnyOf((both(Number(("from",), a), Number(("to",), b)), both(Number(("from",), b), Number(("to",), a))))
+    return both(Is("user_id", "=", int(request.match_info["id"])), pairs)
 
 
 def view(path: str, of: str, scope, parent: Parent | None = None, *, added: bool = False) -> Resource:

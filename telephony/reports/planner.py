@@ -18,7 +18,7 @@ import msgspec
 
 from ..clock import Clock, wire_epoch, wire_time
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..domain.reports import active, next_run
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 class ReportRuns:
     """The timers of report schedules."""
 
-    def __init__(self, event_log: EventLog, reader: Reader, scheduler: Timers, clock: Clock, mailer: Mailer) -> None:
+    def __init__(self, event_log: EventLog, reader: ReadStore, scheduler: Timers, clock: Clock, mailer: Mailer) -> None:
         self._log = event_log
         self._reader = reader
         self._scheduler = scheduler
@@ -111,7 +111,7 @@ class ReportPlanner(Reactor):
     lease = LEASE
     handles = frozenset({*SCHEDULE.all, CustomerDeleted})
 
-    def __init__(self, runs: ReportRuns, reader: Reader) -> None:
+    def __init__(self, runs: ReportRuns, reader: ReadStore) -> None:
         self._runs = runs
         self._reader = reader
 

@@ -5,7 +5,6 @@ recorded (`report.ran`), with the schedule's `last_run_at` and `next_run_at`."""
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from ..domain.events.mail import Attachment
 from ..domain.events.reports import ReportRan
 from ..domain.reports import REPORTS, active, next_run_at, period_before, rows
 from ..eventlog import Decision, NewEvent
+from ..eventlog.connection import Connection
 from ..media.tables import MEDIA_TYPES, rendered
 from ..projections.blobs import sha256_of, store_once
 
@@ -31,7 +31,7 @@ def ran(customer_id: int, schedule_id: int, due: float, missed: bool, now: Calla
     """The run due at `due` (`missed`: it fell due while the server was down, and runs now, once):
     nothing when the schedule is gone, not active, or ran for this time already. The schedule after it."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any] | None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any] | None]:
         at = now()
         schedule = reads.documents(conn, KIND, [schedule_id], customer_id).get(schedule_id)
         if schedule is None or not active(schedule):

@@ -12,7 +12,7 @@ import msgspec
 from ..accounts import sealed_sip_password_of
 from ..config import Sip
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 
 NODE = re.compile(r"^(?:(?P<user>[0-9]{1,18})|(?P<kind>ivr|queue|conf)-(?P<id>[0-9]{1,18}))$")
 KINDS = {"ivr": "ivr", "queue": "queue", "conf": "conference"}
@@ -48,7 +48,7 @@ def node_of(text: str | None) -> Node | None:
 
 
 class Directory:
-    def __init__(self, settings: Sip, reader: Reader, unseal: Callable[[str | None], str | None]) -> None:
+    def __init__(self, settings: Sip, reader: ReadStore, unseal: Callable[[str | None], str | None]) -> None:
         self._settings = settings
         self._reader = reader
         self._unseal = unseal

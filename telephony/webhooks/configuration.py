@@ -8,7 +8,6 @@ secret is kept sealed under the data dir's key (never in plain text) and shown o
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -17,6 +16,7 @@ from ..documents import reads
 from ..domain.errors import Invalid, Unknown
 from ..domain.events import RESOURCES
 from ..eventlog import NO_STREAM, Decision, NewEvent
+from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
 from .urls import displayed
 
@@ -53,25 +53,25 @@ def shown(document: dict[str, Any], secret: str | None = None) -> dict[str, Any]
     return {**out, "secret": secret} if secret is not None else out
 
 
-def named(conn: sqlite3.Connection, customer_id: int, name: str) -> dict[str, Any] | None:
+def named(conn: Connection, customer_id: int, name: str) -> dict[str, Any] | None:
     found = reads.having(conn, KIND, customer_id, "name", name)
     return found[0] if found else None
 
 
-def _named_or_404(conn: sqlite3.Connection, customer_id: int, name: str) -> dict[str, Any]:
+def _named_or_404(conn: Connection, customer_id: int, name: str) -> dict[str, Any]:
     found = named(conn, customer_id, name)
     if found is None:
         raise Unknown(f"Webhook {name} not found")
     return found
 
 
-def _unused(conn: sqlite3.Connection, customer_id: int, name: str) -> None:
+def _unused(conn: Connection, customer_id: int, name: str) -> None:
     if named(conn, customer_id, name) is not None:
         raise Invalid.field("name", "This name is already used")
 
 
 def create(customer_id: int, body: WebhookCreate, sealed: str, now: str) -> Decision[dict[str, Any]]:
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         _unused(conn, customer_id, body.name)
         id_ = next_id(conn, KIND)
         document = {"id": id_, "name": body.name, "url": body.url, "events": list(dict.fromkeys(body.events)),
@@ -86,7 +86,7 @@ def create(customer_id: int, body: WebhookCreate, sealed: str, now: str) -> Deci
 def change(customer_id: int, name: str, changes: dict[str, Any], now: str) -> Decision[dict[str, Any]]:
     """Fields of a webhook change; enabling it again clears its failure."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         current = _named_or_404(conn, customer_id, name)
         if changes.get("name", name) != name:
             _unused(conn, customer_id, changes["name"])
@@ -102,7 +102,7 @@ def change(customer_id: int, name: str, changes: dict[str, Any], now: str) -> De
 
 
 def delete(customer_id: int, name: str) -> Decision[dict[str, Any]]:
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         current = _named_or_404(conn, customer_id, name)
         return [NewEvent(stream=f"{KIND}-{current['id']}", event=WEBHOOK.deleted(id=current["id"]))], current
 

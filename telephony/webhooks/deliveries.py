@@ -12,7 +12,6 @@ restart folds again from the log, so pending deliveries resume).
 
 from __future__ import annotations
 
-import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.webhooks import AttemptSeen, DeliveryAttempted, DeliveryQueued
 from ..domain.webhooks import retry_delay
 from ..eventlog import Decision, NewEvent, RecordedEvent
+from ..eventlog.connection import Connection
 from ..projections.memory import MemoryProjection
 from ..projections.sequences import next_id
 
@@ -53,7 +53,7 @@ class Outgoing:
     body: str
 
 
-def queued(conn: sqlite3.Connection, customer_id: int, outgoing: Iterable[Outgoing], at: float) -> list[NewEvent]:
+def queued(conn: Connection, customer_id: int, outgoing: Iterable[Outgoing], at: float) -> list[NewEvent]:
     """The events that queue each outgoing event, with consecutive delivery ids."""
     first = next_id(conn, KIND)
     events = []
@@ -84,7 +84,7 @@ class Attempt:
         return self.status is not None and 200 <= self.status < 300
 
 
-Consequences = Callable[[sqlite3.Connection, dict[str, Any], Attempt], list[NewEvent]]
+Consequences = Callable[[Connection, dict[str, Any], Attempt], list[NewEvent]]
 """What an attempt brings on its webhook (its failure noted, the webhook disabled), in the transaction."""
 
 
@@ -92,7 +92,7 @@ def recorded(attempt: Attempt, seed: int, consequences: Consequences) -> Decisio
     """An attempt's record (nothing when the delivery moved on meanwhile): delivered, retried at its
     next time, or given up after the last retry."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], DeliveryAttempted | None]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], DeliveryAttempted | None]:
         current = reads.documents(conn, KIND, [attempt.delivery_id], attempt.customer_id).get(attempt.delivery_id)
         if current is None or current["status"] != "pending" or current["attempts"] + 1 != attempt.attempt:
             return [], None
@@ -115,7 +115,7 @@ def recorded(attempt: Attempt, seed: int, consequences: Consequences) -> Decisio
 def redelivered(customer_id: int, delivery_id: int, at: float) -> Decision[dict[str, Any]]:
     """The same event queued again to the same webhook (the same `webhook-id`, a new delivery)."""
 
-    def decide(conn: sqlite3.Connection) -> tuple[list[NewEvent], dict[str, Any]]:
+    def decide(conn: Connection) -> tuple[list[NewEvent], dict[str, Any]]:
         found = reads.documents(conn, KIND, [delivery_id], customer_id).get(delivery_id)
         if found is None:
             raise Unknown(f"Delivery {delivery_id} not found")

@@ -15,17 +15,16 @@ log order before any event they may be sent.
 
 from __future__ import annotations
 
-import sqlite3
-
 from ..clock import parse_wire_time
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import webhooks as hooks
 from ..domain.calls.fold import fold
 from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.calls import CallEvent
 from ..domain.events.messaging import SmsCreated
 from ..eventlog import NewEvent, RecordedEvent, store
+from ..eventlog.connection import Connection
 from ..reactors.reactor import Reaction, Reactor
 from .bodies import CHANGES, Made, call_events, inbound_sms
 from .configuration import KIND, WEBHOOK
@@ -39,7 +38,7 @@ class Dispatcher(Reactor):
     name = "webhook-dispatcher"
     handles = frozenset({*CHANGES, SmsCreated, WEBHOOK.created, WEBHOOK.deleted, CustomerDeleted})
 
-    def __init__(self, reader: Reader) -> None:
+    def __init__(self, reader: ReadStore) -> None:
         self._reader = reader
         self._any_webhook: bool | None = None
         """Whether some customer may have a webhook (None: to be asked)."""
@@ -63,7 +62,7 @@ class Dispatcher(Reactor):
         return None
 
 
-def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, position: int) -> list[dict]:
+def _subscribed(conn: Connection, customer_id: int, event_name: str, position: int) -> list[dict]:
     """The customer's enabled webhooks that want `event_name` and were created before the log event at
     `position` made it (one created later gets what happens from then on, however far behind the
     dispatcher is, or from however far back it resumes after a crash)."""
@@ -72,7 +71,7 @@ def _subscribed(conn: sqlite3.Connection, customer_id: int, event_name: str, pos
             and (store.opened_at(conn, f"{KIND}-{w['id']}") or 0) < position]  # fmt: skip
 
 
-def _call(conn: sqlite3.Connection, event: RecordedEvent, changed: CallEvent) -> list[NewEvent]:
+def _call(conn: Connection, event: RecordedEvent, changed: CallEvent) -> list[NewEvent]:
     so_far = store.stream_events(conn, event.stream)[: event.version]
     after, made = call_events(event.position, changed, fold(changed.id, so_far[:-1]))  # type: ignore[arg-type]
     if not after.customer_id:
@@ -83,7 +82,7 @@ def _call(conn: sqlite3.Connection, event: RecordedEvent, changed: CallEvent) ->
     return queued(conn, after.customer_id, outgoing, changed.at)
 
 
-def _sms(conn: sqlite3.Connection, position: int, created: SmsCreated, made: Made) -> list[NewEvent]:
+def _sms(conn: Connection, position: int, created: SmsCreated, made: Made) -> list[NewEvent]:
     customer_id, sms = created.customer_id, created.body
     outgoing = [Outgoing(webhook=webhook, lane=f"sms:{sms.id}", call_id=None, event_id=made.event_id,
                          event_name=made.name, body=made.body)

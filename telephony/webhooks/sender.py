@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -41,11 +40,12 @@ import msgspec
 from ..clock import Clock, wire_epoch, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain.events.webhooks import DeliveryAttempted
 from ..domain.faults import Effects
 from ..domain.webhooks import RETRY_SECONDS, sign
 from ..eventlog import EventLog, Metadata, NewEvent
+from ..eventlog.connection import Connection
 from ..mail import Mailer
 from ..reactors.scheduler import Job, Timers
 from ..security import Sealer
@@ -61,8 +61,8 @@ DeliveryFaults = Callable[[str], Awaitable[Effects | None]]
 
 
 class Sender:
-    def __init__(self, settings: Settings, seed: int, pending: PendingDeliveries, event_log: EventLog, reader: Reader,
-                 scheduler: Timers, clock: Clock, sealer: Sealer, mailer: Mailer,
+    def __init__(self, settings: Settings, seed: int, pending: PendingDeliveries, event_log: EventLog,
+                 reader: ReadStore, scheduler: Timers, clock: Clock, sealer: Sealer, mailer: Mailer,
                  wall: Callable[[], float] = time.time, faults: DeliveryFaults | None = None) -> None:  # fmt: skip
         """`wall` is real time, for the `webhook-timestamp` of each POST (the clock is the domain's);
         `faults` tells what the fault rules do to a delivery to the webhook it names."""
@@ -251,7 +251,7 @@ class Sender:
             self._session = urls.session(self._settings, limit_per_host=self._settings.in_flight_per_receiver)
         return self._session
 
-    def _consequences(self, conn: sqlite3.Connection, delivery: dict[str, Any], attempt: Attempt) -> list[NewEvent]:
+    def _consequences(self, conn: Connection, delivery: dict[str, Any], attempt: Attempt) -> list[NewEvent]:
         """The webhook's failure streak: noted at its first failure, cleared by a delivery; a streak
         longer than `disable_after` disables the webhook and mails the customer's root users."""
         customer_id = attempt.customer_id

@@ -12,7 +12,7 @@ import msgspec
 from ..clock import Clock, wire_time
 from ..config import Webhooks as Settings
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import webhooks as hooks
 from ..domain.calls.call import Call, stream_of
 from ..domain.calls.fold import evolve
@@ -28,7 +28,7 @@ CONFIGURED = Metadata(source="config")
 
 
 class Webhooks:
-    def __init__(self, settings: Settings, event_log: EventLog, reader: Reader, clock: Clock, sealer: Sealer,
+    def __init__(self, settings: Settings, event_log: EventLog, reader: ReadStore, clock: Clock, sealer: Sealer,
                  sender: Sender, entropy: Entropy = SYSTEM) -> None:  # fmt: skip
         """`entropy` draws signing secrets (the system's, unless a reproducible run seeds it)."""
         self.settings = settings

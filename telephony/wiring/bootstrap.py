@@ -42,8 +42,9 @@ from ..calls.voicemail import VoicemailMail
 from ..clock import Clock
 from ..collections.cache import PageCache
 from ..config import Settings
-from ..dialects.pg_reader import PgReader
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
+from ..documents.postgresql.reader import PgReader
+from ..documents.sqlite.reader import Reader
 from ..eventlog import EventLog
 from ..eventlog.pg_lease import Lease as PgLease
 from ..eventlog.pg_log import PgEventLog
@@ -185,7 +186,7 @@ async def end_streams(app: web.Application) -> None:
         await app[SIP].close()
 
 
-def sip_hub(settings: Settings, accounts: Accounts, reader: Reader, clock: Clock, scheduler: Scheduler,
+def sip_hub(settings: Settings, accounts: Accounts, reader: ReadStore, clock: Clock, scheduler: Scheduler,
             event_log: EventLog, memory: MemoryProjections, clients: sip.LiveClients, calls: Calls
             ) -> sip.SipHub:  # fmt: skip
     """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls, the

@@ -20,7 +20,6 @@ from ..calls.projections import WebcallStarts
 from ..calls.records import FEEDS
 from ..collections.cache import PageCache
 from ..config import Settings
-from ..dialects.pg_documents import on_postgresql
 from ..documents import DerivedTable, DocumentTable
 from ..documents.projection import Feed
 from ..documents.references import Table
@@ -48,23 +47,32 @@ def fed() -> dict[str, dict[type[Event], Feed]]:
     return _merged(FEEDS, billing.FEEDS, conversations.FEEDS, webhooks.FEEDS)
 
 
-def projections() -> list[Projection]:
+TOKENS: dict[str, type[Tokens]] = {"sqlite": Tokens, "postgresql": PgTokens}
+
+
+def projections(dialect: str = "sqlite") -> list[Projection]:
+    """The projections of a log, each in the SQL of the store that keeps it (`dialect`)."""
     feeding = fed()
     documents = [
-        DocumentTable("user", feeds={**USER_FEEDS, **feeding["user"]}),
+        DocumentTable("user", dialect=dialect, feeds={**USER_FEEDS, **feeding["user"]}),
         *(
             (DerivedTable if r.derived else DocumentTable)(
-                r.kind, text_ids=r.text_ids, indexed=r.indexed, searched=r.searched, feeds=feeding.get(r.kind)
+                r.kind,
+                dialect=dialect,
+                text_ids=r.text_ids,
+                indexed=r.indexed,
+                searched=r.searched,
+                feeds=feeding.get(r.kind),
             )
             for r in RESOURCES
         ),  # fmt: skip
-        DocumentTable(webhooks.KIND, indexed=("name",)),
-        DocumentTable("delivery", indexed=("webhook_id", "call_id"), feeds=feeding["delivery"]),
+        DocumentTable(webhooks.KIND, dialect=dialect, indexed=("name",)),
+        DocumentTable("delivery", dialect=dialect, indexed=("webhook_id", "call_id"), feeds=feeding["delivery"]),
     ]
     claiming = (CallPlaced, CallRouted, CallEnded, *billing.CLAIMING, *webhooks.CLAIMING)
     allocated = [r.kind for r in RESOURCES if not r.one_per_customer]
     sequences = Sequences(["customer", "user", *allocated, webhooks.KIND], claiming=claiming)
-    return [*account_projections(), *documents, Blobs(), sequences, WebcallStarts()]
+    return [*account_projections(TOKENS[dialect]), *documents, Blobs(), sequences, WebcallStarts()]
 
 
 def references() -> Table:
@@ -90,6 +98,5 @@ def fed_kinds() -> dict[str, set[str]]:
 
 
 def projection_set(url: str = "") -> Projections:
-    """The projections of a log in the data dir, or of the PostgreSQL log at `url` (their PostgreSQL forms)."""
-    chosen = Projections(projections())
-    return on_postgresql(chosen, {Tokens: PgTokens}) if url else chosen
+    """The projections of a log in the data dir, or of the PostgreSQL log at `url` (in PostgreSQL's SQL)."""
+    return Projections(projections("postgresql" if url else "sqlite"))

@@ -517,6 +517,9 @@ REFUSED = [  # raw filter, a word the message must contain
     pytest.param(filter_of(("outcome_id", "in", "1,2")), "in", id="in without an array"),
     pytest.param(filter_of(("outcome_id", "in", [0] * 1001)), "1000", id="a huge array for in"),
     pytest.param(filter_of(("company", "like", {"a": 1})), "company", id="an object for like"),
+    pytest.param(filter_of(("labels", "eq", "vip")), "labels", id="a value for a list property"),
+    pytest.param(filter_of(("labels", "in", ["vip", None])), "labels", id="values in in for a list property"),
+    pytest.param(filter_of(("groups", "like", "vip")), "groups", id="like on a list property"),
     pytest.param(filter_of(*[("outcome_id", "gt", 0)] * 51), "50", id="too many conditions"),
 ]  # fmt: skip
 
@@ -569,6 +572,15 @@ async def test_a_filter_on_the_owner_cannot_reach_another_customers_records(api,
 async def test_hostile_sort_and_group_by_are_a_400_naming_the_parameter(api, home, data, param, value):
     assert (await api.call("GET", "/cdrs", home, params={param: value})).field_error() == param
     assert len(await listed(api, home, "cdrs")) == len(CDRS)
+
+
+@pytest.mark.parametrize("sort", ["labels", "-groups"])
+async def test_a_list_property_compares_with_null_only_and_orders_no_list(api, home, data, sort):
+    """A list's (or an object's) text is each store's own, so neither its value nor its order is a
+    list's meaning: `eq`/`ne` null (has none, has some) are, and a sort by it is a 400 naming it."""
+    assert (await api.call("GET", "/contacts", home, params={"sort": sort})).field_error() == "sort"
+    none, some = [await listed(api, home, "contacts", ("labels", op, None)) for op in ("eq", "ne")]
+    assert sorted(none + some) == sorted(ALL_CONTACTS)
 
 
 FUZZ_VALUES = [0, -1, 10, 2**63, -(2**63) - 1, 1.5, 1e300, "10", "abc", "", "%", "_", "'", '"', "2026-07-01",

@@ -115,7 +115,7 @@ PROPS = {"id": Kind.INT, "first_name": Kind.TEXT}
 
 
 def query(**params: str):
-    return parse(params, PROPS, default_limit=50, max_limit=5000, kind="contact")
+    return parse(params, PROPS, default_limit=50, max_limit=5000)
 
 
 def page(*ids: int, total: int, continued: bool = True) -> Page:

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from telephony.documents.connections import Reader
+from telephony.documents.sqlite.reader import Reader
 
 LONG = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT count(*) FROM n"
 

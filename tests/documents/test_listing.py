@@ -18,6 +18,8 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import listing
+from telephony.documents.names import documents_of
+from telephony.documents.sqlite import pages
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER
@@ -97,8 +99,7 @@ async def check(api: Api, caller: Caller, path: str, records: dict[int, dict], q
     want = expected(records, query["conditions"], query["sort"], query["descending"], query["page"], query["limit"])
     assert ([r["id"] for r in body["data"]], body["total"]) == want, (params, body["total"])
     resource = BY_PATH[path.strip("/")]
-    q = parse({k: str(v) for k, v in params.items()}, resource.props, default_limit=50, max_limit=5000,
-              kind=resource.kind)  # fmt: skip
+    q = parse({k: str(v) for k, v in params.items()}, resource.props, default_limit=50, max_limit=5000)
     found = await listing.page(api.app[READER], resource.kind, listing.owned_having(caller.customer_id), q)
     assert ([document["id"] for document in found.documents()], found.total) == want
 
@@ -222,18 +223,10 @@ async def test_lists_on_the_columns_are_read_from_an_index(api: Api, home: Calle
     params = {k: v for k, v in request_.items() if k != "filter"}
     if "filter" in request_:
         params["filter"] = json.dumps([{"property": p, "operator": o, "value": v} for p, o, v in request_["filter"]])
-    q = parse({**params, "limit": "2"}, CDRS.props, default_limit=50, max_limit=5000, kind=CDRS.kind)
-    reader, statements = api.app[READER], []
-
-    class Spy:
-        page_sql = reader.page_sql
-
-        async def execute_fetchall(self, sql: str, parameters: Any = ()) -> list[Any]:
-            statements.append((sql, tuple(parameters)))
-            return await reader.execute_fetchall(sql, parameters)
-
-    await listing.page(Spy(), CDRS.kind, listing.owned_having(home.customer_id), q)  # type: ignore[arg-type]
-    for sql, bound in statements:
+    q = parse({**params, "limit": "2"}, CDRS.props, default_limit=50, max_limit=5000)
+    reader = api.app[READER]
+    listed = listing.Listed(documents_of(CDRS.kind), listing.owned_having(home.customer_id), q, home.customer_id)
+    for sql, bound in [pages.statement(listed)]:
         plan = [row[3] for row in await reader.execute_fetchall(f"EXPLAIN QUERY PLAN {sql}", bound)]
         assert not [step for step in plan if step.startswith("SCAN doc_")], plan
         assert [step for step in plan if step.startswith("SEARCH doc_cdr USING COVERING INDEX")], plan

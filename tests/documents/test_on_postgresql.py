@@ -13,11 +13,10 @@ import pytest
 
 from telephony.clock import Clock
 from telephony.collections.fields import Kind
-from telephony.collections.filters import parse, to_sql
-from telephony.dialects.pg_documents import on_postgresql
-from telephony.dialects.pg_reader import PgReader
+from telephony.collections.filters import condition, parse
 from telephony.documents import DocumentTable, listing
-from telephony.documents.connections import Reader
+from telephony.documents.postgresql.reader import PgReader
+from telephony.documents.sqlite.reader import Reader
 from telephony.domain.events import Catalogue
 from telephony.domain.events.accounts import CustomerDeleted
 from telephony.domain.events.catalogue import events_of
@@ -30,8 +29,8 @@ CATALOGUE = Catalogue([*NOTE.all, CustomerDeleted])
 NAMES = ["Ada", "bob", "Carol", "dave", "Émile", None, "ada", "Zoë", "42"]
 
 
-def table() -> Projections:
-    return Projections([DocumentTable("note", indexed=("name",), searched=("name",))], CATALOGUE)
+def table(dialect: str = "sqlite") -> Projections:
+    return Projections([DocumentTable("note", dialect=dialect, indexed=("name",), searched=("name",))], CATALOGUE)
 
 
 def changes(seed: int) -> list[NewEvent]:
@@ -54,7 +53,7 @@ def changes(seed: int) -> list[NewEvent]:
 PROPS = {"name": Kind.TEXT, "size": Kind.INT, "extra": Kind.ARRAY}
 NUL = [("eq", "Ada\x00"), ("ne", "Ada\x00"), ("in", ["Ada\x00", "bob"]), ("lt", "Carol\x00"), ("gte", "Carol\x00x"),
        ("like", "%a\x00x"), ("notlike", "%a\x00x"), ("like", "\x00")]  # fmt: skip
-"""Values holding a NUL, which no text on PostgreSQL can hold (bound as `bytea`: `dialects.pg_functions`)."""
+"""Values holding a NUL, which no text on PostgreSQL can hold (each condition rewritten: `documents.postgresql.sql`)."""
 FILTERS = [
     [],
     [{"property": "name", "operator": "eq", "value": "Ada"}],
@@ -77,10 +76,10 @@ async def walk(reader, customer: int, sort: str | None, descending: bool, filter
                ) -> list[tuple[int, list]]:  # fmt: skip
     """Every page of a customer's notes, 7 at a time, each after the last row of the one before."""
     pages, after, number = [], None, 1
-    where = to_sql(parse(json.dumps(filters or []), PROPS), PROPS, "note")
+    where = condition(parse(json.dumps(filters or []), PROPS), PROPS)
     while True:
         q = listing.Query(number, 7, where, sort, descending, None)
-        found = await listing.page(reader, "note", listing.owned_having(customer), q, after=after)
+        found = await listing.page(reader, "note", listing.owned_having(customer), q, after=after, searched=("name",))
         pages.append((found.total, found.documents()))
         if found.size < 7:
             return pages
@@ -91,7 +90,7 @@ async def walk(reader, customer: int, sort: str | None, descending: bool, filter
 async def test_pages_of_a_document_table_on_postgresql_equal_those_on_sqlite(postgres_cluster, tmp_path, seed):
     url = postgres_cluster.schema_url()
     sqlite_log = await EventLog.open(tmp_path, table(), Clock(), progress=False)
-    pg_log = await PgEventLog.open_url(url, on_postgresql(table()), Clock(), progress=False)
+    pg_log = await PgEventLog.open_url(url, table("postgresql"), Clock(), progress=False)
     readers = [await Reader.open(sqlite_log.path, 0), await PgReader.open(url)]
     try:
         for log in (sqlite_log, pg_log):

@@ -76,6 +76,24 @@ async def test_a_failing_decision_leaves_nothing_behind_and_others_commit(log):
     assert [e.stream for e in await log.read()] == ["ok"]
 
 
+async def test_a_statement_the_store_refuses_takes_back_its_request_alone(log):
+    """A write whose answer nothing reads (PostgreSQL sends it ahead in its pipeline) that fails takes
+    back its request's events, and only them; the requests beside it in the batch commit."""
+
+    def breaking(conn):
+        conn.execute("INSERT INTO events (position) VALUES (NULL)")  # refused: NOT NULL
+        return [event("broken")]
+
+    before = [log.append([event(f"before-{n}")]) for n in range(3)]
+    after = [log.append([event(f"after-{n}")]) for n in range(3)]
+    results = await asyncio.gather(*before, log.transact(breaking), *after, return_exceptions=True)
+    assert [isinstance(result, Exception) for result in results] == [False] * 3 + [True] + [False] * 3
+    assert sorted(e.stream for e in await log.read()) == sorted([f"before-{n}" for n in range(3)]
+                                                                + [f"after-{n}" for n in range(3)])  # fmt: skip
+    await log.append([event("next")])
+    assert (await log.read())[-1].stream == "next"
+
+
 async def test_metadata_is_stored_with_each_event(log):
     meta = Metadata(user_id=1000001, token_kind="login", customer_id=7, api_version="v1.2", request_id="r1")
     await log.append([event("m")], meta)

@@ -97,7 +97,7 @@ async def test_a_snapshot_of_another_log_is_left_unused(tmp_path):
     await run(tmp_path / "one", MemoryProjections([KeptTally()]), [1, 2, 3])
     await run(tmp_path / "two", MemoryProjections([]), [7, 8, 9, 10])  # another history, as long
     with sqlite3.connect(tmp_path / "two" / "events.db") as two:
-        two.execute(snapshots.SCHEMA)
+        two.execute(snapshots.SCHEMA.format(bytes="BLOB"))
         two.execute("ATTACH DATABASE ? AS one", (str(tmp_path / "one" / "events.db"),))
         two.execute("INSERT INTO memory_snapshots SELECT * FROM one.memory_snapshots")
     memory, restored = await start(tmp_path / "two", KeptTally())

@@ -6,14 +6,18 @@ from dataclasses import dataclass
 
 import msgspec
 
-from ...documents.connections import Reader
-from ...documents.listing import Page, Query, page_of
+from ...documents.conditions import equals
+from ...documents.listing import Page, Query, ReadStore, page_of
+from ...documents.names import KEYS, Table
 from ...domain.events.mail import Attachment
 
+API_TOKENS = Table("api_tokens", KEYS | {"user_id", "kind", "revoked"}, frozenset())
+"""The view of the API tokens, as lists read it: its own columns, the others in the body."""
 
-async def api_tokens_page(reader: Reader, user_id: int, q: Query) -> Page:
+
+async def api_tokens_page(reader: ReadStore, user_id: int, q: Query) -> Page:
     """A page of a user's live API tokens (the `api_tokens` view's bodies) and the total."""
-    return await page_of(reader, "api_tokens", ("user_id = ? AND kind = 'apitoken' AND revoked IS NULL", (user_id,)), q)
+    return await page_of(reader, API_TOKENS, equals(user_id=user_id, kind="apitoken", revoked=None), q)
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,7 @@ class Login:
     devices: list[str]
 
 
-async def login_of(reader: Reader, email: str) -> Login | None:
+async def login_of(reader: ReadStore, email: str) -> Login | None:
     """What a login by `email` is checked against, if a live user has it."""
     rows = await reader.execute_fetchall(
         "SELECT user_id, customer_id, password_hash, two_factor, devices FROM credentials WHERE email = ? "
@@ -45,7 +49,7 @@ class PendingChallenge:
     device_digest: str | None
 
 
-async def challenge_of(reader: Reader, nonce_digest: str) -> PendingChallenge | None:
+async def challenge_of(reader: ReadStore, nonce_digest: str) -> PendingChallenge | None:
     """An unused login challenge of a live user, by the digest of its nonce."""
     rows = await reader.execute_fetchall(
         "SELECT h.user_id, c.customer_id, h.code_hash, h.expires_at, h.device_digest FROM challenges h "
@@ -55,7 +59,7 @@ async def challenge_of(reader: Reader, nonce_digest: str) -> PendingChallenge | 
     return PendingChallenge(*rows[0]) if rows else None
 
 
-async def reset_of(reader: Reader, reset_digest: str) -> tuple[int, float] | None:
+async def reset_of(reader: ReadStore, reset_digest: str) -> tuple[int, float] | None:
     """The user and expiry of an unused reset token, by its digest."""
     rows = await reader.execute_fetchall(
         "SELECT user_id, expires_at FROM resets WHERE reset_digest = ? AND used = 0", (reset_digest,)
@@ -63,24 +67,24 @@ async def reset_of(reader: Reader, reset_digest: str) -> tuple[int, float] | Non
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-async def user_id_of(reader: Reader, email: str) -> int | None:
+async def user_id_of(reader: ReadStore, email: str) -> int | None:
     rows = await reader.execute_fetchall("SELECT user_id FROM credentials WHERE email = ? AND deleted = 0",
                                          (email.lower(),))  # fmt: skip
     return rows[0][0] if rows else None
 
 
-async def customer_name_of(reader: Reader, customer_id: int) -> str | None:
+async def customer_name_of(reader: ReadStore, customer_id: int) -> str | None:
     """A live customer's name; None for a deleted or unknown one."""
     rows = await reader.execute_fetchall("SELECT name FROM customers WHERE id = ? AND deleted = 0", (customer_id,))
     return rows[0][0] if rows else None
 
 
-async def sealed_sip_password_of(reader: Reader, user_id: int) -> str | None:
+async def sealed_sip_password_of(reader: ReadStore, user_id: int) -> str | None:
     rows = await reader.execute_fetchall("SELECT sip_password_sealed FROM credentials WHERE user_id = ?", (user_id,))
     return rows[0][0] if rows else None
 
 
-async def api_keys_of(reader: Reader, user_id: int) -> list[tuple[str, str, str, str]]:
+async def api_keys_of(reader: ReadStore, user_id: int) -> list[tuple[str, str, str, str]]:
     """(token id, name, sealed key, created at) of a user's live API keys, oldest first."""
     rows = await reader.execute_fetchall(
         "SELECT token_id, name, sealed, created_at FROM tokens WHERE user_id = ? AND kind = 'apikey' "
@@ -92,14 +96,14 @@ async def api_keys_of(reader: Reader, user_id: int) -> list[tuple[str, str, str,
 MAIL_COLUMNS = "id, recipient, subject, body_sealed, transport, created_at, status, attachments, date, message_id"
 
 
-async def mail_of(reader: Reader, to: str | None = None) -> list[tuple]:
+async def mail_of(reader: ReadStore, to: str | None = None) -> list[tuple]:
     """(id, to, subject, sealed body, transport, created at, status, attachments JSON, date, Message-ID) of
     the mail sent, oldest first."""
     where, args = (" WHERE recipient = ?", (to,)) if to else ("", ())
     return list(await reader.execute_fetchall(f"SELECT {MAIL_COLUMNS} FROM outbox{where} ORDER BY id", args))
 
 
-async def attachments_of_mail(reader: Reader, mail_id: int) -> list[Attachment] | None:
+async def attachments_of_mail(reader: ReadStore, mail_id: int) -> list[Attachment] | None:
     """The attachments' descriptions of one mail of the outbox; None when there is no such mail."""
     rows = await reader.execute_fetchall("SELECT attachments FROM outbox WHERE id = ?", (mail_id,))
     return msgspec.json.decode(rows[0][0], type=list[Attachment]) if rows else None

@@ -1,14 +1,14 @@
 """The tokens table in PostgreSQL: SQLite gives every row a `rowid` (the order tokens were issued in,
 an API token's id) and builds its view's body with `json_object`; here `rowid` is a column of its own,
-one more than the greatest, as SQLite draws it, and the body is `json_build_object`'s text. Not an
+one more than the greatest, as SQLite draws it, and the view's body is the text SQLite's `json_object`
+writes (with `doc`, the same as `jsonb`, for lists to read: `documents.postgresql.sql`). Not an
 identity: a sequence is not rolled back, so a transaction that failed (a process killed mid-commit)
-would leave a gap that a replay of the log closes, and an API token's id would change. The other
-account tables are written in the SQL both stores share."""
+would leave a gap that a replay of the log closes, and an API token's id would change. Its times are
+`DOUBLE PRECISION` (SQLite's `REAL`). The other account tables are written in the SQL both stores take."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ...eventlog import Connection
 from .tables import Tokens
 
 TABLE = (
@@ -18,11 +18,19 @@ TABLE = (
     "issued_epoch DOUBLE PRECISION NOT NULL, last_request_at TEXT, last_epoch DOUBLE PRECISION, revoked TEXT, "
     "rowid BIGINT NOT NULL UNIQUE)"
 )
+SHOWN = (("user_id", "user_id"), ("sealed", "sealed"), ("customer_id", "customer_id"), ("name", "name"),
+         ("host", "host"), ("user_agent", "user_agent"), ("expiry", "expiry"),
+         ("last_request_at", "last_request_at"), ("created_at", "created_at"), ("_token_id", "token_id"))  # fmt: skip
+"""The body's keys, in order, and the columns they show (as SQLite's view shows them)."""
+BODY = (
+    "'{' || concat_ws(',', "
+    + ", ".join(f"'\"{key}\":' || coalesce(to_json({column})::text, 'null')" for key, column in SHOWN)
+    + ") || '}'"
+)
+"""The body as the text SQLite's `json_object` writes: no space, the keys in order."""
 VIEW = (
-    "CREATE OR REPLACE VIEW api_tokens AS SELECT rowid AS id, user_id, customer_id, kind, revoked, "
-    "json_build_object('user_id', user_id, 'sealed', sealed, 'customer_id', customer_id, 'name', name, "
-    "'host', host, 'user_agent', user_agent, 'expiry', expiry, 'last_request_at', last_request_at, "
-    "'created_at', created_at, '_token_id', token_id)::text AS body FROM tokens"
+    "CREATE OR REPLACE VIEW api_tokens AS SELECT *, body::jsonb AS doc FROM (SELECT rowid AS id, user_id, "
+    f"customer_id, kind, revoked, {BODY} AS body FROM tokens) AS t"
 )
 
 
@@ -33,8 +41,8 @@ class PgTokens(Tokens):
     """Every write is under the commit lock, so no two inserts draw the same `rowid`."""
 
     def declaration(self) -> tuple:
-        return (*super().declaration(), TABLE)
+        return (*super().declaration(), TABLE, VIEW)
 
-    def create(self, conn: Any) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(TABLE)
         conn.execute(VIEW)

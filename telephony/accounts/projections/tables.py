@@ -6,8 +6,6 @@ Public user documents live in the generic `doc_user` table; these keep what auth
 
 from __future__ import annotations
 
-import sqlite3
-
 import msgspec
 
 from ...domain.events import Event
@@ -28,7 +26,7 @@ from ...domain.events.accounts import (
     UserUpdated,
 )
 from ...domain.events.mail import MailFailed, MailQueued, MailSent
-from ...eventlog import RecordedEvent
+from ...eventlog import Connection, RecordedEvent
 from ...mail import message_id
 from ...projections import Projection
 from ...projections.holding import HeldRows
@@ -41,13 +39,13 @@ class Customers(Projection):
     tables = ("customers",)
     handles = frozenset({CustomerCreated, CustomerDeleted})
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
             "created_at TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0)"
         )
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         match event.event:
             case CustomerCreated(id=id_, name=name, created_at=created_at):
                 conn.execute("INSERT INTO customers VALUES (?, ?, ?, 0)", (id_, name, created_at))
@@ -70,7 +68,7 @@ class Credentials(Projection):
         self._held: HeldRows[int, list] = HeldRows(self.INSERT)
         """During a rebuild: credentials of users created lately, as rows."""
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS credentials (user_id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, "
             "email TEXT NOT NULL, password_hash TEXT NOT NULL, sip_password_sealed TEXT, "
@@ -79,20 +77,21 @@ class Credentials(Projection):
         )
         conn.execute(
             "CREATE TABLE IF NOT EXISTS challenges (nonce_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
-            "code_hash TEXT NOT NULL, expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0, device_digest TEXT)"
+            "code_hash TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL, used INTEGER NOT NULL DEFAULT 0, "
+            "device_digest TEXT)"
         )
         conn.execute(
             "CREATE TABLE IF NOT EXISTS resets (reset_digest TEXT PRIMARY KEY, user_id INTEGER NOT NULL, "
-            "expires_at REAL NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
+            "expires_at DOUBLE PRECISION NOT NULL, used INTEGER NOT NULL DEFAULT 0)"
         )
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: Connection) -> None:
         self._held.flush(conn)
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def index(self, conn: Connection) -> None:
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS credentials_email ON credentials (email)")
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         match event.event:  # the most frequent first
             case (
                 UserUpdated(id=id_) | UserDeleted(id=id_) | PasswordChanged(id=id_) | DeviceAdded(id=id_) as changed
@@ -129,7 +128,7 @@ class Credentials(Projection):
                 held[self.DEVICES] = _json([*msgspec.json.decode(held[self.DEVICES]), device]).decode()
 
     @staticmethod
-    def _change_stored(conn: sqlite3.Connection, event: Event) -> None:
+    def _change_stored(conn: Connection, event: Event) -> None:
         match event:
             case UserUpdated(id=id_, changes=changes) if "two_factor_auth" in changes:
                 two_factor = changes["two_factor_auth"]
@@ -139,12 +138,14 @@ class Credentials(Projection):
                              "WHERE user_id = ?", (id_,))  # fmt: skip
             case PasswordChanged(id=id_, password_hash=password_hash):
                 conn.execute("UPDATE credentials SET password_hash = ? WHERE user_id = ?", (password_hash, id_))
-            case DeviceAdded(id=id_, device_digest=device):
-                conn.execute("UPDATE credentials SET devices = json_insert(devices, '$[#]', ?) WHERE user_id = ?",
-                             (device, id_))  # fmt: skip
+            case DeviceAdded(id=id_, device_digest=device):  # appended as a rebuild holds it, on either store
+                row = conn.execute("SELECT devices FROM credentials WHERE user_id = ?", (id_,)).fetchone()
+                if row is not None:
+                    devices = _json([*msgspec.json.decode(row[0]), device]).decode()
+                    conn.execute("UPDATE credentials SET devices = ? WHERE user_id = ?", (devices, id_))
 
 
-def _apply_challenge(conn: sqlite3.Connection, event: Event) -> None:
+def _apply_challenge(conn: Connection, event: Event) -> None:
     """Login challenges and password resets: single-use records, written as they come."""
     match event:
         case ChallengeIssued():
@@ -173,7 +174,7 @@ class Tokens(Projection):
         self._held: HeldRows[str, list] = HeldRows(self.INSERT)
         """During a rebuild: tokens issued lately, as rows."""
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS tokens (token_id TEXT PRIMARY KEY, digest TEXT NOT NULL, "
             "sealed TEXT, user_id INTEGER NOT NULL, customer_id INTEGER NOT NULL, kind TEXT NOT NULL, "
@@ -188,18 +189,18 @@ class Tokens(Projection):
             "'created_at', created_at, '_token_id', token_id) AS body FROM tokens"
         )
 
-    def settle(self, conn: sqlite3.Connection) -> None:
+    def settle(self, conn: Connection) -> None:
         self._held.flush(conn)
 
-    def index(self, conn: sqlite3.Connection) -> None:
+    def index(self, conn: Connection) -> None:
         conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS tokens_digest ON tokens (digest)")
         conn.execute("CREATE INDEX IF NOT EXISTS tokens_user ON tokens (user_id, kind)")
 
-    def drop(self, conn: sqlite3.Connection) -> None:
+    def drop(self, conn: Connection) -> None:
         conn.execute("DROP VIEW IF EXISTS api_tokens")
         super().drop(conn)
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         match event.event:
             case TokenIssued(token_id=token_id) as issued:
                 row = [getattr(issued, column) for column in self.COLUMNS] + [None, None, None]
@@ -230,14 +231,14 @@ class Outbox(Projection):
     handles = frozenset({MailQueued, MailSent, MailFailed})
     reads_envelope = True  # a message's Message-ID is drawn from its event's position and hash
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, recipient TEXT NOT NULL, "
             "subject TEXT NOT NULL, body_sealed TEXT NOT NULL, transport TEXT NOT NULL, created_at TEXT NOT NULL, "
             "status TEXT NOT NULL, attachments TEXT NOT NULL DEFAULT '[]', date TEXT, message_id TEXT NOT NULL)"
         )
 
-    def apply(self, conn: sqlite3.Connection, event: RecordedEvent) -> None:
+    def apply(self, conn: Connection, event: RecordedEvent) -> None:
         match event.event:
             case MailSent(queued=queued) | MailFailed(queued=queued) if queued is not None:  # a queued one's delivery
                 status = "sent" if isinstance(event.event, MailSent) else "failed"
@@ -250,5 +251,6 @@ class Outbox(Projection):
                 conn.execute("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
 
-def projections() -> list[Projection]:
-    return [Customers(), Credentials(), Tokens(), Outbox()]
+def projections(tokens: type[Tokens] = Tokens) -> list[Projection]:
+    """The accounts' read models, with the tokens table of the store (`pg_tables.PgTokens` on PostgreSQL)."""
+    return [Customers(), Credentials(), tokens(), Outbox()]

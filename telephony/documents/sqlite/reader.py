@@ -4,8 +4,8 @@ Most reads are index lookups of tens of microseconds, less than a trip to a thre
 query first runs on the event loop's own read-only connection under a budget of SQLite steps; one
 that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds
 up other requests. Each statement reads the latest commit (no read transaction held between). Both
-know `unicode_lower(text)`, any alphabet's lower case (SQLite's `lower` and `LIKE` fold ASCII only).
-On PostgreSQL, `dialects.pg_reader` has the same surface."""
+know `unicode_lower(text)`, any alphabet's lower case (SQLite's `lower` and `LIKE` fold ASCII only:
+`sql`). A page is read in one statement (`pages`)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,13 @@ from typing import Any
 
 import aiosqlite
 
+from ..listing import Listed, Page
+from . import pages
+from .sql import UNICODE_LOWER
+
 STEPS_PER_CHECK = 1000
-UNICODE_LOWER = "unicode_lower"
-SQLITE_PAGE = ("SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN \"<table>\" USING (id)", "<ids>",
-               "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))", "", "?, ")  # fmt: skip
-"""A page's bodies joined in order, its ids, last id, a key column's cast, a bound key before the id's."""
 INLINE_CACHE_KIB = 32 * 1024
 """The page cache of the loop's connection: the pages lists come back to stay in memory."""
-
-
-def unicode_lower(expression: str) -> str:
-    """The SQL of an expression's text in lower case, in any alphabet (on the reader's connections)."""
-    return f"{UNICODE_LOWER}({expression})"
 
 
 def _lower(value: Any) -> Any:
@@ -35,7 +30,9 @@ def _lower(value: Any) -> Any:
 
 
 class Reader:
-    page_sql = SQLITE_PAGE
+    """The `ReadStore` of a data dir's SQLite database."""
+
+    dialect = "sqlite"
 
     def __init__(self, inline: sqlite3.Connection, threaded: aiosqlite.Connection, budget_steps: int) -> None:
         self._inline, self._threaded, self._inline_first = inline, threaded, budget_steps > 0
@@ -71,7 +68,11 @@ class Reader:
                     raise
         return list(await self._threaded.execute_fetchall(sql, tuple(parameters)))
 
-    def execute(self, sql: str, parameters: Iterable[Any] = ()):
+    async def page(self, listed: Listed) -> Page | None:
+        sql, params = pages.statement(listed)
+        return pages.page_of((await self.execute_fetchall(sql, params))[0], listed)
+
+    def execute(self, sql: str, parameters: Iterable[Any] = ()) -> Any:
         """A cursor on the thread, for reads that stream their rows (`async with reader.execute(...)`)."""
         return self._threaded.execute(sql, tuple(parameters))
 

@@ -10,13 +10,13 @@ character as one no such pattern holds. Any other `like` is read by SQL.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
-from .names import search_of
+from ...eventlog.connection import Connection, SqliteConnection
+from ..names import search_of, table_of
 
 NOT_ASCII = "*[^\x01-\x7f]*"
 """A GLOB that text holding any character outside ASCII matches."""
@@ -38,9 +38,10 @@ def searchable(value: Any) -> str | None:
 
 def phrase(pattern: str) -> str | None:
     """The FTS5 phrase that finds `like` `pattern` when the index can (see module); None otherwise."""
-    if len(pattern) < 3 or not pattern.isascii() or "%" in pattern or "_" in pattern:
+    text = pattern[1:-1] if pattern.startswith("%") and pattern.endswith("%") else ""
+    if len(text) < 3 or not text.isascii() or "%" in text or "_" in text:
         return None
-    return '"' + pattern.replace('"', '""') + '"'
+    return '"' + text.replace('"', '""') + '"'
 
 
 class Match(msgspec.Struct, frozen=True):
@@ -55,10 +56,10 @@ class Match(msgspec.Struct, frozen=True):
         return f'id IN (SELECT rowid FROM "{self.table}" WHERE "{self.table}" MATCH ?)'
 
 
-def match(kind: str, prop: str, pattern: str) -> Match | None:
-    """`prop like pattern` on documents of `kind`, when the kind's search index answers it."""
+def match(table: str, prop: str, pattern: str) -> Match | None:
+    """`prop like pattern` on the documents of `table`, when its search index answers it."""
     found = phrase(pattern)
-    return None if found is None else Match(search_of(kind, prop), found)
+    return None if found is None else Match(search_of(table, prop), found)
 
 
 class SearchIndex:
@@ -66,41 +67,41 @@ class SearchIndex:
 
     def __init__(self, kind: str, props: Sequence[str]) -> None:
         self.props = tuple(props)
-        self.tables = tuple(search_of(kind, prop) for prop in self.props)
+        self.tables = tuple(search_of(table_of(kind), prop) for prop in self.props)
         self._add = tuple(f'INSERT INTO "{table}" (rowid, text) VALUES (?, ?)' for table in self.tables)
         self._remove = tuple(f'INSERT INTO "{table}" ("{table}", rowid, text) VALUES (\'delete\', ?, ?)'
                              for table in self.tables)  # fmt: skip
         self.extracted = "".join(f", {prop}" for prop in self.props)
         """The searched properties' columns, after what a statement reads first."""
 
-    def create(self, conn: sqlite3.Connection) -> None:
+    def create(self, conn: Connection) -> None:
         for table in self.tables:
             conn.execute(
                 f'CREATE VIRTUAL TABLE IF NOT EXISTS "{table}" USING fts5(text, '
                 "tokenize = 'trigram', content = '', columnsize = 0, detail = full)"
             )
 
-    def add(self, conn: sqlite3.Connection, id_: int | str, values: Iterable[Any]) -> None:
+    def add(self, conn: Connection, id_: int | str, values: Iterable[Any]) -> None:
         """Index a document's searched values (in `props` order)."""
         for insert, value in zip(self._add, values, strict=True):
             if (text := searchable(value)) is not None:
                 conn.execute(insert, (id_, text))
 
-    def remove_rows(self, conn: sqlite3.Connection, rows: Sequence[Sequence[Any]]) -> None:
+    def remove_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Unindex documents given as (id, value, ...) rows (a contentless table needs what it indexed)."""
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 
-    def remove_all(self, conn: sqlite3.Connection) -> None:
+    def remove_all(self, conn: Connection) -> None:
         for table in self.tables:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
 
-    def optimize(self, conn: sqlite3.Connection) -> None:
+    def optimize(self, conn: Connection) -> None:
         """Merge each index into one segment, read as one b-tree: a fifth off a search after a rebuild."""
         for table in self.tables:
             conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
 
-    def fill(self, conn: sqlite3.Connection, documents: str) -> None:
+    def fill(self, conn: SqliteConnection, documents: str) -> None:
         """Index every row of the document table `documents` (after a rebuild) by one statement per property."""
         conn.create_function("searchable", 1, searchable, deterministic=True)
         self._hash_bytes(conn, FILL_HASH_BYTES)
@@ -112,6 +113,6 @@ class SearchIndex:
         finally:
             self._hash_bytes(conn, DEFAULT_HASH_BYTES)
 
-    def _hash_bytes(self, conn: sqlite3.Connection, size: int) -> None:
+    def _hash_bytes(self, conn: Connection, size: int) -> None:
         for table in self.tables:
             conn.execute(f'INSERT INTO "{table}" ("{table}", rank) VALUES (\'hashsize\', ?)', (size,))

@@ -1,12 +1,12 @@
-"""The read side for GET handlers on PostgreSQL: a few connections, each query on a thread.
+"""The read side for GET handlers on PostgreSQL (a `ReadStore`): a few connections, each query on a thread.
 
-The same surface as the SQLite `Reader` (`execute_fetchall`, `execute` as an async cursor), over
-`PgConnection`s, which take SQLite's `?` placeholders. Queries run on threads (`asyncio.to_thread`),
+Statements with `?` placeholders (`PgConnection`) and a page in PostgreSQL's own SQL (`pages`).
+Queries run on threads (`asyncio.to_thread`),
 as the SQLite reader's long ones do, so the event loop never waits on the server: psycopg's async
 connection would save the thread but not the placeholders' translation, and the writer already runs
 synchronous psycopg on its thread. A connection serves one query at a time; `size` of them, kept
 in a queue, serve that many at once. Each statement reads the latest commit (autocommit: no read
-transaction is held between). The functions its SQL shares with SQLite: `pg_functions`."""
+transaction is held between)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ import contextlib
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from ..eventlog.pg_connection import PgConnection
+from ...eventlog.pg_connection import PgConnection
+from ..listing import Listed, Page
+from . import pages
 
 SIZE = 4
 
@@ -35,17 +37,7 @@ class _Rows:
 
 
 class PgReader:
-    indexes_search = False
-    """`like` is answered by the documents' trigram indexes (`pg_documents`), never a search table."""
-    page_sql = (
-        "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN \"<table>\" USING (id)",
-        "SELECT id, row_number() OVER () AS k FROM (<ids>) AS c",
-        "(SELECT id FROM page ORDER BY k DESC LIMIT 1)",
-        "::text",
-        "CAST(? AS jsonb), ",
-    )
-    """A page's SQL (`connections.SQLITE_PAGE`): its ids numbered in their order and its bodies joined
-    in that order; a property's key read as its `jsonb` text and bound back as `jsonb`."""
+    dialect = "postgresql"
 
     def __init__(self, connections: list[PgConnection]) -> None:
         self._all = connections
@@ -59,12 +51,16 @@ class PgReader:
         return cls(connections)
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
-        params = tuple(p.encode() if isinstance(p, str) and "\x00" in p else p for p in parameters)  # pg_functions
+        params = tuple(parameters)
         conn = await self._free.get()
         try:
             return await asyncio.to_thread(lambda: conn.execute(sql, params).fetchall())
         finally:
             self._free.put_nowait(conn)
+
+    async def page(self, listed: Listed) -> Page | None:
+        sql, params = pages.statement(listed)
+        return pages.page_of((await self.execute_fetchall(sql, params))[0], listed)
 
     @contextlib.asynccontextmanager
     async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[_Rows]:

@@ -1,0 +1,160 @@
+"""A kind's document table in SQLite: the body as JSON text, its properties as columns, FTS5 search.
+
+The columns the kind indexes or searches (`names.COLUMNS`) are stored, written with the body as
+`json_extract` reads them from it (`columns`); the others are virtual, in the table as it is created,
+or added after a rebuild's load (`_virtual`). A patch is `json_set` of the changed fields. Searched
+properties are kept in FTS5 tables beside it (`search`), filled once after a rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, cast
+
+import msgspec
+
+from ...eventlog.connection import Connection, SqliteConnection
+from ..changes import Clear, Patch
+from ..names import COLUMNS
+from ..rows import Rows
+from .search import SearchIndex
+from .sql import SQL
+
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+Plain = str | Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)] | float | None
+
+
+def _plain(body: Any) -> Any:
+    """A body as plain JSON values (a record's Struct as its dict)."""
+    return msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
+
+
+def column(value: Any) -> Any:
+    """A value as `json_extract` reads it: a boolean as 1 or 0, an integer past 64 bits as a real, etc."""
+    if isinstance(value, bool) or (isinstance(value, int) and not -(2**63) <= value < 2**63):
+        return int(value) if isinstance(value, bool) else float(value)
+    return value if value is None or isinstance(value, str | int | float) else _encode(value).decode()
+
+
+class SqliteRows(Rows):
+    sql = SQL
+
+    def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], searched: Sequence[str]
+                 ) -> None:  # fmt: skip
+        self.search = SearchIndex(kind, searched) if searched else None
+        own = {prop for props in indexed for prop in props} | set(searched)
+        self.stored = tuple(name for name in COLUMNS if name in own)  # the others are virtual
+        self._plain = msgspec.json.Decoder(msgspec.defstruct("Stored", [(name, Plain, None) for name in self.stored]))
+        self._cols = "".join(f", {name}" for name in self.stored)
+        self._extracted = self.search.extracted if self.search is not None else ""
+        self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
+        super().__init__(kind, text_ids, indexed, searched)
+        self.tables = (*self.tables, *(self.search.tables if self.search else ()))
+
+    def _insert_statement(self) -> str:
+        marks = ", ".join("?" * (3 + len(self.stored)))
+        return f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
+
+    def columns(self, body: Any) -> tuple[Any, ...]:
+        """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
+        when plain."""
+        if isinstance(body, msgspec.Struct):  # a record: its fields are typed already
+            return tuple(column(getattr(body, name, None)) for name in self.stored)
+        try:
+            if isinstance(body, str | dict):
+                found = self._plain.decode(body) if isinstance(body, str) else msgspec.convert(body, self._plain.type)
+                return msgspec.structs.astuple(found)
+        except msgspec.ValidationError:
+            found = _decode(body) if isinstance(body, str) else body
+            if isinstance(found, dict):
+                return tuple(column(found.get(name)) for name in self.stored)
+        return (None,) * len(self.stored)
+
+    def _row(self, id_: Any, customer_id: int, body: Any) -> tuple[Any, ...]:
+        return *super()._row(id_, customer_id, body), *self.columns(body)
+
+    def create(self, conn: Connection) -> None:
+        conn.execute(self._definition(virtual=not self.rebuilding, if_new=True))
+        counts = f'"{self.counts}"'
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        if self.search is not None:
+            self.search.create(conn)
+        if not self.rebuilding:
+            self._virtual(conn)
+
+    def _definition(self, *, virtual: bool, if_new: bool = False) -> str:
+        """The table's CREATE statement: the stored columns, and the virtual ones when `virtual`."""
+        key = "id TEXT PRIMARY KEY" if self.text_ids else "id INTEGER PRIMARY KEY"
+        added = "".join(f", {name} AS (json_extract(body, '$.{name}')) VIRTUAL" for name in COLUMNS
+                        if virtual and name not in self.stored)  # fmt: skip
+        create = "CREATE TABLE IF NOT EXISTS" if if_new else "CREATE TABLE"
+        return f'{create} "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols}{added})'
+
+    def _virtual(self, conn: Connection) -> None:
+        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted).
+        A rebuild's table that is still empty is made again whole, before its indexes: one change of the
+        schema, not one per column (each makes SQLite read the whole schema again: half a second for a
+        new data dir's tables)."""
+        have = {row[1] for row in conn.execute(f'PRAGMA table_xinfo("{self.table}")')}
+        missing = [name for name in COLUMNS if name not in have]
+        if missing and self.rebuilding and conn.execute(f'SELECT 1 FROM "{self.table}" LIMIT 1').fetchone() is None:
+            conn.execute(f'DROP TABLE "{self.table}"')
+            conn.execute(self._definition(virtual=True))
+            return
+        for name in missing:
+            conn.execute(f"ALTER TABLE \"{self.table}\" ADD COLUMN {name} AS (json_extract(body, '$.{name}')) VIRTUAL")
+
+    def _whole(self, conn: Connection) -> None:
+        super()._whole(conn)
+        self._virtual(conn)
+
+    def settle(self, conn: Connection) -> None:
+        super().settle(conn)
+        self._virtual(conn)
+        if self.search is not None:
+            self.search.fill(cast(SqliteConnection, conn), self.table)  # this store's own connection
+
+    def index(self, conn: Connection) -> None:
+        if self.search is not None:
+            self.search.optimize(conn)
+        super().index(conn)
+
+    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any] | msgspec.Struct) -> None:
+        if self.search is not None:
+            plain = _plain(body)
+            self.search.add(conn, id_, (plain.get(prop) for prop in self.search.props))
+
+    def _unindexed(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
+        if self.search is not None:
+            self.search.remove_rows(conn, rows)
+
+    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: Clear) -> None:
+        if self.search is None or self.rebuilding:
+            return
+        others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (d.customer_id,))
+        if not d.where and others.fetchone() is None:
+            self.search.remove_all(conn)
+        else:
+            self.search.remove_rows(conn, conn.execute(f"SELECT id{self._extracted} {chosen}", params).fetchall())
+
+    def updated(self, conn: Connection, d: Patch) -> None:
+        changes, search = d.changes, self.search
+        if not changes:
+            return
+        if (held := self.held.get(d.id)) is not None:
+            held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | changes
+            return
+        if search is not None and not self.rebuilding and any(name in search.props for name in changes):
+            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d.id,)).fetchone()
+            if row is not None:
+                search.remove_rows(conn, [row])
+                old = zip(search.props, row[1:], strict=True)
+                search.add(conn, d.id, (changes.get(prop, value) for prop, value in old))
+        names = tuple(changes)
+        if (statement := self._updates.get(names)) is None:
+            pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
+            moved = "".join(f", {name} = ?" for name in names if name in self.stored)
+            statement = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
+            self._updates[names] = statement
+        moved_values = [column(value) for name, value in changes.items() if name in self.stored]
+        conn.execute(statement, (*[_encode(value).decode() for value in changes.values()], *moved_values, d.id))
