@@ -2,7 +2,8 @@
 
 The handler resolves the parties (the user's own client, the caller id, the destination: a number
 or a user's extension) and the call is placed in one decision (`placing`): the live call answers,
-or the web call's record.
+or the web call's record. A softphone's INVITE places its click-to-call through `click_to_call` too
+(`phones`).
 """
 
 from __future__ import annotations
