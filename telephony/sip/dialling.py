@@ -173,7 +173,8 @@ class Dialling:
         await dialled.answer(487)  # once the hang-up is recorded
 
     async def bye(self, connection: Connection, request: Request) -> bool:
-        """The phone hangs up its answered call (200 once recorded); False for a dialog it did not dial."""
+        """The phone hangs up its call (200 once recorded; an INVITE not answered yet gets 487, as after a
+        CANCEL); False for a dialog it did not dial."""
         dialled = self._own(connection, request)
         if dialled is None:
             return False
@@ -181,6 +182,8 @@ class Dialling:
         with contextlib.suppress(DomainError):
             await self._hang_up(dialled.call_id, dialled.customer_id, dialled.user_id, dialled.meta())
         await connection.send(codec.reply(request, 200))
+        if dialled.status < 200:
+            await dialled.answer(487)
         return True
 
     async def closed(self, connection: Connection) -> None:

@@ -161,12 +161,14 @@ class Agent:
                         f"Content-Length: 0\r\n\r\n")  # fmt: skip
 
     async def in_dialog(self, method: str, invite: Request, ok: Response) -> None:
-        """An ACK (of the 200) or a BYE in the dialog the phone's INVITE made, to the server's Contact."""
+        """An ACK (of the 200) or a BYE in the dialog the phone's INVITE made (`ok`: the response that
+        made it), to the server's Contact."""
         sequence = invite.cseq.sequence
         if method != "ACK":
             self.sequence += 1
             sequence = self.sequence
-        await self.send(f"{method} {ok.contact[0].uri} SIP/2.0\r\n"
+        target = ok.contact[0].uri if ok.contact else invite.uri  # a 180 names no Contact
+        await self.send(f"{method} {target} SIP/2.0\r\n"
                         f"Via: SIP/2.0/WSS {self.host};branch=z9hG4bK{secrets.token_hex(6)}\r\n"
                         f"Max-Forwards: 70\r\nFrom: {invite.headers['From']}\r\nTo: {ok.headers['To']}\r\n"
                         f"Call-ID: {invite.call_id}\r\nCSeq: {sequence} {method}\r\n"

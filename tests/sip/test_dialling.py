@@ -178,6 +178,20 @@ async def test_cancel_before_the_answer_ends_the_call_as_the_callers_cancel(clie
     assert (await caller.response()).code == 481
 
 
+async def test_a_bye_before_the_answer_gives_up_the_call_as_a_cancel_does(client, root):
+    caller = await phone(client, root)
+    invite = await caller.dial(NO_ANSWER + "3")
+    ringing = await caller.response()
+    assert ringing.code == 180
+    call_id = await the_call(client, root)
+    await caller.in_dialog("BYE", invite, ringing)
+    bye_ok = await caller.response()
+    assert (bye_ok.code, bye_ok.cseq.method) == (200, "BYE")
+    assert (await caller.response()).code == 487
+    (cdr,) = await cdrs_of(client, root, call_id)
+    assert (cdr["disposition"], cdr["t_cause"]) == ("NO_ANSWER", "originator cancel")
+
+
 async def refused(agent: Agent, to: str, client=None, root=None, seconds: float = 0) -> tuple[int, str]:
     """Dial `to` (with `client`: once the call is placed, let `seconds` pass), and read the final answer:
     its status and Warning."""
