@@ -47,14 +47,22 @@ class Access:
 
     def check(self, request: web.Request) -> None:
         """Refuse (403) an authenticated caller this access does not let in."""
-        if self.kind == "module":
+        if self.kind in ("module", "root"):
             who = request[PRINCIPAL]
+            if (why := self.refused(who.is_root, who.roles)) is not None:
+                raise Forbidden(why)
+
+    def refused(self, is_root: bool, roles: tuple[str, ...]) -> str | None:
+        """Why a user of these roles may not do what the route does (the 403's message), or None. SIP
+        asks it too: a softphone's INVITE places a call as `POST /calls` does, under that route's access."""
+        if self.kind == "module":
             assert self.module is not None
-            if not _allowed(who.is_root, who.roles, self.module, self.write):
+            if not _allowed(is_root, roles, self.module, self.write):
                 doing = "changing" if self.write else "reading"
-                raise Forbidden(self.refusal or f"Access denied: your roles do not allow {doing} {self.module}")
-        elif self.kind == "root" and not request[PRINCIPAL].is_root:
-            raise Forbidden(self.refusal or ONLY_ROOT)
+                return self.refusal or f"Access denied: your roles do not allow {doing} {self.module}"
+        elif self.kind == "root" and not is_root:
+            return self.refusal or ONLY_ROOT
+        return None
 
     def __str__(self) -> str:
         if self.kind == "module":

@@ -2,5 +2,6 @@
 
 from .floor import QueueRecords
 from .live import LiveCalls, live_call
+from .parties import NO_CLIENTS
 
-__all__ = ["LiveCalls", "QueueRecords", "live_call"]
+__all__ = ["NO_CLIENTS", "LiveCalls", "QueueRecords", "live_call"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..clock import Clock
 from ..config import Simulator
+from ..domain.calls import rules
 from ..domain.calls.call import Call, Plan, stream_of
 from ..domain.calls.simulation import draw_plan, next_step
 from ..domain.events.calls import CallEvent, CallPlaced
@@ -127,6 +128,11 @@ class Calls:
         decision = commands.control(call_id, customer_id, command, self.clock.time, self.simulator.engine, transfer)
         await self.event_log.transact(decision, meta)
         return decision.result
+
+    async def hang_up(self, call_id: int, customer_id: int, user_id: int, meta: Metadata) -> None:
+        """The user hangs up a customer's live call (`DELETE /calls/{id}`, a softphone's CANCEL or BYE),
+        as its own side when it is a party of the call."""
+        await self.control(call_id, customer_id, rules.hang_up_for(user_id), meta)
 
     async def events(self, call_id: int, customer_id: int) -> list[RecordedEvent] | None:
         """A customer's call's events, live or ended; None for anyone else's."""

@@ -194,7 +194,7 @@ async def _labels(request: web.Request, customer_id: int, labels: list[int] | No
 async def hang_up(request: web.Request) -> web.Response:
     who = principal(request)
     calls = request.app[CALLS]
-    await calls.control(_call_id(request), who.customer_id, rules.hang_up_for(who.user_id), meta_of(request))
+    await calls.hang_up(_call_id(request), who.customer_id, who.user_id, meta_of(request))
     return web.Response(status=204)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..domain.calls import rules
 from ..domain.calls.call import Call, Party, Target
-from ..domain.calls.fold import evolve
+from ..domain.calls.fold import evolve, fold
 from ..domain.errors import Invalid
 from ..domain.events import NewEvent
 from ..domain.events.calls import CallPlaced
@@ -46,6 +46,9 @@ class Placing:
     """What a lead call's destination hears before the user's client rings."""
     target: Target | None = None
     """The user an extension names: it is reached through the user's rules (DND, follow-me, voicemail)."""
+    caller_answers: bool = False
+    """The caller's side is a softphone that dialled the call: it answers as the call is placed (no
+    simulated client rings the caller first)."""
 
 
 def place(placing: Placing, engine: Engine, now: Now, webcalls_per_minute: int) -> Decision[Call]:
@@ -79,7 +82,10 @@ def place(placing: Placing, engine: Engine, now: Now, webcalls_per_minute: int) 
         if to is not None or ruled is not None:
             placed = placed_to(conn, placed, to, engine, at, direct=ruled is None)
         engine.pricing.payable(conn, placing.customer_id, charged_legs(evolve(Call(id=call_id), placed)))
-        return on_stream(conn, Call(id=call_id), rules.place(placed, accepted=True), engine)
+        events = rules.place(placed, accepted=True)
+        if placing.caller_answers:
+            events += rules.answer(fold(call_id, events), at, "src")
+        return on_stream(conn, Call(id=call_id), events, engine)
 
     return Decision(decide)
 

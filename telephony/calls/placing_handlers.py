@@ -2,7 +2,8 @@
 
 The handler resolves the parties (the user's own client, the caller id, the destination: a number
 or a user's extension) and the call is placed in one decision (`placing`): the live call answers,
-or the web call's record.
+or the web call's record. A softphone's INVITE places its click-to-call through `click_to_call` too
+(`phones`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from ..api.responses import single
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..documents import reads
+from ..documents.connections import Reader
 from ..domain import phone
+from ..domain.calls.call import Call
 from ..domain.types import E164
+from ..eventlog import Metadata
 from ..keys import CALLS, READER
 from . import parties
+from .engine import Calls
 from .live import live_call
 from .placing import Placing
 
@@ -58,27 +63,38 @@ def registrations_of(request: web.Request) -> parties.Registrations:
     return request.app[CALLS].registrations
 
 
-async def _originator(request: web.Request, customer_id: int, user_id: int, given: int | str | None) -> dict:
+async def _originator(reader: Reader, customer_id: int, user_id: int, given: int | str | None) -> dict:
     if given is not None:
         if not re.fullmatch(r"[0-9]{1,18}", str(given)):
             raise BadRequest.field("from", "This value must be the id of a user.")
         user_id = int(given)
-    return await parties.user_of(request.app[READER], user_id, customer_id)
+    return await parties.user_of(reader, user_id, customer_id)
 
 
 async def place_call(request: web.Request) -> web.Response:
     """Click-to-call: the user's own client rings first, then the destination."""
     who = principal(request)
     body = await read_json(request, PlaceCall)
-    reader, registrations = request.app[READER], registrations_of(request)
-    user = await _originator(request, who.customer_id, who.user_id, body.from_)
+    call = await click_to_call(request.app[READER], request.app[CALLS], who.customer_id, who.user_id, body,
+                               meta_of(request))  # fmt: skip
+    return single(request, live_call(call, call.placed_at), f"/calls/{call.id}", status=201)
+
+
+async def click_to_call(reader: Reader, calls: Calls, customer_id: int, user_id: int, body: PlaceCall, meta: Metadata,
+                        phone: parties.Client | None = None) -> Call:  # fmt: skip
+    """The call `POST /calls` places for a user, its checks and its events. `phone` is a softphone that
+    dialled it (`calls.phones`): the user's side is that phone, which answers as the call is placed."""
+    registrations = calls.registrations
+    user = await _originator(reader, customer_id, user_id, body.from_)
     src = parties.user_party(user, registrations, required=True)
-    clid = await parties.caller_id(reader, who.customer_id, body.caller_id, user)
-    to = await parties.destination(reader, who.customer_id, body.to, registrations)
-    placing = Placing(customer_id=who.customer_id, user_id=user["id"], kind="click", first="src", src=src, dst=to.party,
+    if phone is not None:
+        src = msgspec.structs.replace(src, ua=phone.user_agent, contact=phone.contact)
+    clid = await parties.caller_id(reader, customer_id, body.caller_id, user)
+    to = await parties.destination(reader, customer_id, body.to, registrations)
+    placing = Placing(customer_id=customer_id, user_id=user["id"], kind="click", first="src", src=src, dst=to.party,
                       clid=clid, context=to.context, destination="out", record=parties.records(user, "out", to.context),
-                      outcome=to.outcome, target=to.target)  # fmt: skip
-    return await _placed(request, placing)
+                      outcome=to.outcome, target=to.target, caller_answers=phone is not None)  # fmt: skip
+    return await calls.place(placing, meta)
 
 
 async def place_leadcall(request: web.Request) -> web.Response:

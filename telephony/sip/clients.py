@@ -37,6 +37,10 @@ class LiveClients:
     def held(self, contact: str | None) -> LiveClient | None:
         return self._by_contact.get(contact or "")
 
+    def on(self, connection: Connection) -> list[LiveClient]:
+        """The registrations a connection holds, the last made last."""
+        return [client for client in self._by_contact.values() if client.connection is connection]
+
     def of(self, user_id: int) -> LiveClient | None:
         """The client that rings for the user now, or None."""
         for client in reversed(self._by_contact.values()):

@@ -19,10 +19,11 @@ REQUIRED = ("Via", "From", "To", "Call-ID", "CSeq")
 SINGLE = ("From", "To", "Call-ID", "CSeq", "Max-Forwards", "Content-Length", "Content-Type", "Expires", "Event")
 TOKEN = re.compile(r"^[A-Za-z0-9.!%*_+`'~-]+$")
 PHRASES = {100: "Trying", 180: "Ringing", 200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized",
-           403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
-           420: "Bad Extension", 423: "Interval Too Brief", 481: "Call/Transaction Does Not Exist",
-           486: "Busy Here", 487: "Request Terminated", 489: "Bad Event", 500: "Server Internal Error",
-           501: "Not Implemented", 503: "Service Unavailable", 513: "Message Too Large", 603: "Decline"}  # fmt: skip
+           402: "Payment Required", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+           408: "Request Timeout", 420: "Bad Extension", 423: "Interval Too Brief", 480: "Temporarily Unavailable",
+           481: "Call/Transaction Does Not Exist", 486: "Busy Here", 487: "Request Terminated", 489: "Bad Event",
+           500: "Server Internal Error", 501: "Not Implemented", 503: "Service Unavailable", 513: "Message Too Large",
+           603: "Decline"}  # fmt: skip
 _PRINTABLE, _UNPRINTABLE = re.compile(r"[ -~]*"), re.compile(r"[^ -~]")
 _ERRORS = (ValueError, KeyError, IndexError, TypeError, UnicodeError)
 """What `sipmessage` raises on text outside its grammar."""

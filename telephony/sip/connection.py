@@ -7,8 +7,9 @@ of the user's `sip_password` (`digest`). Failed answers are throttled as failed 
 (`sip:<id>`) and per address; while locked, a request gets 403 with `Retry-After`. The first user
 to authenticate owns the connection (another's credentials get 403), up to
 `[sip] connections_per_user` connections per user. Requests within a dialog (a subscription's
-refresh, BYE, ACK, CANCEL) belong to the dialog the connection's user made. Responses and BYEs go to
-the INVITEs this server sent (`invites`). An error inside the server is answered 500 and logged:
+refresh, BYE, ACK, CANCEL) belong to the dialog the connection's user made. An INVITE, CANCEL and BYE
+of a call the phone dials go to `dialling`; responses and BYEs of the INVITEs this server sent to
+`invites`. An error inside the server is answered 500 and logged:
 the connection goes on.
 """
 
@@ -96,8 +97,15 @@ class Connection:
         if request.method == "REGISTER" and self.registrar is not None:
             await self.registrar.register(request)
             return
+        if request.method == "INVITE" and not in_dialog:
+            await self.hub.dialling.invite(self, request)
+            return
+        if request.method == "CANCEL":
+            await self.hub.dialling.cancel(self, request)
+            return
         if request.method == "BYE":
-            await self.hub.invites.bye(self, request)
+            if not await self.hub.dialling.bye(self, request):
+                await self.hub.invites.bye(self, request)
             return
         answer = codec.reply(request, 501 if request.method in KNOWN else 405, tag=self.tag())
         answer.headers.set("Allow", ALLOW)
@@ -157,6 +165,7 @@ class Connection:
     async def closed(self) -> None:
         """The socket went: its calls end, subscriptions and registrations end, the user's count goes down."""
         await self.hub.invites.closed(self)
+        await self.hub.dialling.closed(self)
         if self.subscriptions is not None:
             self.subscriptions.close()
         if self.registrar is not None:

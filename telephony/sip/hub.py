@@ -1,6 +1,6 @@
 """The SIP side of the app: its open connections (by user, for the limit), the registrations they
-hold (`clients`) and the INVITEs sent to them (`invites`), and what connections need (settings,
-directory, throttle, clock, the log, live calls)."""
+hold (`clients`), the INVITEs sent to them (`invites`) and those they send (`dialling`), and what
+connections need (settings, directory, throttle, clock, the log, live calls)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from .directory import Directory
 
 if TYPE_CHECKING:
     from .connection import Connection
+    from .dialling import Dialling
     from .invites import Invites
     from .registrar import Register, Unregister
 
@@ -40,6 +41,8 @@ class SipHub:
     unregister_client: Unregister
     clients: LiveClients
     invites: Invites
+    dialling: Dialling
+    """The calls the connections' phones place."""
     connections: set[Connection] = field(default_factory=set)
     _by_user: dict[int, set[Connection]] = field(default_factory=dict)
     _keys: itertools.count = field(default_factory=itertools.count)

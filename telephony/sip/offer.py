@@ -23,15 +23,15 @@ from .dialog_info import display_name, party_uri
 NO_MEDIA = "192.0.2.1"
 
 
-def sdp(session: int) -> bytes:
-    """An offer of real codecs at an address that answers nothing."""
+def sdp(session: int, setup: str = "actpass") -> bytes:
+    """An offer of real codecs at an address that answers nothing (`setup="active"`: as an answer)."""
     fingerprint = ":".join(f"{byte:02X}" for byte in secrets.token_bytes(32))
     lines = ["v=0", f"o=telephony {session} 1 IN IP4 {NO_MEDIA}", "s=telephony", f"c=IN IP4 {NO_MEDIA}", "t=0 0",
              "a=group:BUNDLE 0", "m=audio 9 UDP/TLS/RTP/SAVPF 111 0 8 101", "a=mid:0", "a=sendrecv", "a=rtcp-mux",
              "a=rtpmap:111 opus/48000/2", "a=fmtp:111 minptime=10;useinbandfec=1", "a=rtpmap:0 PCMU/8000",
              "a=rtpmap:8 PCMA/8000", "a=rtpmap:101 telephone-event/8000", "a=fmtp:101 0-15",
              f"a=ice-ufrag:{secrets.token_hex(4)}", f"a=ice-pwd:{secrets.token_hex(12)}",
-             f"a=fingerprint:sha-256 {fingerprint}", "a=setup:actpass",
+             f"a=fingerprint:sha-256 {fingerprint}", f"a=setup:{setup}",
              f"a=candidate:1 1 udp 2130706431 {NO_MEDIA} 9 typ host", "a=end-of-candidates"]  # fmt: skip
     return ("\r\n".join(lines) + "\r\n").encode()
 

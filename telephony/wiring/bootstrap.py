@@ -38,6 +38,7 @@ from ..calls.decisions import Engine
 from ..calls.engine import Calls, CallSimulator, planner
 from ..calls.floor import LiveFloor, QueueRecords
 from ..calls.live import LiveCalls
+from ..calls.phones import PhoneCalls
 from ..calls.voicemail import VoicemailMail
 from ..clock import Clock
 from ..collections.cache import PageCache
@@ -190,12 +191,16 @@ def sip_hub(settings: Settings, accounts: Accounts, reader: ReadStore, clock: Cl
             event_log: EventLog, memory: MemoryProjections, clients: sip.LiveClients, calls: Calls
             ) -> sip.SipHub:  # fmt: skip
     """SIP over WebSocket: users and nodes from the read models, login's throttle, the live calls, the
-    registrations its connections hold and the INVITEs that ring them (what they answer drives the calls)."""
+    registrations its connections hold, the INVITEs that ring them (what they answer drives the calls) and
+    those their phones send (calls placed as `POST /calls` places them)."""
     directory = sip.Directory(settings.sip, reader, accounts.unseal)
     invites = sip.Invites(clients, memory[LiveCalls].calls.get, calls.by_client, directory.domain)
+    phones = PhoneCalls(reader, calls, accounts.index.accounts.get)
+    dialling = sip.Dialling(phones.place, phones.hang_up, memory[LiveCalls].calls.get, event_log,
+                            settings.sip.dialogs_per_connection)  # fmt: skip
     return sip.SipHub(settings.sip, directory, accounts.throttle, clock, scheduler, event_log,
                       memory[LiveCalls].of_customer, lambda: memory.position, accounts.register_client,
-                      accounts.unregister_client, clients, invites)  # fmt: skip
+                      accounts.unregister_client, clients, invites, dialling)  # fmt: skip
 
 
 def calls_engine(settings: Settings, clock: Clock, event_log: EventLog, memory: MemoryProjections, billing: Billing,
@@ -217,7 +222,8 @@ async def _timers(app: web.Application) -> AsyncIterator[None]:
     memory[messaging.Pending].on_change = app[MESSAGING].follow
     memory[webhooks.PendingDeliveries].on_change = duties[DUTY["sender"]].gate(app[WEBHOOKS].sender.kick)
     unfollow = [event_log.follow_commits("call timers", app[CALLS].simulator.follow_commit),
-                event_log.follow_commits("sip invites", app[SIP].invites.follow_commit)]  # fmt: skip
+                event_log.follow_commits("sip invites", app[SIP].invites.follow_commit),
+                event_log.follow_commits("sip dialling", app[SIP].dialling.follow_commit)]  # fmt: skip
     if url := app[SETTINGS].eventlog.url:
         notices = await Notices.open(url, "clock")
         app[SHARED_CLOCK] = SharedClock(app[CLOCK], scheduler, notices, lambda: duties.held, DUTY.values())

@@ -24,6 +24,7 @@ REFUSING = {
     "check": "the pipeline's check (api/access.py)",
     "_may_touch": "a rule on a record: a user changes its own audio, the root administrator anyone's",
     "_customer": "the event stream, which authenticates itself (the control key or a user's token)",
+    "place": "a softphone's INVITE (calls/phones.py), authenticated by SIP: POST /calls's own access, asked of it",
 }
 """The only functions that refuse a caller (403) themselves, and why."""
 READING = {r.access for r in ROUTES if r.access.kind == "user" or (r.access.kind == "module" and not r.access.write)}

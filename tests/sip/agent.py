@@ -19,6 +19,11 @@ from tests.accounts.helpers import Creds, url
 PATH = "/_telephony/sip"
 WAIT = 5.0
 """Seconds of real time a test waits for a message the server sends."""
+OFFER = (
+    "v=0\r\no=- 7 1 IN IP4 203.0.113.7\r\ns=-\r\nc=IN IP4 203.0.113.7\r\nt=0 0\r\n"
+    "m=audio 9 UDP/TLS/RTP/SAVPF 111 0\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:0 PCMU/8000\r\n"
+)
+"""A softphone's SDP offer (no media flows: the server answers at an address that answers nothing)."""
 
 
 async def me(client: TestClient, creds: Creds) -> dict[str, Any]:
@@ -133,6 +138,41 @@ class Agent:
             )
         )
         return await self.response()
+
+    async def dial(self, to: str) -> Request:
+        """Dial `to` as a softphone does: an INVITE with an SDP offer, its challenge answered; the INVITE
+        sent with credentials, once the server's 100 Trying came."""
+        call_id, extra = secrets.token_hex(8), "Content-Type: application/sdp\r\n"
+        await self.send(self.request("INVITE", to, call_id=call_id, extra=extra, body=OFFER))
+        challenge = await self.response()
+        assert challenge.code == 401, challenge
+        sent = self.request("INVITE", to, call_id=call_id, extra=extra + self.credentials(challenge, "INVITE", to),
+                            body=OFFER)  # fmt: skip
+        await self.send(sent)
+        trying = await self.response()
+        assert trying.code == 100, trying
+        return parse(sent.encode())  # type: ignore[return-value]
+
+    async def cancel(self, invite: Request) -> None:
+        """CANCEL the INVITE: its Via, From, To, Call-ID and CSeq number."""
+        await self.send(f"CANCEL {invite.uri} SIP/2.0\r\nVia: {invite.headers['Via']}\r\nMax-Forwards: 70\r\n"
+                        f"From: {invite.headers['From']}\r\nTo: {invite.headers['To']}\r\n"
+                        f"Call-ID: {invite.call_id}\r\nCSeq: {invite.cseq.sequence} CANCEL\r\n"
+                        f"Content-Length: 0\r\n\r\n")  # fmt: skip
+
+    async def in_dialog(self, method: str, invite: Request, ok: Response) -> None:
+        """An ACK (of the 200) or a BYE in the dialog the phone's INVITE made (`ok`: the response that
+        made it), to the server's Contact."""
+        sequence = invite.cseq.sequence
+        if method != "ACK":
+            self.sequence += 1
+            sequence = self.sequence
+        target = ok.contact[0].uri if ok.contact else invite.uri  # a 180 names no Contact
+        await self.send(f"{method} {target} SIP/2.0\r\n"
+                        f"Via: SIP/2.0/WSS {self.host};branch=z9hG4bK{secrets.token_hex(6)}\r\n"
+                        f"Max-Forwards: 70\r\nFrom: {invite.headers['From']}\r\nTo: {ok.headers['To']}\r\n"
+                        f"Call-ID: {invite.call_id}\r\nCSeq: {sequence} {method}\r\n"
+                        f"Content-Length: 0\r\n\r\n")  # fmt: skip
 
     async def subscribe(self, node: str, expires: int = 600) -> Response:
         extra = f"Event: dialog\r\nExpires: {expires}\r\nAccept: application/dialog-info+xml\r\n"

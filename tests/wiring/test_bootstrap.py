@@ -42,7 +42,14 @@ async def test_the_app_follows_commits_derives_timers_and_runs_reactors_in_the_d
     await aiohttp_client(app)
     assert app[CLOCK] is clock
     shared = ["shared clock"] if settings.eventlog.url else []  # a PostgreSQL log's processes share the clock
-    assert app[EVENT_LOG].followers == ["in-memory projections", "snapshots", "call timers", "sip invites", *shared]
+    assert app[EVENT_LOG].followers == [
+        "in-memory projections",
+        "snapshots",
+        "call timers",
+        "sip invites",
+        "sip dialling",
+        *shared,
+    ]
     assert app[MEMORY][messaging.Pending].on_change == app[MESSAGING].follow
     if not settings.eventlog.url:  # on PostgreSQL the sources and the sender's kick are gated by their leases
         assert app[SCHEDULER].sources == (app[ACCOUNTS].expiry.timers, app[BILLING].closing, app[MESSAGING].timers,
