@@ -265,7 +265,7 @@ class Sip(Section, frozen=True):
     dialogs_per_connection: int = 4
     nonce_seconds: float = 300.0
     max_expires: int = 3600
-    max_media_calls: int = 20
+    max_media_calls: int = 10
 
     def __post_init__(self) -> None:
         _check_port(self.port)

@@ -140,3 +140,8 @@ async def test_garbage_on_the_media_port_never_stops_the_server_and_other_calls_
         assert (await get(client, root, f"/calls/{call_id}"))["data"]["state"] == "CONNECTED"
     finally:
         await phone.close()
+
+
+def test_max_media_calls_may_not_be_negative():
+    with pytest.raises(ValueError, match="max_media_calls"):
+        Sip(max_media_calls=-1)
