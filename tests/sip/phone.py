@@ -1,18 +1,19 @@
 """A WebRTC softphone in Python (aiortc), as a browser is one: its SIP over the test agent on a socket
 opened with an `Origin` (so the server offers it media), its audio a tone it sends and what it hears
-measured; and what the server's media room holds, read in the server's own loop."""
+measured (`dominant_hz`, of either side's `Heard`); and what the server's media room holds."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
+import numpy as np
 from aiohttp.test_utils import TestClient
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
 from telephony.keys import MEDIA
 from telephony.rtc import addresses
-from telephony.rtc.listening import Heard
+from telephony.rtc.listening import RATE, Heard
 from telephony.rtc.tone import Tone
 from tests.accounts.helpers import Creds
 from tests.calls.test_inbound import provision
@@ -67,6 +68,17 @@ async def within(condition, what: str, seconds: float = SOON) -> None:
     while not condition():
         assert time.monotonic() < deadline, what
         await asyncio.sleep(0.05)
+
+
+def dominant_hz(heard: Heard) -> float | None:
+    """The strongest frequency of the last second heard (Hann-windowed FFT: bin k is k Hz), or None
+    before a second was heard."""
+    if heard.seconds < 1:
+        return None
+    last = np.frombuffer(heard.pcm()[-2 * RATE :], dtype="<i2").astype(np.float64)
+    spectrum = np.abs(np.fft.rfft(last * np.hanning(RATE)))
+    spectrum[0] = 0.0
+    return float(np.argmax(spectrum))
 
 
 def media_tasks() -> list[asyncio.Task]:

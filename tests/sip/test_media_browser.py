@@ -29,7 +29,7 @@ from tests.calls.conftest import RULES
 from tests.calls.helpers import by_live_id
 from tests.conftest import CONTROL_KEY
 from tests.dashboard.browsers import FLAGS, chromium
-from tests.sip.phone import media_tasks
+from tests.sip.phone import dominant_hz, media_tasks
 from tests.sip.test_browser import HERE, HOME, ORIGIN, SOON, USER_NUMBER, Server, sipjs
 
 pytestmark = pytest.mark.browser
@@ -64,7 +64,7 @@ class Served(Server):
 
     def sessions(self) -> list[dict]:
         def seen() -> list[dict]:
-            return [{"hz": s.heard.dominant_hz(), "frames": s.heard.frames, "codec": s.codec(),
+            return [{"hz": dominant_hz(s.heard), "frames": s.heard.frames, "codec": s.codec(),
                      "connected": s.connected_at is not None} for s in self.app[MEDIA].sessions]  # fmt: skip
 
         return self.inside(seen)
