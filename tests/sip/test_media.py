@@ -1,7 +1,8 @@
 """WebRTC media of the calls that reach a browser softphone (a Python one here, aiortc over the test
-agent; tests/sip/test_media_browser.py has Chromium): the INVITE offers audio on the address the
-phone reached the server at; once the phone's answer is recorded its tone is heard and the far end's
-played; the leg's end closes the media; an answer with no usable codec fails the leg; above
+agent; tests/sip/test_media_browser.py has Chromium): the INVITE (of an inbound call, of a
+click-to-call's callee) offers audio on the address the phone reached the server at; once the
+phone's answer is recorded its tone is heard and the far end's played; the leg's end (either side's
+BYE, a CANCEL) closes the media; an answer with no usable codec fails the leg; above
 `[sip] max_media_calls` the INVITE carries no media; garbage on the media port stops nothing."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import msgspec
 import pytest
 
 from telephony.config import Sip
-from tests.accounts.helpers import CONTROL, url
+from tests.accounts.helpers import CONTROL, PASSWORD, login, url
 from tests.calls.conftest import ANSWERS
 from tests.calls.helpers import advance, cdrs_of, get, states
 from tests.calls.test_inbound import ring
@@ -59,7 +60,34 @@ async def test_a_browser_softphone_answering_an_inbound_call_hears_the_caller_an
     assert await states(client, call_id) == ["INITIAL", "RINGING", "CONNECTED", "HANGUP"]
 
 
-async def test_the_servers_hang_up_and_cancel_close_the_media(client, root):
+async def test_the_callee_of_a_click_to_call_hears_its_caller_until_a_rest_hang_up_closes_the_media(client, root):
+    made = await client.post("/_telephony/customers/100001/users", headers=CONTROL,
+                             json={"email": "callee@example.com", "password": PASSWORD, "ext": "205"})  # fmt: skip
+    assert made.status == 201, await made.text()
+    callee = await login(client, "v1.2", "callee@example.com", PASSWORD)
+    agent = await browser_softphone(client, callee)
+    placed = await client.post(url("v1.2", "/calls"), json={"to": "205"}, headers=root.headers())
+    call_id = (await placed.json())["data"]["id"]
+    await advance(client, 2)  # the caller's own side answers (the simulator's), then the callee rings
+    invite = await agent.request_of("INVITE")
+    phone = Phone(PHONE_HZ)
+    try:
+        await answer_with(agent, invite, await phone.answer(invite.body))
+        await agent.request_of("ACK")
+        (session,) = media_of(client).sessions
+        await within(lambda: dominant_hz(phone.heard) is not None and dominant_hz(session.heard) is not None,
+                     "a second of audio was not heard both ways")  # fmt: skip
+        assert abs(dominant_hz(phone.heard) - (700 + 40 * (root.user_id % 10))) <= 20  # the caller, a user
+        assert abs(dominant_hz(session.heard) - PHONE_HZ) <= 20
+        response = await client.delete(url("v1.2", f"/calls/{call_id}"), headers=root.headers())
+        assert response.status == 204, await response.text()
+        await agent.request_of("BYE")
+        await within(lambda: media_of(client).busy == 0 and not media_tasks(), "the BYE did not close the media")
+    finally:
+        await phone.close()
+
+
+async def test_the_servers_cancel_closes_the_media(client, root):
     agent = await browser_softphone(client, root)
     call_id = (await ring(client, hangup_after=600))["data"]["id"]
     await agent.request_of("INVITE")
