@@ -265,9 +265,12 @@ class Sip(Section, frozen=True):
     dialogs_per_connection: int = 4
     nonce_seconds: float = 300.0
     max_expires: int = 3600
+    max_media_calls: int = 10
 
     def __post_init__(self) -> None:
         _check_port(self.port)
+        if self.max_media_calls < 0:
+            raise ValueError("max_media_calls must be 0 or more")
         if "{customer_id}" not in self.domain_template:
             raise ValueError("domain_template must hold {customer_id}")
         if bool(self.certificate) != bool(self.private_key):

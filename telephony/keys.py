@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .reactors.scheduler import Scheduler
     from .reactors.shared_clock import SharedClock
     from .reports import ReportRuns
+    from .rtc import MediaCalls
     from .security import Entropy, Sealer
     from .sip import SipHub
     from .stream import Streams
@@ -76,6 +77,8 @@ STREAMS: web.AppKey[Streams] = web.AppKey("streams")
 
 SIP: web.AppKey[SipHub] = web.AppKey("sip")
 """SIP over WebSocket: the open connections and what they use."""
+MEDIA: web.AppKey[MediaCalls] = web.AppKey("media")
+"""The WebRTC media calls of this process (the INVITEs to browser softphones)."""
 
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id")
 API_VERSION: web.RequestKey[str] = web.RequestKey("api_version")
@@ -92,6 +95,7 @@ __all__ = [
     "ENTROPY",
     "EVENT_LOG",
     "FAULTS",
+    "MEDIA",
     "MEMORY",
     "MESSAGING",
     "OPENAPI",

@@ -27,7 +27,7 @@ LAYERS = (  # bottom to top
     ("reactors",),
     ("api", "collections"),
     ("accounts", "registry", "calls", "billing", "conversations", "messaging", "reports", "webhooks", "mail", "audit",
-     "faults", "stream", "sip", "dashboard", "demo"),
+     "faults", "stream", "sip", "rtc", "dashboard", "demo"),
     ("openapi",),
     ("app", "cli", "wiring", "embedded", "event_catalogue", "__main__", "__init__"),
     ("testing",),

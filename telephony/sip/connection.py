@@ -53,6 +53,8 @@ class Connection:
         self.registrar: Registrar | None = None
         self.dialogs: set[str] = set()
         """The SIP Call-IDs of the INVITE dialogs this server opened on the connection."""
+        self.media_host: str | None = None
+        """Where WebRTC media offered to the client is (the address it reached the server at), or None."""
 
     async def send(self, message: Request | Response) -> None:
         if not self.ws.closed:

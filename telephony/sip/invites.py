@@ -9,6 +9,11 @@ elsewhere (a REST hang-up, a transfer) gets a BYE. What the client answers drive
 busy, 603 rejects, any other failure fails it; 180 changes nothing (the call rings from the INVITE
 on). Its BYE (or its socket's close) hangs up the answered call as its callee; a socket that closes
 while it rings fails the leg.
+
+Media (`media`, wired in): an INVITE to a client that can carry WebRTC audio (`Connection.media_host`)
+offers a media leg's SDP. A 200 whose SDP cannot carry it is recorded as the leg's failure, then
+ACKed and hung up (BYE); a usable one starts the media once the answer is recorded and ACKed. The
+media ends as the leg does.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from ..eventlog import Metadata, RecordedEvent
 from . import codec
 from .clients import LiveClient, LiveClients
 from .connection import Connection
+from .media import Media
 from .offer import Outgoing
 
 log = logging.getLogger(__name__)
@@ -45,6 +51,8 @@ class Invites:
         """By call id: the INVITE (early or answered) of each call that rings or talks to a client."""
         self._dialogs: dict[str, Outgoing] = {}
         """By SIP Call-ID: every INVITE dialog still open, cancelled ones until their final answer."""
+        self.media: Media | None = None
+        """What offers media to clients that can carry it; None: no INVITE carries media."""
 
     async def follow_commit(self, events: list[RecordedEvent], head: int) -> None:
         for call_id in dict.fromkeys(e.event.id for e in events if isinstance(e.event, CallEvent)):
@@ -64,7 +72,10 @@ class Invites:
                 await self._invite(call, client)
 
     async def _invite(self, call: Call, client: LiveClient) -> None:
-        out = Outgoing.to(call, client, self._domain(call.customer_id))
+        host, leg = client.connection.media_host, None
+        if self.media is not None and host is not None:
+            leg = await self.media.offer(call, host)
+        out = Outgoing.to(call, client, self._domain(call.customer_id), leg)
         self.ringing[call.id] = self._dialogs[out.sip_call_id] = out
         client.connection.dialogs.add(out.sip_call_id)
         await client.connection.send(out.invite)
@@ -72,6 +83,8 @@ class Invites:
     async def _leave(self, out: Outgoing) -> None:
         """The call stopped ringing (or talking to) the client: CANCEL, or BYE once answered."""
         self.ringing.pop(out.call_id, None)
+        if out.media is not None:
+            out.media.end()
         if out.confirmed:
             self._forget(out)
             await out.client.connection.send(out.bye())
@@ -80,6 +93,8 @@ class Invites:
             await out.client.connection.send(out.cancel())
 
     def _forget(self, out: Outgoing) -> None:
+        if out.media is not None:
+            out.media.end()
         self._dialogs.pop(out.sip_call_id, None)
         out.client.connection.dialogs.discard(out.sip_call_id)
         if self.ringing.get(out.call_id) is out:
@@ -99,6 +114,9 @@ class Invites:
             await connection.send(out.ack_failure(response))  # once the refusal is recorded
             return
         out.answered(response)
+        if out.media is not None and not out.media.usable(response.body):
+            await self._unusable(connection, out)
+            return
         answered = None
         if not out.cancelled:
             answered = await self._by_client(out.call_id, out.client.contact, "answer", _meta(out))
@@ -106,6 +124,16 @@ class Invites:
         if answered is None:  # the call moved on meanwhile: the client is hung up at once
             self._forget(out)
             await connection.send(out.bye())
+        elif out.media is not None:
+            await out.media.connect(response.body)
+
+    async def _unusable(self, connection: Connection, out: Outgoing) -> None:
+        """A 200 whose SDP carries no audio this server can send or hear: the leg fails, then ACK and BYE."""
+        self._forget(out)
+        if not out.cancelled:
+            await self._by_client(out.call_id, out.client.contact, "fail", _meta(out))
+        await connection.send(out.ack())
+        await connection.send(out.bye())
 
     async def bye(self, connection: Connection, request: Request) -> None:
         """The client hangs up an answered call: 200, then the call ends with the callee's hang-up."""

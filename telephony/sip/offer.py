@@ -1,8 +1,9 @@
 """An INVITE dialog this server starts to a real client, and the requests it sends in it.
 
-The INVITE carries an SDP offer of real codecs (opus, PCMU, PCMA, telephone-event) in the form a
-browser accepts (ICE credentials, a DTLS fingerprint, rtcp-mux), at TEST-NET-1's 192.0.2.1 port 9
-(RFC 5737: an address that answers nothing): no media is carried. Its From is the caller as dialog
+The INVITE carries its media leg's SDP offer (`media`), or, with no media, an SDP offer of real
+codecs (opus, PCMU, PCMA, telephone-event) in the form a browser accepts (ICE credentials, a DTLS
+fingerprint, rtcp-mux), at TEST-NET-1's 192.0.2.1 port 9 (RFC 5737: an address that answers
+nothing): no media is carried. Its From is the caller as dialog
 NOTIFYs name it, its To the user, its Call-ID `<call id>-<n>@telephony`. ACK, CANCEL and BYE follow
 RFC 3261: a CANCEL and the ACK of a failure reuse the INVITE's branch, an ACK of a 200 and a BYE go
 to the client's Contact in the dialog its 200 made.
@@ -19,6 +20,7 @@ from ..domain.calls.call import Call
 from . import codec
 from .clients import LiveClient
 from .dialog_info import display_name, party_uri
+from .media import MediaLeg
 
 NO_MEDIA = "192.0.2.1"
 
@@ -52,9 +54,11 @@ class Outgoing:
     target: str | None = None
     """The client's Contact once it answered: where requests in the dialog go."""
     sequence: int = 1
+    media: MediaLeg | None = None
+    """The media the INVITE offers, or None (its offer answers nothing)."""
 
     @classmethod
-    def to(cls, call: Call, client: LiveClient, domain: str) -> Outgoing:
+    def to(cls, call: Call, client: LiveClient, domain: str, media: MediaLeg | None = None) -> Outgoing:
         connection = client.connection
         name = display_name(call.src).replace('"', "")
         sip_call_id = f"{call.id}-{secrets.token_hex(4)}@telephony"
@@ -65,8 +69,9 @@ class Outgoing:
                    ("To", str(user)), ("Call-ID", sip_call_id),
                    ("Contact", f"<sip:telephony@{connection.host};transport=ws>"),
                    ("Allow", "INVITE, ACK, CANCEL, BYE, OPTIONS"), ("Content-Type", "application/sdp")]  # fmt: skip
-        invite = codec.request("INVITE", client.contact, sequence=1, headers=headers, body=sdp(call.id))
-        return cls(call.id, client, call.reached_at, invite, sip_call_id)
+        body = media.sdp if media is not None else sdp(call.id)
+        invite = codec.request("INVITE", client.contact, sequence=1, headers=headers, body=body)
+        return cls(call.id, client, call.reached_at, invite, sip_call_id, media=media)
 
     def cancel(self) -> Request:
         return self._same_transaction("CANCEL", self.invite.headers["To"])

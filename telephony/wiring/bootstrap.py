@@ -29,7 +29,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .. import control_key, datadir, faults, messaging, reports, sip, stream, webhooks
+from .. import control_key, datadir, faults, messaging, reports, rtc, sip, stream, webhooks
 from ..accounts import Registrations
 from ..accounts.service import Accounts, open_sealer
 from ..accounts.sessions import SessionIndex
@@ -60,6 +60,7 @@ from ..keys import (
     ENTROPY,
     EVENT_LOG,
     FAULTS,
+    MEDIA,
     MEMORY,
     MESSAGING,
     PAGE_CACHE,
@@ -174,6 +175,7 @@ async def _services(app: web.Application) -> AsyncIterator[None]:
     app[WEBHOOKS] = webhooks.Webhooks(settings.webhooks, event_log, reader, clock, sealer, sender, entropy)
     app[STREAMS] = stream.Streams(event_log, settings.stream.heartbeat_seconds)
     app[SIP] = sip_hub(settings, app[ACCOUNTS], reader, clock, scheduler, event_log, memory, sip_clients, app[CALLS])
+    app[MEDIA] = app[SIP].invites.media = rtc.MediaCalls(settings.sip.max_media_calls)
     await app[ACCOUNTS].bootstrap()
     await fault_rules.configure(settings.faults.rules)
     yield
@@ -185,6 +187,8 @@ async def end_streams(app: web.Application) -> None:
         app[STREAMS].close()
     if SIP in app:
         await app[SIP].close()
+    if MEDIA in app:
+        await app[MEDIA].close()
 
 
 def sip_hub(settings: Settings, accounts: Accounts, reader: ReadStore, clock: Clock, scheduler: Scheduler,
