@@ -17,7 +17,7 @@ import msgspec
 
 from ..api.errors import Forbidden, Unauthorized
 from ..api.wire import decode
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain.calls.call import Call
 from ..eventlog import Metadata
 from .engine import Calls
@@ -41,7 +41,7 @@ class Account(Protocol):
 
 @dataclass(frozen=True)
 class PhoneCalls:
-    reader: Reader
+    reader: ReadStore
     calls: Calls
     account_of: Callable[[int], Account | None]
 

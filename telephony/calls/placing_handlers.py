@@ -20,7 +20,7 @@ from ..api.responses import single
 from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..documents import reads
-from ..documents.connections import Reader
+from ..documents.listing import ReadStore
 from ..domain import phone
 from ..domain.calls.call import Call
 from ..domain.types import E164
@@ -63,7 +63,7 @@ def registrations_of(request: web.Request) -> parties.Registrations:
     return request.app[CALLS].registrations
 
 
-async def _originator(reader: Reader, customer_id: int, user_id: int, given: int | str | None) -> dict:
+async def _originator(reader: ReadStore, customer_id: int, user_id: int, given: int | str | None) -> dict:
     if given is not None:
         if not re.fullmatch(r"[0-9]{1,18}", str(given)):
             raise BadRequest.field("from", "This value must be the id of a user.")
@@ -80,8 +80,8 @@ async def place_call(request: web.Request) -> web.Response:
     return single(request, live_call(call, call.placed_at), f"/calls/{call.id}", status=201)
 
 
-async def click_to_call(reader: Reader, calls: Calls, customer_id: int, user_id: int, body: PlaceCall, meta: Metadata,
-                        phone: parties.Client | None = None) -> Call:  # fmt: skip
+async def click_to_call(reader: ReadStore, calls: Calls, customer_id: int, user_id: int, body: PlaceCall,
+                        meta: Metadata, phone: parties.Client | None = None) -> Call:  # fmt: skip
     """The call `POST /calls` places for a user, its checks and its events. `phone` is a softphone that
     dialled it (`calls.phones`): the user's side is that phone, which answers as the call is placed."""
     registrations = calls.registrations
