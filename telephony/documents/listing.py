@@ -13,8 +13,9 @@ from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from .conditions import TRUE, All, Condition, Exists, equals
+from .conditions import Condition, Exists, equals
 from .names import Table, documents_of
+from .stores import SQL
 
 
 class Page(NamedTuple):
@@ -85,8 +86,6 @@ class ReadStore(Protocol):
         """The rows of a query, for reads written `async with reader.execute(...) as cursor`."""
         ...
 
-    async def page(self, listed: Listed) -> Page | None: ...
-
     async def close(self) -> None: ...
 
 
@@ -94,14 +93,14 @@ async def page(reader: ReadStore, kind: str, scope: Condition, q: Query, *, coun
                total: int | None = None, after: Any = None, searched: Sequence[str] = ()) -> Page:  # fmt: skip
     """A page of documents of `kind` within `scope` (see `Listed`). What is known already is not read
     again: the `total`, and the key of the row just `after` which the page starts (`Page.last`)."""
-    found = await reader.page(Listed(documents_of(kind), scope, q, counted, None, (total, after), searched))
+    found = await read(reader, Listed(documents_of(kind), scope, q, counted, None, (total, after), searched))
     assert found is not None
     return found
 
 
 async def page_of(reader: ReadStore, table: Table, scope: Condition, q: Query) -> Page:
     """A page of the rows of a table or view that is not a kind's within `scope`."""
-    found = await reader.page(Listed(table, scope, q))
+    found = await read(reader, Listed(table, scope, q))
     assert found is not None
     return found
 
@@ -109,7 +108,16 @@ async def page_of(reader: ReadStore, table: Table, scope: Condition, q: Query) -
 async def page_under(reader: ReadStore, kind: str, scope: Condition, q: Query, parent: Condition) -> Page | None:
     """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
     read together with the parent: None when the parent is not there."""
-    return await reader.page(Listed(documents_of(kind), scope, q, None, parent))
+    return await read(reader, Listed(documents_of(kind), scope, q, None, parent))
+
+
+async def read(reader: ReadStore, listed: Listed) -> Page | None:
+    """The page `listed` asks for, read in one statement of the store's SQL (None: its parent is not there)."""
+    statement, params = SQL[reader.dialect].page(listed)
+    total, found, size, there, *last = (await reader.execute_fetchall(statement, params))[0]
+    if not there:
+        return None
+    return Page(bytes(found or b""), total, size, tuple(last) if listed.q.keyed and None not in last else None)
 
 
 def owned_having(customer_id: int, **props: Any) -> Condition:
@@ -121,9 +129,3 @@ def one_of(kind: str, key: str, value: Any, customer_id: int) -> Condition:
     """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
     nested list's parent."""
     return Exists(kind, equals(**{key: value}, customer_id=customer_id))
-
-
-def narrowed(listed: Listed) -> Condition:
-    """The rows a page is drawn from: the scope, under its parent, that meet the query's conditions."""
-    parts = (listed.scope, *([listed.parent] if listed.parent is not None else ()), listed.q.where)
-    return All(tuple(p for p in parts if p != TRUE))

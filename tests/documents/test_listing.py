@@ -19,7 +19,7 @@ import pytest
 from telephony.collections import parse
 from telephony.documents import listing
 from telephony.documents.names import documents_of
-from telephony.documents.sqlite import pages
+from telephony.documents.sqlite.sql import SQL
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER
@@ -226,7 +226,7 @@ async def test_lists_on_the_columns_are_read_from_an_index(api: Api, home: Calle
     q = parse({**params, "limit": "2"}, CDRS.props, default_limit=50, max_limit=5000)
     reader = api.app[READER]
     listed = listing.Listed(documents_of(CDRS.kind), listing.owned_having(home.customer_id), q, home.customer_id)
-    for sql, bound in [pages.statement(listed)]:
+    for sql, bound in [SQL.page(listed)]:
         plan = [row[3] for row in await reader.execute_fetchall(f"EXPLAIN QUERY PLAN {sql}", bound)]
         assert not [step for step in plan if step.startswith("SCAN doc_")], plan
         assert [step for step in plan if step.startswith("SEARCH doc_cdr USING COVERING INDEX")], plan

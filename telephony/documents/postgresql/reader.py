@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from ...eventlog.pg_connection import PgConnection
-from ..listing import Listed, Page
-from . import pages
 
 SIZE = 4
 
@@ -57,10 +55,6 @@ class PgReader:
             return await asyncio.to_thread(lambda: conn.execute(sql, params).fetchall())
         finally:
             self._free.put_nowait(conn)
-
-    async def page(self, listed: Listed) -> Page | None:
-        sql, params = pages.statement(listed)
-        return pages.page_of((await self.execute_fetchall(sql, params))[0], listed)
 
     @contextlib.asynccontextmanager
     async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[_Rows]:

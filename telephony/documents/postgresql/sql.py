@@ -1,4 +1,4 @@
-"""A condition (`documents.conditions`) in PostgreSQL's SQL (`documents.sql` gives its shape).
+"""A condition (`documents.conditions`) and a list's page in PostgreSQL's SQL (`documents.sql` gives its shape).
 
 A property is read from the rows' `jsonb` document (`doc -> 'prop'`, which `rows` generates from the
 body, and indexes where the kind does), a JSON null as NULL. A value is bound as `jsonb` and compares
@@ -31,6 +31,11 @@ def _before_nul(prop: str, op: str, value: str) -> Condition:
 
 
 class PgSql(Sql):
+    ids = "id, row_number() OVER (ORDER BY {order}) AS k"
+    bodies = "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN {table} USING (id)"
+    last_id = "(SELECT id FROM page ORDER BY k DESC LIMIT 1)"
+    nulls = (" NULLS FIRST", " NULLS LAST")
+
     def expression(self, prop: str, table: Table) -> str:
         return prop if prop in table.columns else f"nullif(doc -> '{prop}', 'null')"
 

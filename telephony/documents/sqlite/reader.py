@@ -5,7 +5,7 @@ query first runs on the event loop's own read-only connection under a budget of 
 that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds
 up other requests. Each statement reads the latest commit (no read transaction held between). Both
 know `unicode_lower(text)`, any alphabet's lower case (SQLite's `lower` and `LIKE` fold ASCII only:
-`sql`). A page is read in one statement (`pages`)."""
+`sql`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ from typing import Any
 
 import aiosqlite
 
-from ..listing import Listed, Page
-from . import pages
 from .sql import UNICODE_LOWER
 
 STEPS_PER_CHECK = 1000
@@ -67,10 +65,6 @@ class Reader:
                 if self._checks <= self._budget:
                     raise
         return list(await self._threaded.execute_fetchall(sql, tuple(parameters)))
-
-    async def page(self, listed: Listed) -> Page | None:
-        sql, params = pages.statement(listed)
-        return pages.page_of((await self.execute_fetchall(sql, params))[0], listed)
 
     def execute(self, sql: str, parameters: Iterable[Any] = ()) -> Any:
         """A cursor on the thread, for reads that stream their rows (`async with reader.execute(...)`)."""
