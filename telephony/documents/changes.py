@@ -46,6 +46,11 @@ class Clear(msgspec.Struct, frozen=True):
 DocumentChange = Put | Patch | Remove | Clear
 
 
+def json_text(body: Any) -> str:
+    """A body as the JSON text a table keeps (text already, or values or a record's Struct to encode)."""
+    return body if isinstance(body, str) else msgspec.json.encode(body).decode()
+
+
 def of_event(event: Event) -> DocumentChange:
     """The change one of a kind's four events makes to its table."""
     match event:

@@ -40,7 +40,7 @@ class DerivedTable(DocumentTable):
 
     def create(self, conn: Connection) -> None:
         super().create(conn)
-        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id {self.rows.integer} PRIMARY KEY, '
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.sources}" (id {self.store.integer} PRIMARY KEY, '
                      "source TEXT NOT NULL)")  # fmt: skip
         if not self.rebuilding:
             conn.execute(self._index)

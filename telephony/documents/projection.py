@@ -29,9 +29,11 @@ from ..domain.events.accounts import CustomerDeleted
 from ..eventlog import RecordedEvent
 from ..eventlog.connection import Connection
 from ..projections import Projection
-from .changes import Clear, DocumentChange, Patch, Put, Remove, of_event
-from .names import COLUMNS
-from .stores import ROWS
+from ..projections.holding import HeldRows
+from .changes import Clear, DocumentChange, Patch, Put, Remove, json_text, of_event
+from .conditions import equals
+from .names import COLUMNS, counts_of, documents_of
+from .stores import TABLES
 
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
@@ -92,7 +94,10 @@ def index_props(entry: Indexed) -> tuple[str, ...]:
 
 
 class DocumentTable(Projection):
-    """The read model of one resource kind (its SQL: `rows`, the store's)."""
+    """The read model of one resource kind: its documents and their counts per customer, each change
+    written in the SQL of its store (`store`: `sqlite.rows`, `postgresql.rows`). A rebuild holds the
+    documents created lately back (`held`) and changes them in place, so each is written once; `settle`
+    fills the counts in one pass and `index` builds the indexes once."""
 
     version: ClassVar[int] = 3
 
@@ -101,12 +106,20 @@ class DocumentTable(Projection):
         props = tuple(index_props(entry) for entry in indexed)
         if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
             raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
-        self.rows = rows = ROWS[dialect](kind, text_ids, props, searched)
+        self.store = store = TABLES[dialect](kind, text_ids, props, searched)
         self.kind, self.name, self.feeds = kind, f"documents:{kind}", dict(feeds or {})
         self.text_ids, self.indexed, self.searched = text_ids, props, tuple(searched)
+        self.shape, self.counts = documents_of(kind), counts_of(kind)
+        self.table = self.shape.name
+        self.tables = (self.table, self.counts, *store.tables)
+        self._count = (f'INSERT INTO "{self.counts}" VALUES (?, ?) '
+                       f'ON CONFLICT (customer_id) DO UPDATE SET n = "{self.counts}".n + excluded.n')  # fmt: skip
+        self._added: dict[int, int] = {}
+        """While gathering: the documents created, by customer."""
+        self.held: HeldRows[Any, list] = HeldRows(store.insert, lambda id_, held: store.row(id_, *held))
+        """During a rebuild: documents created lately, as [customer id, body as JSON text or a dict]."""
         self._fed = {tag_of(cls): feed for cls, feed in self.feeds.items()}
         self.reads_envelope = bool(self.feeds)
-        self.tables = rows.tables
         self.rebuild_cost = 1.0 + SEARCHED_COST * len(searched)
         own = events_of(kind).all
         self._own = frozenset(tag_of(cls) for cls in own)
@@ -116,47 +129,41 @@ class DocumentTable(Projection):
             type_: partial(self._fed_json, feed.from_json) for type_, feed in self._fed.items()
             if hasattr(feed, "from_json")}  # fmt: skip
 
-    @property
-    def rebuilding(self) -> bool:
-        return self.rows.rebuilding
-
-    @rebuilding.setter
-    def rebuilding(self, value: bool) -> None:
-        self.rows.rebuilding = value
-
-    @property
-    def gathering(self) -> bool:
-        return self.rows.gathering
-
-    @gathering.setter
-    def gathering(self, value: bool) -> None:
-        self.rows.gathering = value
-
     def create(self, conn: Connection) -> None:
-        self.rows.create(conn)
+        self.store.create(conn, self.rebuilding)
+        integer = self.store.integer
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id {integer} PRIMARY KEY, '
+                     f"n {integer} NOT NULL)")  # fmt: skip
 
     def settle(self, conn: Connection) -> None:
-        self.rows.settle(conn)
+        self.held.flush(conn)
+        conn.execute(f'DELETE FROM "{self.counts}"')
+        conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" GROUP BY 1')
+        self.store.settle(conn, self.rebuilding)
 
     def index(self, conn: Connection) -> None:
-        self.rows.index(conn)
+        conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
+        self.store.index(conn)
 
     def gathered(self, conn: Connection) -> None:
-        self.rows.gathered(conn)
+        """The counts of the documents created while gathering, written once per customer."""
+        if self._added:
+            conn.executemany(self._count, list(self._added.items()))
+            self._added.clear()
 
     def forget(self, conn: Connection) -> None:
-        self.rows.forget(conn)
+        self._added.clear()
 
     def declaration(self) -> tuple:
         feeds = tuple(sorted((type_, _named(feed)) for type_, feed in self._fed.items()))
         declared = (*super().declaration(), self.kind, self.text_ids, COLUMNS, self.indexed, self.searched, feeds)
-        return (*declared, *self.rows.declared)
+        return (*declared, *self.store.declared)
 
     def apply(self, conn: Connection, event: RecordedEvent) -> None:
         if event.type in self._own:  # one of the kind's four events
             self._change_one(conn, of_event(event.event))
         elif isinstance(event.event, CustomerDeleted):
-            self.rows.cleared(conn, Clear(event.event.id))
+            self._cleared(conn, Clear(event.event.id))
         else:
             self._change(conn, self._fed[event.type](event))
 
@@ -167,16 +174,54 @@ class DocumentTable(Projection):
 
     def _change_one(self, conn: Connection, change: DocumentChange) -> None:
         """Apply one change as it is (a derived table's own events name their documents by id)."""
-        rows = self.rows
         match change:
             case Put():
-                rows.created(conn, change)
+                self._created(conn, change)
             case Patch():
-                rows.updated(conn, change)
+                self._updated(conn, change)
             case Remove():
-                rows.deleted(conn, change)
+                self._deleted(conn, change)
             case Clear():
-                rows.cleared(conn, change)
+                self._cleared(conn, change)
+
+    def _created(self, conn: Connection, d: Put) -> None:
+        if self.rebuilding:  # held as a dict, or as JSON text
+            self.held.hold(conn, d.id, [d.customer_id, d.body if isinstance(d.body, dict) else json_text(d.body)])
+            return
+        self.store.write(conn, d.id, d.customer_id, d.body)
+        if self.gathering:
+            self._added[d.customer_id] = self._added.get(d.customer_id, 0) + 1
+        else:
+            conn.execute(self._count, (d.customer_id, 1))
+
+    def _updated(self, conn: Connection, d: Patch) -> None:
+        if not d.changes:
+            return
+        if (held := self.held.get(d.id)) is not None:
+            held[1] = (held[1] if isinstance(held[1], dict) else msgspec.json.decode(held[1])) | d.changes
+            return
+        self.store.patch(conn, d.id, d.changes, self.rebuilding)
+
+    def _deleted(self, conn: Connection, d: Remove) -> None:
+        if self.held.pop(d.id, None) is not None:
+            return
+        customer_id = self.store.delete(conn, d.id, self.rebuilding)
+        if customer_id is None or self.rebuilding:
+            return
+        self.gathered(conn)
+        conn.execute(self._count, (customer_id, -1))
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (customer_id,))
+
+    def _cleared(self, conn: Connection, d: Clear) -> None:
+        """Every document of a customer, or those whose properties have the values `where` says."""
+        self.held.flush(conn)  # the table whole before a statement on many rows
+        self.gathered(conn)
+        condition, params = self.store.sql.where(equals(customer_id=d.customer_id, **d.where), self.shape)
+        self.store.clear(conn, f'FROM "{self.table}" WHERE {condition}', params, d, self.rebuilding)
+        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (d.customer_id,))
+        if d.where:
+            conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
+                         "WHERE customer_id = ? GROUP BY customer_id", (d.customer_id,))  # fmt: skip
 
     def _created_json(self, conn: Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
@@ -186,7 +231,7 @@ class DocumentTable(Projection):
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means
             self._change_one(conn, of_event(self._decode_created(data)))
             return
-        self.rows.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
+        self.held.hold(conn, d.id, [d.customer_id, bytes(d.body).decode()])
 
     def _fed_json(self, changes_of: Callable[[bytes], Iterable[DocumentChange]], conn: Connection,
                   data: bytes) -> None:  # fmt: skip

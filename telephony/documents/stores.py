@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from .postgresql.rows import PgRows
+from .postgresql.rows import PgTable
 from .postgresql.sql import SQL as POSTGRESQL
-from .rows import Rows
 from .sql import Sql
-from .sqlite.rows import SqliteRows
+from .sqlite.rows import SqliteTable
 from .sqlite.sql import SQL as SQLITE
 
-ROWS: dict[str, type[Rows]] = {"sqlite": SqliteRows, "postgresql": PgRows}
+TABLES: dict[str, type[SqliteTable] | type[PgTable]] = {"sqlite": SqliteTable, "postgresql": PgTable}
 SQL: dict[str, Sql] = {"sqlite": SQLITE, "postgresql": POSTGRESQL}

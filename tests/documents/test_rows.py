@@ -24,9 +24,9 @@ def table_with(conn: sqlite3.Connection, **options) -> DocumentTable:
 def test_the_indexed_and_searched_properties_are_stored_and_the_others_read_from_the_body():
     conn = sqlite3.connect(":memory:", factory=SqliteConnection)
     table = table_with(conn, indexed=("calldate", ("type", "user_id")), searched=("src",))
-    assert table.rows.stored == ("calldate", "user_id", "type", "src")
+    assert table.store.stored == ("calldate", "user_id", "type", "src")
     stored = {row[1] for row in conn.execute("PRAGMA table_info(doc_note)")}
-    assert stored == {"id", "customer_id", "body", *table.rows.stored}
+    assert stored == {"id", "customer_id", "body", *table.store.stored}
     body = {"calldate": "2026-03-01 08:00:00", "type": "incoming", "user_id": True, "src": "+4420", "name": "Ann",
             "live_id": 2**70}  # fmt: skip
     table._change(conn, [put(1, 7, body), patch(1, {"type": "outgoing", "name": ["A", "B"]})])

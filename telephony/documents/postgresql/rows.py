@@ -11,12 +11,13 @@ index (`pg_trgm`) on the text of each searched property answers `ILIKE '%...%'`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
 from ...eventlog.connection import Connection
-from ..changes import Patch
-from ..rows import Rows
+from ..changes import Clear, json_text
+from ..names import documents_of
 from .sql import SQL
 
 _encode, _decode = msgspec.json.encode, msgspec.json.decode
@@ -33,28 +34,28 @@ def trigram_ops(conn: Connection) -> str:
     return f'"{row[0]}".gin_trgm_ops'
 
 
-class PgRows(Rows):
-    sql = SQL
-    integer = "BIGINT"
+class PgTable:
+    """The SQL of one kind's document table on PostgreSQL (`projection.DocumentTable` keeps it)."""
+
+    sql, integer, tables = SQL, "BIGINT", ()
     declared = ("postgresql", 3)  # 3: a jsonb document, its properties compared as jsonb's own
 
     def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], searched: Sequence[str]
                  ) -> None:  # fmt: skip
-        super().__init__(kind, text_ids, indexed, searched)
-        self.searched = tuple(searched)
+        self.shape, self.text_ids, self.indexed, self.searched = documents_of(kind), text_ids, indexed, searched
+        self.table = self.shape.name
+        self.insert = (f'INSERT INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?) ON CONFLICT (id) '
+                       "DO UPDATE SET customer_id = excluded.customer_id, body = excluded.body")  # fmt: skip
 
-    def _insert_statement(self) -> str:
-        return (f'INSERT INTO "{self.table}" (id, customer_id, body) VALUES (?, ?, ?) ON CONFLICT (id) '
-                "DO UPDATE SET customer_id = excluded.customer_id, body = excluded.body")  # fmt: skip
+    def row(self, id_: Any, customer_id: int, body: Any) -> tuple[Any, ...]:
+        return id_, customer_id, json_text(body)
 
-    def create(self, conn: Connection) -> None:
+    def create(self, conn: Connection, rebuilding: bool) -> None:
         key = "TEXT" if self.text_ids else "BIGINT"
         conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.table}" (id {key} PRIMARY KEY, customer_id BIGINT NOT NULL, '
                      "body TEXT NOT NULL, doc JSONB GENERATED ALWAYS AS (body::jsonb) STORED)")  # fmt: skip
-        conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.counts}" (customer_id BIGINT PRIMARY KEY, n BIGINT NOT NULL)')
 
     def index(self, conn: Connection) -> None:
-        conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_customer" ON "{self.table}" (customer_id, id)')
         for props in self.indexed:
             columns = ", ".join(f"({SQL.expression(prop, self.shape)}) NULLS FIRST" for prop in props)
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
@@ -63,13 +64,23 @@ class PgRows(Rows):
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{prop}_trgm" ON "{self.table}" '
                          f"USING gin ({SQL.text(prop, self.shape)} {trigram_ops(conn)})")  # fmt: skip
 
-    def updated(self, conn: Connection, d: Patch) -> None:
-        if not d.changes:
-            return
-        if (held := self.held.get(d.id)) is not None:
-            held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | d.changes
-            return
-        row = conn.execute(f'SELECT body FROM "{self.table}" WHERE id = ?', (d.id,)).fetchone()
+    def settle(self, conn: Connection, rebuilding: bool) -> None:
+        """Nothing beside the table: `doc` was generated with each row."""
+
+    def write(self, conn: Connection, id_: Any, customer_id: int, body: Any) -> None:
+        conn.execute(self.insert, self.row(id_, customer_id, body))
+
+    def patch(self, conn: Connection, id_: Any, changes: dict[str, Any], rebuilding: bool) -> None:
+        row = conn.execute(f'SELECT body FROM "{self.table}" WHERE id = ?', (id_,)).fetchone()
         if row is not None:
-            merged = _encode(_decode(row[0]) | d.changes).decode()
-            conn.execute(f'UPDATE "{self.table}" SET body = ? WHERE id = ?', (merged, d.id))
+            merged = _encode(_decode(row[0]) | changes).decode()
+            conn.execute(f'UPDATE "{self.table}" SET body = ? WHERE id = ?', (merged, id_))
+
+    def delete(self, conn: Connection, id_: Any, rebuilding: bool) -> int | None:
+        """Remove a document; the customer it belonged to (None: there was none)."""
+        row = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id', (id_,)).fetchone()
+        return None if row is None else row[0]
+
+    def clear(self, conn: Connection, chosen: str, params: list[Any], d: Clear, rebuilding: bool) -> None:
+        """Remove the documents `chosen` (`FROM ... WHERE ...`) of the clear `d`."""
+        conn.execute(f"DELETE {chosen}", params)

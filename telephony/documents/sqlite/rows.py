@@ -13,9 +13,8 @@ from typing import Annotated, Any, cast
 import msgspec
 
 from ...eventlog.connection import Connection, SqliteConnection
-from ..changes import Clear, Patch
-from ..names import COLUMNS
-from ..rows import Rows
+from ..changes import Clear, json_text
+from ..names import COLUMNS, counts_of, table_of
 from .search import SearchIndex
 from .sql import SQL
 
@@ -36,24 +35,24 @@ def column(value: Any) -> Any:
     return value if value is None or isinstance(value, str | int | float) else _encode(value).decode()
 
 
-class SqliteRows(Rows):
-    sql = SQL
+class SqliteTable:
+    """The SQL of one kind's document table on SQLite (`projection.DocumentTable` keeps it)."""
+
+    sql, integer, declared = SQL, "INTEGER", ()
 
     def __init__(self, kind: str, text_ids: bool, indexed: tuple[tuple[str, ...], ...], searched: Sequence[str]
                  ) -> None:  # fmt: skip
+        self.table, self.counts, self.text_ids, self.indexed = table_of(kind), counts_of(kind), text_ids, indexed
         self.search = SearchIndex(kind, searched) if searched else None
+        self.tables = self.search.tables if self.search is not None else ()
         own = {prop for props in indexed for prop in props} | set(searched)
         self.stored = tuple(name for name in COLUMNS if name in own)  # the others are virtual
         self._plain = msgspec.json.Decoder(msgspec.defstruct("Stored", [(name, Plain, None) for name in self.stored]))
         self._cols = "".join(f", {name}" for name in self.stored)
         self._extracted = self.search.extracted if self.search is not None else ""
         self._updates: dict[tuple[str, ...], str] = {}  # the SQL of an update, by the fields it changes
-        super().__init__(kind, text_ids, indexed, searched)
-        self.tables = (*self.tables, *(self.search.tables if self.search else ()))
-
-    def _insert_statement(self) -> str:
         marks = ", ".join("?" * (3 + len(self.stored)))
-        return f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
+        self.insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
 
     def columns(self, body: Any) -> tuple[Any, ...]:
         """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
@@ -70,17 +69,16 @@ class SqliteRows(Rows):
                 return tuple(column(found.get(name)) for name in self.stored)
         return (None,) * len(self.stored)
 
-    def _row(self, id_: Any, customer_id: int, body: Any) -> tuple[Any, ...]:
-        return *super()._row(id_, customer_id, body), *self.columns(body)
+    def row(self, id_: Any, customer_id: int, body: Any) -> tuple[Any, ...]:
+        """A row of the table, of a body decoded, as JSON text or a record's Struct (encoded as it is)."""
+        return id_, customer_id, json_text(body), *self.columns(body)
 
-    def create(self, conn: Connection) -> None:
-        conn.execute(self._definition(virtual=not self.rebuilding, if_new=True))
-        counts = f'"{self.counts}"'
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {counts} (customer_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+    def create(self, conn: Connection, rebuilding: bool) -> None:
+        conn.execute(self._definition(virtual=not rebuilding, if_new=True))
         if self.search is not None:
             self.search.create(conn)
-        if not self.rebuilding:
-            self._virtual(conn)
+        if not rebuilding:
+            self._virtual(conn, rebuilding)
 
     def _definition(self, *, virtual: bool, if_new: bool = False) -> str:
         """The table's CREATE statement: the stored columns, and the virtual ones when `virtual`."""
@@ -90,66 +88,65 @@ class SqliteRows(Rows):
         create = "CREATE TABLE IF NOT EXISTS" if if_new else "CREATE TABLE"
         return f'{create} "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols}{added})'
 
-    def _virtual(self, conn: Connection) -> None:
+    def _virtual(self, conn: Connection, rebuilding: bool) -> None:
         """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted).
         A rebuild's table that is still empty is made again whole, before its indexes: one change of the
         schema, not one per column (each makes SQLite read the whole schema again: half a second for a
         new data dir's tables)."""
         have = {row[1] for row in conn.execute(f'PRAGMA table_xinfo("{self.table}")')}
         missing = [name for name in COLUMNS if name not in have]
-        if missing and self.rebuilding and conn.execute(f'SELECT 1 FROM "{self.table}" LIMIT 1').fetchone() is None:
+        if missing and rebuilding and conn.execute(f'SELECT 1 FROM "{self.table}" LIMIT 1').fetchone() is None:
             conn.execute(f'DROP TABLE "{self.table}"')
             conn.execute(self._definition(virtual=True))
             return
         for name in missing:
             conn.execute(f"ALTER TABLE \"{self.table}\" ADD COLUMN {name} AS (json_extract(body, '$.{name}')) VIRTUAL")
 
-    def _whole(self, conn: Connection) -> None:
-        super()._whole(conn)
-        self._virtual(conn)
-
-    def settle(self, conn: Connection) -> None:
-        super().settle(conn)
-        self._virtual(conn)
+    def settle(self, conn: Connection, rebuilding: bool) -> None:
+        self._virtual(conn, rebuilding)
         if self.search is not None:
             self.search.fill(cast(SqliteConnection, conn), self.table)  # this store's own connection
 
     def index(self, conn: Connection) -> None:
         if self.search is not None:
             self.search.optimize(conn)
-        super().index(conn)
+        for props in self.indexed:
+            conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
+                         f"(customer_id, {', '.join(props)}, id)")  # fmt: skip
 
-    def _indexed(self, conn: Connection, id_: Any, body: dict[str, Any] | msgspec.Struct) -> None:
+    def write(self, conn: Connection, id_: Any, customer_id: int, body: dict[str, Any] | msgspec.Struct) -> None:
+        conn.execute(self.insert, self.row(id_, customer_id, body))
         if self.search is not None:
             plain = _plain(body)
             self.search.add(conn, id_, (plain.get(prop) for prop in self.search.props))
 
-    def _unindexed(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
-        if self.search is not None:
-            self.search.remove_rows(conn, rows)
+    def delete(self, conn: Connection, id_: Any, rebuilding: bool) -> int | None:
+        """Remove a document; the customer it belonged to (None: there was none)."""
+        gone = conn.execute(f'DELETE FROM "{self.table}" WHERE id = ? RETURNING customer_id{self._extracted}', (id_,))
+        row = gone.fetchone()
+        if row is not None and self.search is not None and not rebuilding:
+            self.search.remove_rows(conn, [(id_, *row[1:])])
+        return None if row is None else row[0]
 
-    def _cleared(self, conn: Connection, chosen: str, params: list[Any], d: Clear) -> None:
-        if self.search is None or self.rebuilding:
-            return
-        others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (d.customer_id,))
-        if not d.where and others.fetchone() is None:
-            self.search.remove_all(conn)
-        else:
-            self.search.remove_rows(conn, conn.execute(f"SELECT id{self._extracted} {chosen}", params).fetchall())
+    def clear(self, conn: Connection, chosen: str, params: list[Any], d: Clear, rebuilding: bool) -> None:
+        """Remove the documents `chosen` (`FROM ... WHERE ...`) of the clear `d`, and their search entries."""
+        self._virtual(conn, rebuilding)  # the columns `chosen` may name
+        if self.search is not None and not rebuilding:
+            others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (d.customer_id,))
+            if not d.where and others.fetchone() is None:
+                self.search.remove_all(conn)
+            else:
+                self.search.remove_rows(conn, conn.execute(f"SELECT id{self._extracted} {chosen}", params).fetchall())
+        conn.execute(f"DELETE {chosen}", params)
 
-    def updated(self, conn: Connection, d: Patch) -> None:
-        changes, search = d.changes, self.search
-        if not changes:
-            return
-        if (held := self.held.get(d.id)) is not None:
-            held[1] = (held[1] if isinstance(held[1], dict) else _decode(held[1])) | changes
-            return
-        if search is not None and not self.rebuilding and any(name in search.props for name in changes):
-            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (d.id,)).fetchone()
+    def patch(self, conn: Connection, id_: Any, changes: dict[str, Any], rebuilding: bool) -> None:
+        search = self.search
+        if search is not None and not rebuilding and any(name in search.props for name in changes):
+            row = conn.execute(f'SELECT id{search.extracted} FROM "{self.table}" WHERE id = ?', (id_,)).fetchone()
             if row is not None:
                 search.remove_rows(conn, [row])
                 old = zip(search.props, row[1:], strict=True)
-                search.add(conn, d.id, (changes.get(prop, value) for prop, value in old))
+                search.add(conn, id_, (changes.get(prop, value) for prop, value in old))
         names = tuple(changes)
         if (statement := self._updates.get(names)) is None:
             pairs = ", ".join(f"'$.{name}', json(?)" for name in names)
@@ -157,4 +154,4 @@ class SqliteRows(Rows):
             statement = f'UPDATE "{self.table}" SET body = json_set(body, {pairs}){moved} WHERE id = ?'
             self._updates[names] = statement
         moved_values = [column(value) for name, value in changes.items() if name in self.stored]
-        conn.execute(statement, (*[_encode(value).decode() for value in changes.values()], *moved_values, d.id))
+        conn.execute(statement, (*[_encode(value).decode() for value in changes.values()], *moved_values, id_))
