@@ -17,8 +17,9 @@ from typing import Any
 
 import msgspec
 
+from .documents.changes import Clear, Patch, Put
 from .documents.names import source
-from .documents.projection import DocumentChange, Feed, clear, patch, put
+from .documents.projection import DocumentChange, Feed
 from .domain.events import RESOURCES, Event
 from .domain.events.resources import ResourceCleared, ResourceCreated, ResourceUpdated
 from .eventlog import RecordedEvent
@@ -35,7 +36,7 @@ def conversation(channel: str, record: dict[str, Any], customer_id: int) -> Docu
     """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body), named by
     its record: the table gives it its id."""
     body = {"channel": channel, **SHAPES[channel](record), "source_id": record["id"]}
-    return put(source(KINDS[channel], record["id"]), customer_id, body)
+    return Put(source(KINDS[channel], record["id"]), customer_id, body)
 
 
 SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -91,7 +92,7 @@ def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
         if isinstance(cleared_ := event.event, ResourceCleared):
-            yield clear(cleared_.customer_id, channel=channel)
+            yield Clear(cleared_.customer_id, {"channel": channel})
 
     return feed
 
@@ -100,7 +101,7 @@ def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
     match event.event:
         case ResourceUpdated(id=chat_id, changes=changes) if "duration" in changes:
-            yield patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
+            yield Patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
 
 
 FEEDS: dict[str, dict[type[Event], Feed]] = {

@@ -52,25 +52,6 @@ class _Created(msgspec.Struct):
 _created = msgspec.json.Decoder(_Created).decode
 
 
-def put(id_: Any, customer_id: int, body: dict[str, Any]) -> DocumentChange:
-    """A new document (its id must not be in the table yet)."""
-    return Put(id_, customer_id, body)
-
-
-def patch(id_: Any, changes: dict[str, Any]) -> DocumentChange:
-    """Fields of a document change."""
-    return Patch(id_, changes)
-
-
-def remove(id_: Any) -> DocumentChange:
-    return Remove(id_)
-
-
-def clear(customer_id: int, **where: Any) -> DocumentChange:
-    """Every document of a customer goes (only those whose properties `where` have these values)."""
-    return Clear(customer_id, where)
-
-
 def drawn(version: int) -> Callable[[Feed], Feed]:
     """Mark a feed as drawing its documents in the shape of `version` (a change of it changes the
     fingerprint of the tables it feeds)."""
