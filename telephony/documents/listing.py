@@ -120,11 +120,6 @@ async def read(reader: ReadStore, listed: Listed) -> Page | None:
     return Page(bytes(found or b""), total, size, tuple(last) if listed.q.keyed and None not in last else None)
 
 
-def owned_having(customer_id: int, **props: Any) -> Condition:
-    """A customer's documents whose properties have these values."""
-    return equals(customer_id=customer_id, **props)
-
-
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Condition:
     """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
     nested list's parent."""

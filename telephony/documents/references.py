@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..domain.errors import Invalid, Problems
+from ..domain.errors import Problems
 from ..domain.events import events_of
 from ..domain.nouns import not_found
 from ..domain.references import Destination, Ref, Reference, codes_of, number_id
@@ -31,14 +31,6 @@ def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, An
         if isinstance(ref, Ref) and ref.field in out:
             out[ref.field] = ref.normal(out[ref.field])
     return out
-
-
-def check(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
-          changed: Collection[str], names: Mapping[str, str] | None = None) -> None:  # fmt: skip
-    """`problems`, refused as `Invalid` when there are any."""
-    found = problems(conn, refs, customer_id, document, changed, names)
-    if found:
-        raise Invalid.of(found)
 
 
 def problems(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],

@@ -15,6 +15,7 @@ from telephony.clock import Clock
 from telephony.collections.fields import Kind
 from telephony.collections.filters import condition, parse
 from telephony.documents import DocumentTable, listing
+from telephony.documents.conditions import equals
 from telephony.documents.postgresql.reader import PgReader
 from telephony.documents.sqlite.reader import Reader
 from telephony.domain.events import Catalogue
@@ -79,7 +80,7 @@ async def walk(reader, customer: int, sort: str | None, descending: bool, filter
     where = condition(parse(json.dumps(filters or []), PROPS), PROPS)
     while True:
         q = listing.Query(number, 7, where, sort, descending, None)
-        found = await listing.page(reader, "note", listing.owned_having(customer), q, after=after, searched=("name",))
+        found = await listing.page(reader, "note", equals(customer_id=customer), q, after=after, searched=("name",))
         pages.append((found.total, found.documents()))
         if found.size < 7:
             return pages
