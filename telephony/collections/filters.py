@@ -1,12 +1,5 @@
-"""`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made a condition.
-
-Every operator of version 1.2 and its aliases, ANDed, each naming its operator. Values are read as
-the property's type ("10" equals 10 on a number); time properties compare as times and take a bare
-date, whose meaning depends on the operator (real-platform.md; in `in`, a bare date is that whole
-day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring, case-insensitively in any
-alphabet. A list or an object property compares with null only (its text would be each store's own).
-Property names are whitelisted; the stores bind every value (`documents.conditions`).
-"""
+"""`filter=[{property, operator, value}, ...]`: every operator of version 1.2 and its aliases, ANDed,
+checked against the resource's properties and made a condition (`documents.conditions`)."""
 
 from __future__ import annotations
 
@@ -52,58 +45,56 @@ class Written(msgspec.Struct, forbid_unknown_fields=False):
     value: Any = None
 
 
-def _bad(field: str, message: str) -> Invalid:
-    return Invalid.field(field, message)
-
-
 def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, Any]]:
     """The checked conditions of a `filter` parameter: (property, canonical operator, typed value)."""
     if raw is None or not raw.strip():
         return []
     if len(raw) > MAX_FILTER_BYTES:
-        raise _bad("filter", "The filter is too long")
+        raise Invalid.field("filter", "The filter is too long")
     try:
         conditions = msgspec.json.decode(raw, type=list[Written])
     except msgspec.ValidationError as exc:
         field, problem_ = problem(exc, list[Written])
-        raise _bad("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
+        raise Invalid.field("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
     except msgspec.DecodeError as exc:
-        raise _bad("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
+        raise Invalid.field("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
     except RecursionError:
-        raise _bad("filter", "Malformed filter: it is nested too deeply") from None
+        raise Invalid.field("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:
-        raise _bad("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
+        raise Invalid.field("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
     return [_check(c, props) for c in conditions]
 
 
 def _check(condition: Written, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
-    if condition.property not in props:
-        raise _bad("filter", f"Unknown property '{condition.property}'")
+    prop, value = condition.property, condition.value
+    if prop not in props:
+        raise Invalid.field("filter", f"Unknown property '{prop}'")
     if condition.operator is None:
-        raise _bad("filter", f"The condition on '{condition.property}' has no operator (eq, ne, lt, lte, gt, gte, in, "
-                             "like or notlike)")  # fmt: skip
+        raise Invalid.field("filter", f"The condition on '{prop}' has no operator (eq, ne, lt, lte, gt, gte, in, like "
+                                      "or notlike)")  # fmt: skip
     operator = OPERATORS.get(str(condition.operator).lower())
     if operator is None:
-        raise _bad("filter", f"Unknown operator '{condition.operator}'")
-    kind = props[condition.property]
+        raise Invalid.field("filter", f"Unknown operator '{condition.operator}'")
+    kind, named = props[prop], f"Operator '{condition.operator}' on '{prop}'"
     if operator == "in":
-        if not isinstance(condition.value, list):
-            raise _bad("filter", f"Operator 'in' on '{condition.property}' needs an array value")
-        if len(condition.value) > MAX_IN_VALUES:
-            raise _bad("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
-        return condition.property, operator, [_typed(condition.property, kind, v) for v in condition.value]
+        if not isinstance(value, list):
+            raise Invalid.field("filter", f"{named} needs an array value")
+        if len(value) > MAX_IN_VALUES:
+            raise Invalid.field("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
+        return prop, operator, [_typed(prop, kind, v) for v in value]
     if operator in ("like", "notlike"):
         if kind in (Kind.ARRAY, Kind.OBJECT):
-            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text or number "
-                                 f"property, not {'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
-        if not isinstance(condition.value, str | int | float) or isinstance(condition.value, bool):
-            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text value")
-        return condition.property, operator, str(condition.value)
-    return condition.property, operator, _typed(condition.property, kind, condition.value)
+            raise Invalid.field("filter", f"{named} needs a text or number property, not "
+                                          f"{'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise Invalid.field("filter", f"{named} needs a text value")
+        return prop, operator, str(value)
+    return prop, operator, _typed(prop, kind, value)
 
 
 def _typed(prop: str, kind: Kind, value: Any) -> Any:
-    """A filter value read as the property's type, or a 400 naming the property."""
+    """A filter value read as the property's type ("10" equals 10 on a number), or a 400 naming the
+    property. A list or an object property compares with null only (its text would be each store's own)."""
     if value is None:
         return None
     try:
@@ -125,18 +116,17 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
             raise ValueError
         if kind is Kind.TIME:
             return _time(value)
-        if kind in (Kind.ARRAY, Kind.OBJECT):
+        if kind in (Kind.ARRAY, Kind.OBJECT) or isinstance(value, list | dict):
             raise ValueError
-        if isinstance(value, list | dict):
-            raise ValueError
-        return str(value) if not isinstance(value, str) else value
+        return str(value)
     except (ValueError, TypeError, OverflowError):
-        raise _bad(
+        raise Invalid.field(
             "filter", f"Value {value!r} is not a valid {kind.value} for '{prop}': expected {FORMS[kind]}"
         ) from None
 
 
 def _time(value: Any) -> str:
+    """A time or a bare date, as text in the one form stored (a bare date's meaning depends on the operator)."""
     text = str(value).strip()
     if PLAIN_TIME.fullmatch(text):  # the forms clients send, read by the C parser (strptime takes 7 us)
         datetime.fromisoformat(text)  # a ValueError for a day or a time there is not, as strptime's
