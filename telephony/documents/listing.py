@@ -8,7 +8,6 @@ own SQL. Which rows a list may show (its scope) is a condition too (`conditions`
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
@@ -75,15 +74,15 @@ class Listed(NamedTuple):
 
 
 class ReadStore(Protocol):
-    """The read side for GET handlers, one per store: statements of the SQL both stores share
-    (`?` placeholders), and a page of a list in the store's own."""
+    """The read side for GET handlers, one per store (`sqlite.reader`, `postgresql.reader`): statements
+    of the SQL both stores share (`?` placeholders), or of the store's own (`dialect`)."""
 
     dialect: str
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]: ...
 
-    def execute(self, sql: str, parameters: Iterable[Any] = ()) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
-        """The rows of a query, for reads written `async with reader.execute(...) as cursor`."""
+    def each(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[Any]:
+        """The rows of a query, for reads that stream them (`async for row in reader.each(...)`)."""
         ...
 
     async def close(self) -> None: ...

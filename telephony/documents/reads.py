@@ -87,9 +87,8 @@ async def each_with(reader: ReadStore, kind: str, customer_id: int, prop: str, v
     sql, params = _select(
         reader.dialect, kind, "body", equals(customer_id=customer_id, **{prop: value}), " ORDER BY id"
     )
-    async with reader.execute(sql, params) as cursor:
-        async for (found,) in cursor:
-            yield found
+    async for (found,) in reader.each(sql, params):
+        yield found
 
 
 def owned(conn: Connection, kind: str, ids: list[Any], customer_id: int) -> set[Any]:
