@@ -1,9 +1,5 @@
-"""The four changes a document table applies, in the shape its SQL takes them: plain JSON values.
-
-A kind's own events become these (`of_event`: a new document is its record's Struct); feeds make
-them from other events (call events make CDRs). A clear may keep to the documents whose properties
-have given values (`where`: a read model's own narrowing, which no event carries).
-"""
+"""The four changes a document table applies, as plain JSON values: a kind's own events make them
+(`of_event`), feeds make them of other events (call events make CDRs)."""
 
 from __future__ import annotations
 
@@ -37,7 +33,8 @@ class Remove(msgspec.Struct, frozen=True):
 
 
 class Clear(msgspec.Struct, frozen=True):
-    """Every document of a customer goes (only those whose properties `where` have these values)."""
+    """Every document of a customer goes (only those whose properties `where` have these values: a read
+    model's own narrowing, which no event carries)."""
 
     customer_id: int
     where: Mapping[str, Any] = msgspec.field(default_factory=dict)

@@ -1,11 +1,4 @@
-"""A document table drawn from other records, whose documents take ids in the order they are made.
-
-Each document stands for one record, its source (`names.source`: `<kind>:<id>`), by which its feeds
-name it: `put` gives it the table's next id (1, 2, 3 ... across customers, in log order); `patch`
-and `remove` find it. The ids given are kept in a table of their own (`<table>_sources`), never
-cleared, so no id is given twice and a replay gives every document the same id (a rebuild indexes the
-sources once, in `settle`). An export lists the records in the order their documents were made
-(`reads.in_order_drawn`), so an import gives the documents it draws again their ids in the same order."""
+"""A document table drawn from other records, whose documents take ids in the order they are made."""
 
 from __future__ import annotations
 
@@ -22,7 +15,13 @@ from .projection import DocumentTable
 
 
 class DerivedTable(DocumentTable):
-    """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats)."""
+    """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats).
+
+    Each document stands for one record, its source (`names.source`: `<kind>:<id>`), by which its feeds
+    name it: a `Put` gives it the table's next id (1, 2, 3 ... across customers, in log order); a `Patch`
+    or `Remove` finds it. The ids given are kept in a table of their own, never cleared, so no id is
+    given twice and a replay gives every document the same id; an export lists the records in the order
+    their documents were made (`reads.in_order_drawn`), so an import gives them the same ids again."""
 
     version: ClassVar[int] = 4
 

@@ -1,9 +1,5 @@
-"""One page of a list and its total, read by the store the app runs on.
-
-The list engine (`collections/`) checks a request into a `Query`; a `ReadStore` (`sqlite.reader`,
-`postgresql.reader`) runs it against the rows of a resource kind, or of a table (or view) its
-projection module owns, with an `id`, a `customer_id` and a JSON `body`, each in one statement of its
-own SQL. Which rows a list may show (its scope) is a condition too (`conditions`)."""
+"""One page of a list and its total, read in one statement of the SQL of the store the app runs on
+(`sql`), from the rows of a resource kind or of a table (or view) a projection module owns."""
 
 from __future__ import annotations
 

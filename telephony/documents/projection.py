@@ -1,20 +1,5 @@
-"""One generic read model per resource: a document table (id, customer, JSON body) and its counts.
-
-A table takes its kind's four events (`domain.events.resources`), each the change it makes (`changes`:
-a record's Struct becomes a plain document); `customer.deleted` drops all of a customer's documents.
-Counts per customer let an unfiltered list answer `total` without scanning.
-
-Other event classes feed a table through `feeds`: a function per class turns an event (with its
-envelope, live and on replay alike) into document changes (`put`, `patch`, `remove`, `clear`), as call
-events make CDRs. A feed's `from_json(data)`, when it has one, makes them from the stored JSON a
-rebuild hands it undecoded (`Projection.replays_json`), as a table's own `created`.
-A feed whose documents change shape says so with `drawn(version)`: the tables it feeds are rebuilt
-from the log once, at the next start, so what they hold is what a replay draws.
-
-`indexed` names the properties (or tuples of them) of the indexes after the customer and before the
-id; `searched`, the text properties of the substring index: all of `names.COLUMNS`. The table's SQL is
-its store's (`dialect`: `sqlite.rows`, `postgresql.rows`), chosen when it is made.
-"""
+"""One generic read model per resource kind: a document table (id, customer, JSON body) and its counts
+per customer, which let an unfiltered list answer `total` without scanning."""
 
 from __future__ import annotations
 
@@ -53,8 +38,8 @@ _created = msgspec.json.Decoder(_Created).decode
 
 
 def drawn(version: int) -> Callable[[Feed], Feed]:
-    """Mark a feed as drawing its documents in the shape of `version` (a change of it changes the
-    fingerprint of the tables it feeds)."""
+    """Mark a feed as drawing its documents in the shape of `version`: a change of it changes the
+    fingerprint of the tables it feeds, which the next start rebuilds from the log."""
 
     def marked(feed: Feed) -> Feed:
         feed.drawn = version  # type: ignore[attr-defined]
@@ -69,22 +54,20 @@ def _named(feed: Feed) -> str:
     return name if (version := getattr(feed, "drawn", None)) is None else f"{name} (drawn {version})"
 
 
-def index_props(entry: Indexed) -> tuple[str, ...]:
-    """The properties of one `indexed` entry, in index order."""
-    return (entry,) if isinstance(entry, str) else tuple(entry)
-
-
 class DocumentTable(Projection):
-    """The read model of one resource kind: its documents and their counts per customer, each change
-    written in the SQL of its store (`store`: `sqlite.rows`, `postgresql.rows`). A rebuild holds the
-    documents created lately back (`held`) and changes them in place, so each is written once; `settle`
-    fills the counts in one pass and `index` builds the indexes once."""
+    """The read model of one resource kind: its four events (`changes.of_event`), the changes `feeds`
+    make of other event classes (a function per class, given the envelope live and on replay alike; its
+    `from_json(data)`, if any, reads the JSON a rebuild hands it undecoded), and `customer.deleted`.
+    `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
+    id; `searched`, the text properties of the substring index. Each change is written in the SQL of
+    its store (`store`); a rebuild holds documents created lately back (`held`) and changes them in
+    place, so each is written once; `settle` fills the counts in one pass, `index` builds the indexes."""
 
     version: ClassVar[int] = 3
 
     def __init__(self, kind: str, *, dialect: str = "sqlite", text_ids: bool = False, indexed: Sequence[Indexed] = (),
                  searched: Sequence[str] = (), feeds: Mapping[type[Event], Feed] | None = None) -> None:  # fmt: skip
-        props = tuple(index_props(entry) for entry in indexed)
+        props = tuple((entry,) if isinstance(entry, str) else tuple(entry) for entry in indexed)
         if unknown := {prop for entry in props for prop in entry}.union(searched) - set(COLUMNS):
             raise ValueError(f"{kind}: only properties of names.COLUMNS are indexed or searched, not {unknown}")
         self.store = store = TABLES[dialect](kind, text_ids, props, searched)

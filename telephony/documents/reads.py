@@ -1,7 +1,5 @@
-"""Reads of document tables, named by resource kind: the only place other packages get documents from.
-The async reads serve GET handlers on the `ReadStore`; the sync ones take the writer's connection, so a
-decision sees the state inside its own transaction. Each is written once, its conditions compiled to
-the SQL of the store it reads (`stores.SQL`)."""
+"""Reads of document tables by kind: the only place other packages get documents from. The async ones
+serve GET handlers; the sync ones take the writer's connection, to see the state inside its transaction."""
 
 from __future__ import annotations
 

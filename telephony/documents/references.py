@@ -1,11 +1,5 @@
-"""References inside the writer's transaction: check the ones a change sets, unlink removed records.
-
-A record names another only of its own customer: a change whose reference fields name a missing
-record, or another customer's, is refused with a 400 naming the field. A removed record leaves no
-dangling reference: every document that named it gets an update event dropping it (a list loses
-the id, a single reference becomes null, a final destination its resource's default), in the
-transaction of the removal. The declarations are `domain/references.py`'s.
-"""
+"""References inside the writer's transaction: check the ones a change sets, unlink removed records
+(the declarations are `domain/references.py`'s)."""
 
 from __future__ import annotations
 
@@ -69,7 +63,9 @@ def _holders(conn: Connection, holder: str, ref: Reference, customer_id: int, ki
 
 def unlink(conn: Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
     """The update events that drop removed records (`ids` of `kind`) from every document of the
-    customer naming them; documents removed with them are left alone. One event per document."""
+    customer naming them, one per document, in the removal's transaction: a list loses the id, a single
+    reference becomes null, a final destination its resource's default. Documents removed with them
+    are left alone."""
     removed = list(dict.fromkeys(ids))
     if not removed:
         return []

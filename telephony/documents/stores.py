@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from .postgresql.rows import PgTable
 from .postgresql.sql import SQL as POSTGRESQL
+from .postgresql.sql import PgTable
 from .sql import Sql
-from .sqlite.rows import SqliteTable
 from .sqlite.sql import SQL as SQLITE
+from .sqlite.sql import SqliteTable
 
 TABLES: dict[str, type[SqliteTable] | type[PgTable]] = {"sqlite": SqliteTable, "postgresql": PgTable}
 SQL: dict[str, Sql] = {"sqlite": SQLITE, "postgresql": POSTGRESQL}
