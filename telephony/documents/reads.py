@@ -17,11 +17,6 @@ from .stores import SQL
 MAX_ID = 2**63 - 1
 
 
-def storable(ids: list[Any]) -> list[Any]:
-    """The ids that could exist: an integer beyond 64 bits names nothing (and SQLite cannot bind it)."""
-    return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
-
-
 def _select(dialect: str, kind: str, selected: str, condition: Condition, then: str = "") -> tuple[str, list[Any]]:
     """The query of `selected` of the documents of `kind` that meet `condition`, in the store's SQL."""
     table = documents_of(kind)
@@ -30,8 +25,9 @@ def _select(dialect: str, kind: str, selected: str, condition: Condition, then: 
 
 
 def _among(dialect: str, kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, list[Any]]:
-    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
-    ids = storable(ids)
+    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist:
+    an integer beyond 64 bits names nothing, and SQLite cannot bind it)."""
+    ids = [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
     return _select(dialect, kind, selected, both(Is("customer_id", "=", customer_id), In("id", tuple(ids))) if ids
                    else FALSE)  # fmt: skip
 
@@ -66,10 +62,7 @@ async def bodies_by(reader: ReadStore, kind: str, prop: str, values: Iterable[An
     """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
     column = SQL[reader.dialect].expression(prop, documents_of(kind))
     among = both(Is("customer_id", "=", customer_id), In(prop, tuple(values)))
-    return {
-        row[0]: row[1]
-        for row in await reader.execute_fetchall(*_select(reader.dialect, kind, f"{column}, body", among))
-    }
+    return dict(await reader.execute_fetchall(*_select(reader.dialect, kind, f"{column}, body", among)))
 
 
 async def first_with_number(reader: ReadStore, kind: str, customer_id: int, props: Iterable[str], number: str
@@ -82,10 +75,8 @@ async def first_with_number(reader: ReadStore, kind: str, customer_id: int, prop
 
 async def each_with(reader: ReadStore, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
     """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
-    sql, params = _select(
-        reader.dialect, kind, "body", equals(customer_id=customer_id, **{prop: value}), " ORDER BY id"
-    )
-    async for (found,) in reader.each(sql, params):
+    held = equals(customer_id=customer_id, **{prop: value})
+    async for (found,) in reader.each(*_select(reader.dialect, kind, "body", held, " ORDER BY id")):
         yield found
 
 
@@ -119,10 +110,8 @@ def in_order_drawn(conn: Connection, derived: str, kinds: Sequence[str]) -> Iter
 
 def documents(conn: Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:
     """The documents of `kind` of `customer_id` among `ids`, decoded, by id (inside a transaction)."""
-    return {
-        id_: msgspec.json.decode(body)
-        for id_, body in conn.execute(*_among(conn.dialect, kind, "id, body", ids, customer_id))
-    }
+    rows = conn.execute(*_among(conn.dialect, kind, "id, body", ids, customer_id))
+    return {id_: msgspec.json.decode(body) for id_, body in rows}
 
 
 def ids_of(conn: Connection, kind: str, customer_id: int) -> list[Any]:

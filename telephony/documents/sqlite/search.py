@@ -1,12 +1,5 @@
-"""Substring search of text properties from an index: FTS5 `trigram` tables.
-
-A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
-each in a contentless FTS5 table of its own whose rowid is the document's id, in the documents'
-transaction (one per property: a trigram common in one costs nothing to a search of another). `like`
-of three or more ASCII characters without wildcards is a phrase of trigrams the index answers
-(`match`), meaning what the SQL path means: it folds ASCII case as LIKE does, and indexes every other
-character as one no such pattern holds. Any other `like` is read by SQL.
-"""
+"""Substring search of a document table's text properties on SQLite: a contentless FTS5 `trigram` table
+per searched property (a trigram common in one costs nothing to a search of another)."""
 
 from __future__ import annotations
 
@@ -36,14 +29,6 @@ def searchable(value: Any) -> str | None:
     return str(int(value)) if isinstance(value, int) else None  # a bool as 1 or 0
 
 
-def phrase(pattern: str) -> str | None:
-    """The FTS5 phrase that finds `like` `pattern` when the index can (see module); None otherwise."""
-    text = pattern[1:-1] if pattern.startswith("%") and pattern.endswith("%") else ""
-    if len(text) < 3 or not text.isascii() or "%" in text or "_" in text:
-        return None
-    return '"' + text.replace('"', '""') + '"'
-
-
 class Match(msgspec.Struct, frozen=True):
     """`prop like pattern` answered by a search table: the FTS5 `table` and its bound MATCH `phrase`."""
 
@@ -57,13 +42,18 @@ class Match(msgspec.Struct, frozen=True):
 
 
 def match(table: str, prop: str, pattern: str) -> Match | None:
-    """`prop like pattern` on the documents of `table`, when its search index answers it."""
-    found = phrase(pattern)
-    return None if found is None else Match(search_of(table, prop), found)
+    """`prop like pattern` on the documents of `table`, when its search index answers it: a substring of
+    three or more ASCII characters without wildcards is a phrase of trigrams, which means what the SQL
+    path means (ASCII case folded as LIKE folds it; no ASCII pattern holds a `FOREIGN` character)."""
+    text = pattern[1:-1] if pattern.startswith("%") and pattern.endswith("%") else ""
+    if len(text) < 3 or not text.isascii() or "%" in text or "_" in text:
+        return None
+    return Match(search_of(table, prop), '"' + text.replace('"', '""') + '"')
 
 
 class SearchIndex:
-    """The FTS5 tables of one kind's searched properties, kept by its document table."""
+    """The FTS5 tables of one kind's searched properties, each row's rowid its document's id, kept in the
+    documents' transaction and filled once after a rebuild."""
 
     def __init__(self, kind: str, props: Sequence[str]) -> None:
         self.props = tuple(props)
