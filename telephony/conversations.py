@@ -4,7 +4,7 @@ A document table fed by the events that make the CDRs, SMS, faxes and chats (a p
 same events, never a copy of the other tables): one conversation per CDR, SMS, fax and chat,
 `{id, created_at, channel, src, dst, duration, type, user_id, source_id}` where `type` is `in`, `out`
 or `missed` and `source_id` the id of the record it stands for. It is a derived table
-(`documents.derived`): each conversation is named by its record (`cdr:<id>`, `sms:<id>` ...) and
+(`documents.DerivedTable`): each conversation is named by its record (`cdr:<id>`, `sms:<id>` ...) and
 takes the next id when it is made, so ids grow in the order things happened across channels, and a
 replay gives the same ones. Clearing a kind's records (`DELETE /cdrs`, `DELETE /sms`) clears its
 conversations.

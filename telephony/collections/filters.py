@@ -1,20 +1,39 @@
 """`filter=[{property, operator, value}, ...]`: every operator of version 1.2 and its aliases, ANDed,
-checked against the resource's properties and made a condition (`documents.conditions`)."""
+checked against a resource's properties (`properties`) and made a condition (`documents.conditions`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 import msgspec
+from msgspec import inspect as mi
 
 from ..documents.conditions import FALSE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
 from ..domain.errors import Invalid
 from ..domain.validation import problem
-from .fields import Kind
 
+
+class Kind(Enum):
+    """How a property compares, read off its msgspec type (`properties`)."""
+
+    INT = "integer"
+    FLOAT = "number"
+    BOOL = "boolean"
+    TEXT = "string"
+    TIME = "time"
+    ARRAY = "array"
+    OBJECT = "object"
+
+
+KINDS = ((mi.BoolType, Kind.BOOL), (mi.IntType, Kind.INT), (mi.FloatType, Kind.FLOAT),
+         (mi.ListType | mi.TupleType | mi.VarTupleType | mi.SetType, Kind.ARRAY),
+         (mi.StructType | mi.DictType | mi.TypedDictType | mi.DataclassType, Kind.OBJECT))  # fmt: skip
+TIME_NAMES = ("_at", "date", "timestamp", "origtime")
+"""Text properties holding a time. Not every `*_time` is one: a user's `ring_time` is seconds."""
 OPERATORS = {
     "eq": "=", "=": "=",
     "ne": "!=", "neq": "!=", "<>": "!=", "!=": "!=",
@@ -35,6 +54,24 @@ SQL_INTEGERS = range(-(2**63), 2**63)
 PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2})?")
 """A date (from year 1000), or a time with a space or a `T`, in digits of exactly their width (hours
 to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
+
+
+def properties(struct: type[msgspec.Struct]) -> dict[str, Kind]:
+    """Every wire property of `struct` with its comparison kind."""
+    info = mi.type_info(struct)
+    assert isinstance(info, mi.StructType)
+    return {field.encode_name: _kind_of(field.encode_name, field.type) for field in info.fields}
+
+
+def _kind_of(name: str, info: mi.Type) -> Kind:
+    if isinstance(info, mi.Metadata):
+        return _kind_of(name, info.type)
+    if isinstance(info, mi.UnionType):
+        kinds = {_kind_of(name, t) for t in info.types if not isinstance(t, mi.NoneType)}
+        return kinds.pop() if len(kinds) == 1 else Kind.TEXT
+    if isinstance(info, mi.StrType):
+        return Kind.TIME if name.endswith(TIME_NAMES) else Kind.TEXT
+    return next((kind for types, kind in KINDS if isinstance(info, types)), Kind.TEXT)
 
 
 class Written(msgspec.Struct, forbid_unknown_fields=False):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..documents.listing import Query
 from ..domain.errors import Invalid
 from . import filters
-from .fields import Kind
+from .filters import Kind
 
 
 def _positive(query: Mapping[str, str], name: str, default: int) -> int:

@@ -43,7 +43,7 @@ def search_of(table: str, prop: str) -> str:
 
 
 def sources_of(kind: str) -> str:
-    """The table of the ids a derived kind gave the records it is drawn from (`documents.derived`)."""
+    """The table of the ids a derived kind gave the records it is drawn from (`projection.DerivedTable`)."""
     return f"doc_{kind}_sources"
 
 

@@ -97,7 +97,7 @@ def every(conn: Connection, kind: str) -> Iterator[tuple[int, str]]:
 
 def in_order_drawn(conn: Connection, derived: str, kinds: Sequence[str]) -> Iterator[tuple[str, int, str]]:
     """(kind, customer id, JSON body) of every document of `kinds`, in the order the `derived` kind drew
-    its documents from them (`documents.derived`); those it drew none from last, by kind and id."""
+    its documents from them (`projection.DerivedTable`); those it drew none from last, by kind and id."""
     parts = " UNION ALL ".join(
         f"SELECT ? AS kind, d.id AS id, d.customer_id AS customer_id, d.body AS body, s.id AS drawn "
         f'FROM "{table_of(kind)}" d LEFT JOIN "{sources_of(derived)}" s ON s.source = ? || d.id'

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from telephony.clock import Clock
-from telephony.collections.fields import Kind
+from telephony.collections import Kind
 from telephony.collections.filters import condition, parse
 from telephony.documents import DocumentTable, listing
 from telephony.documents.conditions import equals
