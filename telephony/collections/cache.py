@@ -18,16 +18,13 @@ Key = tuple[str, int, Hashable]
 KEPT_ROWS = 10_000
 """Only pages starting within a list's first rows are kept: a walk reads each deeper page once."""
 LEARNT = 4096
-"""At most this many things learnt are kept."""
 
 
 class PageCache(MemoryProjection):
-    """Rendered pages by (kind, customer, query string), and what reads learnt: a filtered list's total,
-    and where a full page ends (`Page.last`), so the next starts there (clients walk pages in order).
-    Each is kept with its kind's generation when its query started; any committed event of the kind (or
-    of a type that feeds its table, or a customer's deletion) moves that on, so nothing read before a
-    change is served after it. Pages are bounded in bytes (`[api] list_cache_bytes`, 0 keeps none),
-    least recently used out; a bulk load empties the cache."""
+    """Rendered pages by (kind, customer, query string), and what reads learnt (`learn`). Each is kept
+    with its kind's generation when its query started; any committed event of the kind (or of a type
+    that feeds its table, or a customer's deletion) moves that on, so nothing read before a change is
+    served after it. Pages are bounded in bytes (`[api] list_cache_bytes`), least recently used out."""
 
     name = "page_cache"
     history = False
@@ -75,7 +72,7 @@ class PageCache(MemoryProjection):
 
     def learn(self, kind: str, customer_id: int, q: Query, generation: int, page: Page) -> None:
         """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
-        and where the next page starts when the page is full."""
+        and where the next page starts when the page is full (clients walk pages in order)."""
         if generation != self.generation(kind):
             return
         if q.where != TRUE or q.group_by is not None:

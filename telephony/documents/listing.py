@@ -1,5 +1,4 @@
-"""One page of a list and its total, read in one statement of the SQL of the store the app runs on
-(`sql`), from the rows of a resource kind or of a table (or view) a projection module owns."""
+"""One page of a list and its total, read in one statement of its store's SQL (`sql`)."""
 
 from __future__ import annotations
 
@@ -14,9 +13,8 @@ from .stores import SQL
 
 
 class Page(NamedTuple):
-    """A page of a list: its rows' JSON bodies joined by commas, the total of matches, how many rows it
-    holds, and the key of its last row where the next page can start from it (id, or sort value and
-    id: `page`'s `after`)."""
+    """Its rows' JSON bodies joined by commas, the total of matches, how many rows it holds, and the key
+    (id, or sort value and id) of its last row when the next page can start after it (`page`'s `after`)."""
 
     joined: bytes
     total: int
@@ -55,10 +53,9 @@ class Query(msgspec.Struct, frozen=True):
 
 class Listed(NamedTuple):
     """What a store reads for a page: the rows of `table` within `scope` that meet the query. An
-    unfiltered total is the kept count of customer `counted` when given (`scope` is then exactly that
-    customer's rows); `known` is what was learnt before (total, the key the page starts after); under a
-    `parent` (a condition), it narrows the rows and says whether it is there, at the same moment (None:
-    it is not). `searched` names the properties whose `like` a store may answer from an index of its own."""
+    unfiltered total is the kept count of customer `counted` when given (`scope` is then exactly its
+    rows); `known` is what was learnt before (total, the key the page starts after); a `parent` narrows
+    the rows and is read at the same moment; `searched` likes may be answered by an index of the store's."""
 
     table: Table
     scope: Condition
@@ -70,8 +67,7 @@ class Listed(NamedTuple):
 
 
 class ReadStore(Protocol):
-    """The read side for GET handlers, one per store (`sqlite.reader`, `postgresql.reader`): statements
-    of the SQL both stores share (`?` placeholders), or of the store's own (`dialect`)."""
+    """The read side for GET handlers, one per store: SQL both stores take (`?` placeholders), or its own."""
 
     dialect: str
 
@@ -101,8 +97,7 @@ async def page_of(reader: ReadStore, table: Table, scope: Condition, q: Query) -
 
 
 async def page_under(reader: ReadStore, kind: str, scope: Condition, q: Query, parent: Condition) -> Page | None:
-    """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
-    read together with the parent: None when the parent is not there."""
+    """A page of documents of `kind` within `scope` under a parent record (`one_of`): None when it is not there."""
     return await read(reader, Listed(documents_of(kind), scope, q, None, parent))
 
 
@@ -116,6 +111,5 @@ async def read(reader: ReadStore, listed: Listed) -> Page | None:
 
 
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Condition:
-    """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
-    nested list's parent."""
+    """A nested list's parent: a document of `kind` whose `key` is `value` belongs to `customer_id`."""
     return Exists(kind, equals(**{key: value}, customer_id=customer_id))

@@ -55,13 +55,11 @@ def _named(feed: Feed) -> str:
 
 
 class DocumentTable(Projection):
-    """The read model of one resource kind: its four events (`changes.of_event`), the changes `feeds`
-    make of other event classes (a function per class, given the envelope live and on replay alike; its
-    `from_json(data)`, if any, reads the JSON a rebuild hands it undecoded), and `customer.deleted`.
-    `indexed` names the properties (or tuples of them) of the indexes after the customer and before the
-    id; `searched`, the text properties of the substring index. Each change is written in the SQL of
-    its store (`store`); a rebuild holds documents created lately back (`held`) and changes them in
-    place, so each is written once; `settle` fills the counts in one pass, `index` builds the indexes."""
+    """The read model of one resource kind: its four events, the changes `feeds` make of other event
+    classes (given the envelope, live and on replay alike; a feed's `from_json(data)` reads the JSON a
+    rebuild hands it undecoded), and `customer.deleted`. `indexed`: the properties (or tuples) indexed
+    after the customer and before the id; `searched`: those of the substring index. A rebuild holds the
+    documents created lately back (`held`) and changes them in place, so each is written once."""
 
     version: ClassVar[int] = 3
 
@@ -204,13 +202,11 @@ class DocumentTable(Projection):
 
 
 class DerivedTable(DocumentTable):
-    """The read model of a kind drawn from other records (conversations, from CDRs, SMS, faxes, chats).
-
-    Each document stands for one record, its source (`names.source`: `<kind>:<id>`), by which its feeds
-    name it: a `Put` gives it the table's next id (1, 2, 3 ... across customers, in log order); a `Patch`
-    or `Remove` finds it. The ids given are kept in a table of their own, never cleared, so no id is
-    given twice and a replay gives every document the same id; an export lists the records in the order
-    their documents were made (`reads.in_order_drawn`), so an import gives them the same ids again."""
+    """The read model of a kind drawn from other records (conversations: of CDRs, SMS, faxes, chats). Its
+    feeds name a document by its record (`names.source`); a `Put` gives it the table's next id, in log
+    order across customers. The ids given are kept in a table never cleared, so none is given twice and
+    a replay gives the same; an export lists the records in that order (`reads.in_order_drawn`), so an
+    import gives them the same ids again."""
 
     version: ClassVar[int] = 4
 
@@ -251,7 +247,7 @@ class DerivedTable(DocumentTable):
                     if (found := self._id_of(conn, str(source))) is None:
                         continue
                     change = msgspec.structs.replace(change, id=found)
-            super()._change(conn, [change])
+            self._change_one(conn, change)
 
     def _next(self, conn: Connection, source: str) -> int:
         if not self.rebuilding:

@@ -12,12 +12,10 @@ SIZE = 4
 
 
 class PgReader:
-    """Statements with `?` placeholders (`PgConnection`) run on threads (`asyncio.to_thread`), as the
-    SQLite reader's long ones do, so the event loop never waits on the server: psycopg's async
-    connection would save the thread but not the placeholders' translation, and the writer already runs
-    synchronous psycopg on its thread. A connection serves one query at a time; `size` of them, kept in
-    a queue, serve that many at once. Each statement reads the latest commit (autocommit: no read
-    transaction is held between)."""
+    """Each query runs on a thread (`asyncio.to_thread`), as the SQLite reader's long ones do, so the loop
+    never waits on the server (psycopg's async connection would save the thread but not the placeholders'
+    translation); `size` connections in a queue serve that many at once, in autocommit (no read
+    transaction is held between statements)."""
 
     dialect = "postgresql"
 

@@ -27,12 +27,10 @@ def _before_nul(prop: str, op: str, value: str) -> Condition:
 
 
 class PgSql(Sql):
-    """A property is read from the rows' `jsonb` document (`doc -> 'prop'`, which `PgTable` generates from
-    the body and indexes where the kind does), a JSON null as NULL. A value is bound as `jsonb` and
-    compares as `jsonb` does, which is what the API means: numbers as numbers ("10" was read as 10
-    already), text by the database's collation (`scripts/postgres` makes a C.UTF-8 cluster: by code
-    point), false before true. No text here can hold a NUL: a filter's text that holds one is compared
-    as the text before it, where it sorts among texts that hold none (nothing equals it); `in` drops it."""
+    """A property is read from the rows' `jsonb` document (`doc -> 'prop'`), a JSON null as NULL, and a value
+    bound as `jsonb` compares as `jsonb` does: numbers as numbers, text by the database's collation (a
+    C.UTF-8 cluster: by code point), false before true. No text can hold a NUL: a filter's text holding
+    one compares as its text before it, where it sorts among texts that hold none (nothing equals it)."""
 
     ids = "id, row_number() OVER (ORDER BY {order}) AS k"
     bodies = "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN {table} USING (id)"
@@ -86,12 +84,10 @@ def trigram_ops(conn: Connection) -> str:
 
 
 class PgTable:
-    """The SQL of one kind's document table on PostgreSQL (`projection.DocumentTable` keeps it): `id`,
-    `customer_id` and the JSON `body` as text (the bytes a list answers with; `jsonb` would reorder the
-    keys), and `doc`, the body as `jsonb`, which PostgreSQL generates when a row is written. The
-    properties a kind indexes are indexes on expressions of `doc` (nulls first, as lists sort them). A
-    patch merges the body in Python, which keeps its keys in place and adds new ones at the end, as
-    SQLite's `json_set` does. A searched property has a trigram GIN index (`pg_trgm`) of its text."""
+    """The SQL of one kind's document table on PostgreSQL: the body as text (the bytes a list answers
+    with; `jsonb` would reorder its keys) and as the `jsonb` document `doc`, generated when a row is
+    written. A patch merges the body in Python, keeping its keys in place and adding new ones at the
+    end, as SQLite's `json_set` does."""
 
     sql, integer, tables = SQL, "BIGINT", ()
     declared = ("postgresql", 3)  # 3: a jsonb document, its properties compared as jsonb's own
@@ -113,7 +109,7 @@ class PgTable:
 
     def index(self, conn: Connection) -> None:
         for props in self.indexed:
-            columns = ", ".join(f"({SQL.expression(prop, self.shape)}) NULLS FIRST" for prop in props)
+            columns = ", ".join(f"({SQL.expression(prop, self.shape)}) NULLS FIRST" for prop in props)  # as sorted
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {columns}, id)")  # fmt: skip
         for prop in self.searched:

@@ -22,11 +22,10 @@ def _lower(value: Any) -> Any:
 
 
 class Reader:
-    """Most reads are index lookups of tens of microseconds, less than a trip to a thread and back. So a
-    query first runs on the event loop's own read-only connection under a budget of SQLite steps; one
-    that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds up
-    other requests. Each statement reads the latest commit (no read transaction held between). Both
-    connections know `unicode_lower(text)`, any alphabet's lower case (SQLite's folds ASCII only: `sql`)."""
+    """Most reads are index lookups of tens of microseconds, less than a trip to a thread: a query first
+    runs on the loop's own read-only connection under a budget of SQLite steps, and one that goes past it
+    is run again on aiosqlite's thread, so a long scan never holds up other requests. No read transaction
+    is held between statements; both connections know `unicode_lower` (SQLite folds ASCII only: `sql`)."""
 
     dialect = "sqlite"
 

@@ -105,11 +105,9 @@ def column(value: Any) -> Any:
 
 
 class SqliteTable:
-    """The SQL of one kind's document table on SQLite (`projection.DocumentTable` keeps it). The columns
-    the kind indexes or searches are stored, written with the body as `json_extract` reads them from it
-    (`columns`); the others are virtual, in the table as it is created, or added after a rebuild's load
-    (`_virtual`). A patch is `json_set` of the changed fields. Searched properties are kept in FTS5
-    tables beside it (`search`), filled once after a rebuild."""
+    """The SQL of one kind's document table on SQLite: the properties it indexes or searches are stored
+    columns, written as `json_extract` reads them from the body (`columns`); the others are virtual
+    (`_virtual`). Searched properties are kept in FTS5 tables beside it (`search`)."""
 
     sql, integer, declared = SQL, "INTEGER", ()
 
