@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 from msgspec import inspect as mi
 
-from ..documents.conditions import FALSE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
+from ..documents.conditions import FALSE, TRUE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
 from ..domain.errors import Invalid
 from ..domain.validation import problem
 
@@ -82,10 +82,10 @@ class Written(msgspec.Struct, forbid_unknown_fields=False):
     value: Any = None
 
 
-def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, Any]]:
-    """The checked conditions of a `filter` parameter: (property, canonical operator, typed value)."""
+def parse(raw: str | None, props: Mapping[str, Kind]) -> Condition:
+    """The AND of a `filter` parameter's conditions, each checked against `props`."""
     if raw is None or not raw.strip():
-        return []
+        return TRUE
     if len(raw) > MAX_FILTER_BYTES:
         raise Invalid.field("filter", "The filter is too long")
     try:
@@ -99,10 +99,10 @@ def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, An
         raise Invalid.field("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:
         raise Invalid.field("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
-    return [_check(c, props) for c in conditions]
+    return both(*(_check(c, props) for c in conditions))
 
 
-def _check(condition: Written, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
+def _check(condition: Written, props: Mapping[str, Kind]) -> Condition:
     prop, value = condition.property, condition.value
     if prop not in props:
         raise Invalid.field("filter", f"Unknown property '{prop}'")
@@ -118,15 +118,15 @@ def _check(condition: Written, props: Mapping[str, Kind]) -> tuple[str, str, Any
             raise Invalid.field("filter", f"{named} needs an array value")
         if len(value) > MAX_IN_VALUES:
             raise Invalid.field("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
-        return prop, operator, [_typed(prop, kind, v) for v in value]
+        return _among(prop, kind, [_typed(prop, kind, v) for v in value])
     if operator in ("like", "notlike"):
         if kind in (Kind.ARRAY, Kind.OBJECT):
             raise Invalid.field("filter", f"{named} needs a text or number property, not "
                                           f"{'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
         if not isinstance(value, str | int | float) or isinstance(value, bool):
             raise Invalid.field("filter", f"{named} needs a text value")
-        return prop, operator, str(value)
-    return prop, operator, _typed(prop, kind, value)
+        return _like(prop, kind, substring(str(value)), operator == "notlike")
+    return _compared(prop, operator, _typed(prop, kind, value), kind)
 
 
 def _typed(prop: str, kind: Kind, value: Any) -> Any:
@@ -177,16 +177,7 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def condition(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Condition:
-    """The AND of every checked condition, as the tree the stores compile (`documents.conditions`)."""
-    return both(*(_condition(prop, operator, value, props[prop]) for prop, operator, value in conditions))
-
-
-def _condition(prop: str, operator: str, value: Any, kind: Kind) -> Condition:
-    if operator == "in":
-        return _among(prop, kind, value)
-    if operator in ("like", "notlike"):
-        return _like(prop, kind, substring(value), operator == "notlike")
+def _compared(prop: str, operator: str, value: Any, kind: Kind) -> Condition:
     if value is None:
         return Null(prop, present=operator == "!=")
     if kind is Kind.TIME and len(value) == 10:

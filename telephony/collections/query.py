@@ -29,7 +29,7 @@ def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit:
     order is always fixed, ties broken by id, so a walk of the pages returns every row exactly once."""
     page = _positive(query, "page", 1)
     limit = min(_positive(query, "limit", default_limit), max_limit)
-    conditions = filters.parse(query.get("filter"), props)
+    where = filters.parse(query.get("filter"), props)
     sort, descending = query.get("sort") or None, (query.get("dir") or "ASC").upper() == "DESC"
     if (query.get("dir") or "ASC").upper() not in ("ASC", "DESC"):
         raise Invalid.field("dir", "'dir' must be ASC or DESC")
@@ -45,7 +45,7 @@ def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit:
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    return Query(page, limit, filters.condition(conditions, props), sort, descending, group_by)
+    return Query(page, limit, where, sort, descending, group_by)
 
 
 def envelope(joined: bytes, total: int) -> bytes:

@@ -125,15 +125,9 @@ def holding(conn: Connection, kind: str, customer_id: int, among: Mapping[str, I
     return _decoded(conn.execute(*_select(conn.dialect, kind, "body", held)))
 
 
-def every_document(conn: Connection, kind: str, customer_id: int) -> list[dict]:
-    """Every document of `kind` of a customer, by id (small configuration tables)."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? ORDER BY id'
-    return _decoded(conn.execute(sql, (customer_id,)))
-
-
-def having(conn: Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
-    """A customer's documents of `kind` whose `prop` equals `value`, by id."""
-    held = equals(customer_id=customer_id, **{prop: value})
+def every_document(conn: Connection, kind: str, customer_id: int, **props: Any) -> list[dict]:
+    """Every document of `kind` of a customer whose properties equal these values, by id."""
+    held = equals(customer_id=customer_id, **props)
     return _decoded(conn.execute(*_select(conn.dialect, kind, "body", held, " ORDER BY id")))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from telephony.clock import Clock
 from telephony.collections import Kind
-from telephony.collections.filters import condition, parse
+from telephony.collections.filters import parse
 from telephony.documents import DocumentTable, listing
 from telephony.documents.conditions import equals
 from telephony.documents.postgresql.reader import PgReader
@@ -77,7 +77,7 @@ async def walk(reader, customer: int, sort: str | None, descending: bool, filter
                ) -> list[tuple[int, list]]:  # fmt: skip
     """Every page of a customer's notes, 7 at a time, each after the last row of the one before."""
     pages, after, number = [], None, 1
-    where = condition(parse(json.dumps(filters or []), PROPS), PROPS)
+    where = parse(json.dumps(filters or []), PROPS)
     while True:
         q = listing.Query(number, 7, where, sort, descending, None)
         found = await listing.page(reader, "note", equals(customer_id=customer), q, after=after, searched=("name",))
