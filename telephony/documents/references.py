@@ -9,22 +9,13 @@ from typing import Any
 from ..domain.errors import Problems
 from ..domain.events import events_of
 from ..domain.nouns import not_found
-from ..domain.references import Destination, Ref, Reference, codes_of, number_id
+from ..domain.references import Destination, Reference, codes_of, number_id
 from ..eventlog import NewEvent
 from ..eventlog.connection import Connection
 from . import reads
 
 Table = Mapping[str, Sequence[Reference]]
 """Every kind's reference fields, by the kind of the documents holding them."""
-
-
-def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """`fields` with each reference as stored (numbers as their ids, with `+`)."""
-    out = dict(fields)
-    for ref in refs:
-        if isinstance(ref, Ref) and ref.field in out:
-            out[ref.field] = ref.normal(out[ref.field])
-    return out
 
 
 def problems(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
