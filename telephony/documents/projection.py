@@ -125,7 +125,7 @@ class DocumentTable(Projection):
         if event.type in self._own:  # one of the kind's four events
             self._change_one(conn, of_event(event.event))
         elif isinstance(event.event, CustomerDeleted):
-            self._cleared(conn, Clear(event.event.id))
+            self._change_one(conn, Clear(event.event.id))
         else:
             self._change(conn, self._fed[event.type](event))
 
@@ -137,53 +137,36 @@ class DocumentTable(Projection):
     def _change_one(self, conn: Connection, change: DocumentChange) -> None:
         """Apply one change as it is (a derived table's own events name their documents by id)."""
         match change:
-            case Put():
-                self._created(conn, change)
-            case Patch():
-                self._updated(conn, change)
-            case Remove():
-                self._deleted(conn, change)
-            case Clear():
-                self._cleared(conn, change)
-
-    def _created(self, conn: Connection, d: Put) -> None:
-        if self.rebuilding:  # held as a dict, or as JSON text
-            self.held.hold(conn, d.id, [d.customer_id, d.body if isinstance(d.body, dict) else json_text(d.body)])
-            return
-        self.store.write(conn, d.id, d.customer_id, d.body)
-        if self.gathering:
-            self._added[d.customer_id] = self._added.get(d.customer_id, 0) + 1
-        else:
-            conn.execute(self._count, (d.customer_id, 1))
-
-    def _updated(self, conn: Connection, d: Patch) -> None:
-        if not d.changes:
-            return
-        if (held := self.held.get(d.id)) is not None:
-            held[1] = (held[1] if isinstance(held[1], dict) else msgspec.json.decode(held[1])) | d.changes
-            return
-        self.store.patch(conn, d.id, d.changes, self.rebuilding)
-
-    def _deleted(self, conn: Connection, d: Remove) -> None:
-        if self.held.pop(d.id, None) is not None:
-            return
-        customer_id = self.store.delete(conn, d.id, self.rebuilding)
-        if customer_id is None or self.rebuilding:
-            return
-        self.gathered(conn)
-        conn.execute(self._count, (customer_id, -1))
-        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (customer_id,))
-
-    def _cleared(self, conn: Connection, d: Clear) -> None:
-        """Every document of a customer, or those whose properties have the values `where` says."""
-        self.held.flush(conn)  # the table whole before a statement on many rows
-        self.gathered(conn)
-        condition, params = self.store.sql.where(equals(customer_id=d.customer_id, **d.where), self.shape)
-        self.store.clear(conn, f'FROM "{self.table}" WHERE {condition}', params, d, self.rebuilding)
-        conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (d.customer_id,))
-        if d.where:
-            conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
-                         "WHERE customer_id = ? GROUP BY customer_id", (d.customer_id,))  # fmt: skip
+            case Put(id=id_, customer_id=customer_id, body=body) if self.rebuilding:  # held as a dict or JSON text
+                self.held.hold(conn, id_, [customer_id, body if isinstance(body, dict) else json_text(body)])
+            case Put(id=id_, customer_id=customer_id, body=body):
+                self.store.write(conn, id_, customer_id, body)
+                if self.gathering:
+                    self._added[customer_id] = self._added.get(customer_id, 0) + 1
+                else:
+                    conn.execute(self._count, (customer_id, 1))
+            case Patch(id=id_, changes=changes) if changes:
+                if (held := self.held.get(id_)) is not None:
+                    held[1] = (held[1] if isinstance(held[1], dict) else msgspec.json.decode(held[1])) | changes
+                else:
+                    self.store.patch(conn, id_, changes, self.rebuilding)
+            case Remove(id=id_):
+                if self.held.pop(id_, None) is not None:
+                    return
+                owner = self.store.delete(conn, id_, self.rebuilding)
+                if owner is not None and not self.rebuilding:
+                    self.gathered(conn)
+                    conn.execute(self._count, (owner, -1))
+                    conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ? AND n = 0', (owner,))
+            case Clear(customer_id=customer_id, where=where):  # every document of a customer, or those `where` says
+                self.held.flush(conn)  # the table whole before a statement on many rows
+                self.gathered(conn)
+                condition, params = self.store.sql.where(equals(customer_id=customer_id, **where), self.shape)
+                self.store.clear(conn, f'FROM "{self.table}" WHERE {condition}', params, change, self.rebuilding)
+                conn.execute(f'DELETE FROM "{self.counts}" WHERE customer_id = ?', (customer_id,))
+                if where:
+                    conn.execute(f'INSERT INTO "{self.counts}" SELECT customer_id, count(*) FROM "{self.table}" '
+                                 "WHERE customer_id = ? GROUP BY customer_id", (customer_id,))  # fmt: skip
 
     def _created_json(self, conn: Connection, data: bytes) -> None:
         """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
