@@ -9,7 +9,12 @@ import msgspec
 
 from .conditions import Condition, Exists, equals
 from .names import Table, documents_of
-from .stores import SQL
+from .postgresql.sql import SQL as POSTGRESQL
+from .sql import Sql
+from .sqlite.sql import SQL as SQLITE
+
+SQL: dict[str, Sql] = {"sqlite": SQLITE, "postgresql": POSTGRESQL}
+"""Each store's SQL, by the dialect its readers and connections speak."""
 
 
 class Page(NamedTuple):

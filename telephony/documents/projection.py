@@ -18,8 +18,10 @@ from ..projections.holding import HeldRows
 from .changes import Clear, DocumentChange, Patch, Put, Remove, json_text, of_event
 from .conditions import equals
 from .names import COLUMNS, counts_of, documents_of, sources_of
-from .stores import TABLES
+from .postgresql.sql import PgTable
+from .sqlite.sql import SqliteTable
 
+TABLES: dict[str, type[SqliteTable] | type[PgTable]] = {"sqlite": SqliteTable, "postgresql": PgTable}
 Feed = Callable[[RecordedEvent], Iterable[DocumentChange]]
 Indexed = str | tuple[str, ...]
 SEARCHED_COST = 0.3

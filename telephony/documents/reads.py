@@ -10,9 +10,8 @@ import msgspec
 
 from ..eventlog.connection import Connection
 from .conditions import FALSE, Condition, Holds, In, Is, Number, both, equals
-from .listing import ReadStore
+from .listing import SQL, ReadStore
 from .names import documents_of, source, sources_of, table_of
-from .stores import SQL
 
 MAX_ID = 2**63 - 1
 

@@ -19,14 +19,15 @@ def marks(values: Any) -> str:
 
 
 class Sql:
+    """A store's SQL: how it reads a property and binds a value (the methods below), and a page's text:
+    the columns of its rows (`ids`, in the list's `{order}`), the query of its bodies joined by commas in
+    its order (`bodies`, from the documents `{table}`), of its last row's id (`last_id`), and where an
+    ascending and a descending sort put nulls when the store must be told (`nulls`)."""
+
     ids = "id"
-    """The columns of a page's rows (`{order}`: the list's order)."""
-    bodies = ""
-    """The query of a page's bodies joined by commas, in its order (`{table}`: the documents)."""
-    last_id = ""
-    """The query of the id of a page's last row."""
+    bodies: str
+    last_id: str
     nulls = ("", "")
-    """Where an ascending and a descending sort put nulls, when the store must be told (first, then last)."""
 
     def where(self, condition: Condition, table: Table) -> tuple[str, list[Any]]:
         """The SQL of `condition` on the rows of `table`, and its parameters."""

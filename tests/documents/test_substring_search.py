@@ -21,10 +21,9 @@ import pytest
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
 from telephony.documents.conditions import equals
-from telephony.documents.listing import Listed
+from telephony.documents.listing import SQL, Listed
 from telephony.documents.names import documents_of
 from telephony.documents.sqlite.sql import SQL as SQLITE
-from telephony.documents.stores import SQL
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.eventlog.connection import SqliteConnection

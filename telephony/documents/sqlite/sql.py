@@ -92,11 +92,6 @@ class SqliteSql(Sql):
 SQL = SqliteSql()
 
 
-def _plain(body: Any) -> Any:
-    """A body as plain JSON values (a record's Struct as its dict)."""
-    return msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
-
-
 def column(value: Any) -> Any:
     """A value as `json_extract` reads it: a boolean as 1 or 0, an integer past 64 bits as a real, etc."""
     if isinstance(value, bool) or (isinstance(value, int) and not -(2**63) <= value < 2**63):
@@ -188,7 +183,7 @@ class SqliteTable:
     def write(self, conn: Connection, id_: Any, customer_id: int, body: dict[str, Any] | msgspec.Struct) -> None:
         conn.execute(self.insert, self.row(id_, customer_id, body))
         if self.search is not None:
-            plain = _plain(body)
+            plain = msgspec.to_builtins(body) if isinstance(body, msgspec.Struct) else body
             self.search.add(conn, id_, (plain.get(prop) for prop in self.search.props))
 
     def delete(self, conn: Connection, id_: Any, rebuilding: bool) -> int | None:
