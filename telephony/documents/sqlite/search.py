@@ -82,27 +82,20 @@ class SearchIndex:
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 
-    def remove_all(self, conn: Connection) -> None:
+    def command(self, conn: Connection, command: str, value: Any = None) -> None:
+        """An FTS5 command to each table: `delete-all`; `optimize` (each index in one segment, read as one
+        b-tree: a fifth off a search after a rebuild); `hashsize` (`value`, in bytes)."""
         for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
-
-    def optimize(self, conn: Connection) -> None:
-        """Merge each index into one segment, read as one b-tree: a fifth off a search after a rebuild."""
-        for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
+            conn.execute(f'INSERT INTO "{table}" ("{table}", rank) VALUES (?, ?)', (command, value))
 
     def fill(self, conn: SqliteConnection, documents: str) -> None:
         """Index every row of the document table `documents` (after a rebuild) by one statement per property."""
         conn.create_function("searchable", 1, searchable, deterministic=True)
-        self._hash_bytes(conn, FILL_HASH_BYTES)
+        self.command(conn, "hashsize", FILL_HASH_BYTES)
         try:
             for prop, table in zip(self.props, self.tables, strict=True):
                 text = f"iif(typeof({prop}) = 'text' AND NOT {prop} GLOB ?, {prop}, searchable({prop}))"
                 conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {text} FROM "{documents}" '
                              f"WHERE typeof({prop}) IN ('text', 'integer')", (NOT_ASCII,))  # fmt: skip
         finally:
-            self._hash_bytes(conn, DEFAULT_HASH_BYTES)
-
-    def _hash_bytes(self, conn: Connection, size: int) -> None:
-        for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}", rank) VALUES (\'hashsize\', ?)', (size,))
+            self.command(conn, "hashsize", DEFAULT_HASH_BYTES)

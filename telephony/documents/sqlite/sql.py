@@ -175,7 +175,7 @@ class SqliteTable:
 
     def index(self, conn: Connection) -> None:
         if self.search is not None:
-            self.search.optimize(conn)
+            self.search.command(conn, "optimize")
         for props in self.indexed:
             conn.execute(f'CREATE INDEX IF NOT EXISTS "{self.table}_{"_".join(props)}" ON "{self.table}" '
                          f"(customer_id, {', '.join(props)}, id)")  # fmt: skip
@@ -200,7 +200,7 @@ class SqliteTable:
         if self.search is not None and not rebuilding:
             others = conn.execute(f'SELECT 1 FROM "{self.counts}" WHERE customer_id != ? LIMIT 1', (d.customer_id,))
             if not d.where and others.fetchone() is None:
-                self.search.remove_all(conn)
+                self.search.command(conn, "delete-all")
             else:
                 self.search.remove_rows(conn, conn.execute(f"SELECT id{self._extracted} {chosen}", params).fetchall())
         conn.execute(f"DELETE {chosen}", params)
