@@ -46,8 +46,7 @@ class Query(msgspec.Struct, frozen=True):
 
     @property
     def order(self) -> str | None:
-        """The property the list is sorted by before its id; None when by id alone (a row's `id` is
-        its body's: the key's order is the same)."""
+        """The property sorted by before the id; None when by id alone (a row's `id` is its body's)."""
         return None if self.sort == "id" else self.sort
 
     @property
@@ -78,9 +77,7 @@ class ReadStore(Protocol):
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]: ...
 
-    def each(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[Any]:
-        """The rows of a query, for reads that stream them (`async for row in reader.each(...)`)."""
-        ...
+    def each(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[Any]: ...
 
     async def close(self) -> None: ...
 

@@ -33,7 +33,6 @@ def table_of(kind: str) -> str:
 
 
 def counts_of(kind: str) -> str:
-    """The table of a kind's document counts per customer."""
     return f"doc_{kind}_counts"
 
 

@@ -171,8 +171,7 @@ class DocumentTable(Projection):
                                  "WHERE customer_id = ? GROUP BY customer_id", (customer_id,))  # fmt: skip
 
     def _created_json(self, conn: Connection, data: bytes) -> None:
-        """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (what `created`
-        stores: its one encoding)."""
+        """A rebuild's `<kind>.created`, its body kept as the JSON text the event holds (its one encoding)."""
         try:
             d = _created(data)
         except msgspec.ValidationError:  # not the usual shape: the decoded way says what it means

@@ -53,10 +53,9 @@ def _holders(conn: Connection, holder: str, ref: Reference, customer_id: int, ki
 
 
 def unlink(conn: Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
-    """The update events that drop removed records (`ids` of `kind`) from every document of the
-    customer naming them, one per document, in the removal's transaction: a list loses the id, a single
-    reference becomes null, a final destination its resource's default. Documents removed with them
-    are left alone."""
+    """The update events, one per document, that drop removed records (`ids` of `kind`) from the customer's
+    documents naming them (but those removed with them): a list loses the id, a single reference becomes
+    null, a final destination its resource's default."""
     removed = list(dict.fromkeys(ids))
     if not removed:
         return []

@@ -95,11 +95,10 @@ class Sql:
         return None, listed.q.where
 
     def page(self, listed: Listed) -> tuple[str, tuple[Any, ...]]:
-        """A page and its total in one statement, and its parameters: (total, joined bodies, rows, parent
-        there, last key...). Its ids are chosen from an index where one orders the list (skipped rows are
-        never read); the total is what is known already, the kept count of an unfiltered list, or counted
-        only when the page is full (a shorter page that holds a row, or starts the list, ends it: its
-        total is its offset plus its rows)."""
+        """A page and its total in one statement (total, joined bodies, rows, parent there, last key...), and
+        its parameters. Its ids are chosen from an index where one orders the list; the total is what is
+        known already, the kept count of an unfiltered list, or counted only when the page is full (a
+        shorter page that holds a row, or starts the list, ends it: its total is its offset plus its rows)."""
         table, q, (total, after) = listed.table, listed.q, listed.known
         direction, sort, name = "DESC" if q.descending else "ASC", q.order, f'"{table.name}"'
         match, others = self.searched(listed)

@@ -21,9 +21,8 @@ FOREIGN = "\xff"
 
 
 def searchable(value: Any) -> str | None:
-    """The text a value is indexed as: the SQL path's `CAST(value AS TEXT)` with non-ASCII characters
-    made `FOREIGN`; None for a null (never matched) or a value that is not text (searched properties
-    are text)."""
+    """The text a value is indexed as: the SQL path's `CAST(value AS TEXT)` with non-ASCII characters made
+    `FOREIGN`; None for a null (never matched) or a value that is not text (searched properties are)."""
     if isinstance(value, str):
         return value if value.isascii() else "".join(c if c.isascii() else FOREIGN for c in value)
     return str(int(value)) if isinstance(value, int) else None  # a bool as 1 or 0

@@ -121,8 +121,7 @@ class SqliteTable:
         self.insert = f'INSERT OR REPLACE INTO "{self.table}" (id, customer_id, body{self._cols}) VALUES ({marks})'
 
     def columns(self, body: Any) -> tuple[Any, ...]:
-        """The stored columns of a body, decoded, JSON text or a record (NULL if no object); in one step
-        when plain."""
+        """The stored columns of a body, decoded, JSON text or a record (NULL if no object)."""
         if isinstance(body, msgspec.Struct):  # a record: its fields are typed already
             return tuple(column(getattr(body, name, None)) for name in self.stored)
         try:
@@ -155,10 +154,9 @@ class SqliteTable:
         return f'{create} "{self.table}" ({key}, customer_id INTEGER NOT NULL, body TEXT{self._cols}{added})'
 
     def _virtual(self, conn: Connection, rebuilding: bool) -> None:
-        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted).
-        A rebuild's table that is still empty is made again whole, before its indexes: one change of the
-        schema, not one per column (each makes SQLite read the whole schema again: half a second for a
-        new data dir's tables)."""
+        """Add the virtual columns (after a rebuild's load: SQLite computes them for every row inserted). A
+        rebuild's table still empty is made again whole: one change of the schema, not one per column (each
+        makes SQLite read the whole schema again: half a second for a new data dir's tables)."""
         have = {row[1] for row in conn.execute(f'PRAGMA table_xinfo("{self.table}")')}
         missing = [name for name in COLUMNS if name not in have]
         if missing and rebuilding and conn.execute(f'SELECT 1 FROM "{self.table}" LIMIT 1').fetchone() is None:
