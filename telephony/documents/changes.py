@@ -22,8 +22,6 @@ class Put(msgspec.Struct, frozen=True):
 
 
 class Patch(msgspec.Struct, frozen=True):
-    """Fields of a document change."""
-
     id: Any
     changes: dict[str, Any]
 

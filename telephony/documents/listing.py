@@ -31,7 +31,7 @@ class Page(NamedTuple):
 
 
 class Query(msgspec.Struct, frozen=True):
-    """A checked list request (`collections.parse`): conditions, order, grouping and page."""
+    """A checked list request (`collections.parse`)."""
 
     page: int
     limit: int

@@ -132,7 +132,6 @@ class DocumentTable(Projection):
             self._change(conn, self._fed[event.type](event))
 
     def _change(self, conn: Connection, changes: Iterable[DocumentChange]) -> None:
-        """Apply document changes: the table's own events', or a feed's."""
         for change in changes:
             self._change_one(conn, change)
 
