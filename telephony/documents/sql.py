@@ -21,8 +21,8 @@ def marks(values: Any) -> str:
 class Sql:
     """A store's SQL: how it reads a property and binds a value (the methods below), and a page's text:
     the columns of its rows (`ids`, in the list's `{order}`), the query of its bodies joined by commas in
-    its order (`bodies`, from the documents `{table}`), of its last row's id (`last_id`), and where an
-    ascending and a descending sort put nulls when the store must be told (`nulls`)."""
+    its order (`bodies`, up to the documents' table it joins), of its last row's id (`last_id`), and
+    where an ascending and a descending sort put nulls when the store must be told (`nulls`)."""
 
     ids = "id"
     bodies: str
@@ -136,7 +136,7 @@ class Sql:
         keyed = ", ".join(f"(SELECT {self.expression(p, table)} FROM {name} WHERE id = {self.last_id})" for p in key)
         statement = (f"WITH page AS MATERIALIZED ({chosen}), shown AS (SELECT count(*) AS n FROM page) SELECT "
                      f"CASE WHEN n < ? AND (n > 0 OR ? = 0) THEN ? + n ELSE ({total_sql}) END, "
-                     f"({self.bodies.format(table=name)}), n, {present}, {keyed or 'NULL'} FROM shown")  # fmt: skip
+                     f"({self.bodies} {name} USING (id)), n, {present}, {keyed or 'NULL'} FROM shown")  # fmt: skip
         return statement, (*params, q.limit, skip, q.limit, q.offset, q.offset, *total_params, *present_params)
 
     def by_index(self, listed: Listed, match: Any, others: Condition, scope_sql: str, scope_params: list[Any]

@@ -33,7 +33,7 @@ class PgSql(Sql):
     one compares as its text before it, where it sorts among texts that hold none (nothing equals it)."""
 
     ids = "id, row_number() OVER (ORDER BY {order}) AS k"
-    bodies = "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN {table} USING (id)"
+    bodies = "SELECT convert_to(string_agg(body, ',' ORDER BY k), 'UTF8') FROM page JOIN"
     last_id = "(SELECT id FROM page ORDER BY k DESC LIMIT 1)"
     nulls = (" NULLS FIRST", " NULLS LAST")
 

@@ -28,7 +28,7 @@ class SqliteSql(Sql):
     """A property is its column when the table has one, else `json_extract` of the body: either way a
     value of its JSON type (a boolean as 1 or 0, a null as NULL), compared as SQLite compares values."""
 
-    bodies = "SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN {table} USING (id)"
+    bodies = "SELECT CAST(group_concat(body, ',') AS BLOB) FROM page CROSS JOIN"
     last_id = "(SELECT id FROM page LIMIT 1 OFFSET (SELECT count(*) - 1 FROM page))"
 
     def expression(self, prop: str, table: Table) -> str:
