@@ -16,70 +16,67 @@ COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
 }  # fmt: skip
 
 
-class Node(msgspec.Struct, frozen=True):
-    """A condition on a record's properties, each compared with a value of the property's type; a property
-    missing or null meets no comparison, and text compares by code point. `Null`: missing or null
-    (`present`: not); `Like`: its text (a number's digits) matches a pattern of SQL's `%` and `_`, with
-    no escape character, in any case (`negate`: does not; a null never does); `Number`: one of the phone
-    numbers `props`, a leading `+` aside, is `number`; `NumberOf`: is one of the `numbers` of a document
-    of `kind` that meets `where`; `Holds`: the list `prop` holds one of `values`, as an item or as the
-    `member` of an object item; `Exists`: a document of `kind` meets `where` (the last three: SQL only)."""
-
-
-class Is(Node, frozen=True):
+class Is(msgspec.Struct, frozen=True):
     prop: str
     op: str
     value: Any
 
 
-class Null(Node, frozen=True):
+class Null(msgspec.Struct, frozen=True):
     prop: str
     present: bool = False
 
 
-class In(Node, frozen=True):
+class In(msgspec.Struct, frozen=True):
     prop: str
     values: tuple[Any, ...]
 
 
-class Like(Node, frozen=True):
+class Like(msgspec.Struct, frozen=True):
     prop: str
     pattern: str
     negate: bool = False
 
 
-class All(Node, frozen=True):
+class All(msgspec.Struct, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class AnyOf(Node, frozen=True):
+class AnyOf(msgspec.Struct, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class Number(Node, frozen=True):
+class Number(msgspec.Struct, frozen=True):
     props: tuple[str, ...]
     number: str
 
 
-class NumberOf(Node, frozen=True):
+class NumberOf(msgspec.Struct, frozen=True):
     props: tuple[str, ...]
     kind: str
     numbers: tuple[str, ...]
     where: Condition
 
 
-class Holds(Node, frozen=True):
+class Holds(msgspec.Struct, frozen=True):
     prop: str
     values: tuple[Any, ...]
     member: str | None = None
 
 
-class Exists(Node, frozen=True):
+class Exists(msgspec.Struct, frozen=True):
     kind: str
     where: Condition
 
 
 Condition = Is | Null | In | Like | All | AnyOf | Number | NumberOf | Holds | Exists
+"""A condition on a record's properties, each compared with a value of the property's type; a property
+missing or null meets no comparison, and text compares by code point. `Null`: missing or null
+(`present`: not); `Like`: its text (a number's digits) matches a pattern of SQL's `%` and `_`, with
+no escape character, in any case (`negate`: does not; a null never does); `Number`: one of the phone
+numbers `props`, a leading `+` aside, is `number`; `NumberOf`: is one of the `numbers` of a document
+of `kind` that meets `where`; `Holds`: the list `prop` holds one of `values`, as an item or as the
+`member` of an object item; `Exists`: a document of `kind` meets `where` (the last three: SQL only)."""
 TRUE: Condition = All(())
 FALSE: Condition = AnyOf(())
 
