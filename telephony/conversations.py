@@ -4,7 +4,7 @@ A document table fed by the events that make the CDRs, SMS, faxes and chats (a p
 same events, never a copy of the other tables): one conversation per CDR, SMS, fax and chat,
 `{id, created_at, channel, src, dst, duration, type, user_id, source_id}` where `type` is `in`, `out`
 or `missed` and `source_id` the id of the record it stands for. It is a derived table
-(`documents.derived`): each conversation is named by its record (`cdr:<id>`, `sms:<id>` ...) and
+(`documents.DerivedTable`): each conversation is named by its record (`cdr:<id>`, `sms:<id>` ...) and
 takes the next id when it is made, so ids grow in the order things happened across channels, and a
 replay gives the same ones. Clearing a kind's records (`DELETE /cdrs`, `DELETE /sms`) clears its
 conversations.
@@ -17,8 +17,9 @@ from typing import Any
 
 import msgspec
 
+from .documents.changes import Clear, Patch, Put
 from .documents.names import source
-from .documents.projection import DocumentChange, Feed, clear, patch, put
+from .documents.projection import DocumentChange, Feed
 from .domain.events import RESOURCES, Event
 from .domain.events.resources import ResourceCleared, ResourceCreated, ResourceUpdated
 from .eventlog import RecordedEvent
@@ -35,7 +36,7 @@ def conversation(channel: str, record: dict[str, Any], customer_id: int) -> Docu
     """The conversation of a record of `channel` (a CDR's, an SMS's, a fax's or a chat's body), named by
     its record: the table gives it its id."""
     body = {"channel": channel, **SHAPES[channel](record), "source_id": record["id"]}
-    return put(source(KINDS[channel], record["id"]), customer_id, body)
+    return Put(source(KINDS[channel], record["id"]), customer_id, body)
 
 
 SHAPES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -91,7 +92,7 @@ def cleared(channel: str) -> Callable[[RecordedEvent], Iterable[DocumentChange]]
 
     def feed(event: RecordedEvent) -> Iterable[DocumentChange]:
         if isinstance(cleared_ := event.event, ResourceCleared):
-            yield clear(cleared_.customer_id, channel=channel)
+            yield Clear(cleared_.customer_id, {"channel": channel})
 
     return feed
 
@@ -100,7 +101,7 @@ def chat_ended(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A chat's conversation lasts as long as the chat, once it ends."""
     match event.event:
         case ResourceUpdated(id=chat_id, changes=changes) if "duration" in changes:
-            yield patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
+            yield Patch(source(KINDS["chat"], chat_id), {"duration": changes["duration"]})
 
 
 FEEDS: dict[str, dict[type[Event], Feed]] = {

@@ -14,6 +14,7 @@ from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
+from ..documents.conditions import equals
 from ..domain import acl
 from ..domain.billing import shown
 from ..domain.bodies import echoes
@@ -76,7 +77,7 @@ async def list_users(request: web.Request) -> web.Response:
     who = principal(request)
     api = request.app[SETTINGS].api
     q = parse(request.query, USER_PROPS, default_limit=api.default_page_size, max_limit=api.max_page_size)
-    found = await listing.page(request.app[ACCOUNTS].reader, USERS, listing.owned_having(who.customer_id), q)
+    found = await listing.page(request.app[ACCOUNTS].reader, USERS, equals(customer_id=who.customer_id), q)
     return raw_collection(envelope(found.joined, found.total))
 
 

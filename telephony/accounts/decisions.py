@@ -155,7 +155,9 @@ def _extension_taken(conn: Connection, customer_id: int, user_id: int | None,
                      fields: Mapping[str, Any]) -> Problems:  # fmt: skip
     """An extension rings one user of a customer: a problem when another has the one `fields` set."""
     ext = fields.get("ext")
-    holders = [u["id"] for u in reads.having(conn, USERS, customer_id, "ext", ext) if u["id"] != user_id] if ext else []
+    holders = (
+        [u["id"] for u in reads.every_document(conn, USERS, customer_id, ext=ext) if u["id"] != user_id] if ext else []
+    )
     return [("ext", f"Extension {ext} is already used by user {holders[0]}")] if holders else []
 
 

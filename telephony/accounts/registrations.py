@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..documents.projection import DocumentChange, Feed, patch
+from ..documents.changes import Patch
+from ..documents.projection import DocumentChange, Feed
 from ..domain.events import Event
 from ..domain.events.accounts import CustomerDeleted, SipRegistered, SipUnregistered, UserDeleted
 from ..domain.sip_clients import Registration
@@ -78,7 +79,7 @@ def _locations(event: RecordedEvent) -> list[DocumentChange]:
         case (
             SipRegistered(user_id=user_id, locations=locations) | SipUnregistered(user_id=user_id, locations=locations)
         ):
-            return [patch(user_id, {"nb_sip_locations": locations})]
+            return [Patch(user_id, {"nb_sip_locations": locations})]
     return []
 
 

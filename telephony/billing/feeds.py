@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 
 from ..clock import wire_time
-from ..documents.projection import DocumentChange, Feed, patch, put
+from ..documents.changes import Patch, Put
+from ..documents.projection import DocumentChange, Feed
 from ..domain.billing import shown
 from ..domain.events import Event
 from ..domain.events.billing import Charged, Credited, InvoiceClosed, InvoiceOpened, TariffsSet
@@ -31,17 +32,17 @@ def credited(credit: Credited) -> dict[str, Any]:
 def transactions(event: RecordedEvent) -> Iterable[DocumentChange]:
     match event.event:
         case Credited() as credit:
-            yield put(credit.transaction_id, credit.customer_id, credited(credit))
+            yield Put(credit.transaction_id, credit.customer_id, credited(credit))
         case InvoiceOpened(transaction_id=id_, customer_id=customer_id, period=period) as opened:
-            yield put(id_, customer_id, {
+            yield Put(id_, customer_id, {
                 "id": id_, "created_at": wire_time(opened.at), "amount": 0.0, "currency_iso": opened.currency,
                 "type": "invoice", "result": "pending", "period": period, "description": f"Calls and SMS of {period}",
                 "closed_at": None, "lines": None})  # fmt: skip
         case Charged(transaction_id=id_, invoice_amount_after=after):
-            yield patch(id_, {"amount": shown(after)})
+            yield Patch(id_, {"amount": shown(after)})
         case InvoiceClosed(transaction_id=id_, at=at, lines=lines):
             shown_lines = [{**msgspec.structs.asdict(line), "amount": shown(line.amount)} for line in lines]
-            yield patch(id_, {"result": "completed", "closed_at": wire_time(at), "lines": shown_lines})
+            yield Patch(id_, {"result": "completed", "closed_at": wire_time(at), "lines": shown_lines})
 
 
 def balances(event: RecordedEvent) -> Iterable[DocumentChange]:
@@ -51,18 +52,18 @@ def balances(event: RecordedEvent) -> Iterable[DocumentChange]:
             | Charged(customer_id=customer_id, balance_after=after, currency=currency, opening=opening)
         ):
             if opening:
-                yield put(customer_id, customer_id, {"id": customer_id, "balance": after, "currency_iso": currency})
+                yield Put(customer_id, customer_id, {"id": customer_id, "balance": after, "currency_iso": currency})
             else:
-                yield patch(customer_id, {"balance": after, "currency_iso": currency})
+                yield Patch(customer_id, {"balance": after, "currency_iso": currency})
 
 
 def tariff_cards(event: RecordedEvent) -> Iterable[DocumentChange]:
     match event.event:
         case TariffsSet(customer_id=customer_id, tariffs=tariffs, opening=opening):
             if opening:
-                yield put(customer_id, customer_id, {"id": customer_id, "tariffs": tariffs})
+                yield Put(customer_id, customer_id, {"id": customer_id, "tariffs": tariffs})
             else:
-                yield patch(customer_id, {"tariffs": tariffs})
+                yield Patch(customer_id, {"tariffs": tariffs})
 
 
 FEEDS: dict[str, dict[type[Event], Feed]] = {

@@ -89,7 +89,9 @@ def charged(conn: Connection, customer_id: int, currency: str, at: float, lines:
     if not lines:
         return []
     period = period_of(at)
-    invoices = [t for t in reads.having(conn, "transaction", customer_id, "period", period) if t["type"] == "invoice"]
+    invoices = [
+        t for t in reads.every_document(conn, "transaction", customer_id, period=period) if t["type"] == "invoice"
+    ]
     events = []
     if invoices:
         transaction_id, so_far = invoices[0]["id"], money(invoices[0]["amount"])

@@ -220,5 +220,5 @@ def _action(action: Any) -> Target | None:
 
 def _extension(conn: Connection, call: Call, digits: str) -> Target | None:
     """A caller dialling an extension from an IVR reaches that user."""
-    users = reads.having(conn, "user", call.customer_id, "ext", digits)
+    users = reads.every_document(conn, "user", call.customer_id, ext=digits)
     return Target(type="U", id=users[0]["id"]) if users else None

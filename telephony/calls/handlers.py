@@ -22,8 +22,7 @@ from ..api.responses import collection, single
 from ..api.route_table import Route
 from ..api.shapes import Shape
 from ..api.wire import read_json
-from ..collections.fields import properties
-from ..collections.query import parse
+from ..collections import parse, properties
 from ..documents import reads
 from ..documents.conditions import TRUE, holds, ordered
 from ..domain.calls import rules

@@ -19,8 +19,8 @@ import msgspec
 from ..clock import wire_time
 from ..conversations import conversation
 from ..documents import reads
-from ..documents.changes import Put
-from ..documents.projection import DocumentChange, Feed, drawn, patch, put
+from ..documents.changes import Patch, Put
+from ..documents.projection import DocumentChange, Feed, drawn
 from ..domain.billing import Leg, shown
 from ..domain.calls import rules
 from ..domain.calls.call import LEGS, Call, other, sip_call_id, whole_seconds
@@ -189,7 +189,7 @@ def missed(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A user who let an inbound call ring out (and logs missed calls) gets a missed-call record of it
     (nobody hung it up: a record written before `hangup_by` gets it, None)."""
     if isinstance(event.event, CallRouted) and (record := event.event.missed) is not None:
-        yield put(record.body["id"], record.customer_id, {**record.body, "hangup_by": None})
+        yield Put(record.body["id"], record.customer_id, {**record.body, "hangup_by": None})
 
 
 @drawn(2)  # with `hangup_by`
@@ -198,32 +198,32 @@ def cdrs(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _ended(event)
     body = cdr(call, records.cdr)
     body.update(rate=shown(records.price.rate), charge=shown(records.price.charge))
-    yield put(records.cdr, call.customer_id, body)
+    yield Put(records.cdr, call.customer_id, body)
 
 
 def monitors(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _ended(event)
     if records.monitor is not None:
-        yield put(records.monitor, call.customer_id, monitor(call, records.monitor))
+        yield Put(records.monitor, call.customer_id, monitor(call, records.monitor))
 
 
 def msdrs(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _ended(event)
     for leg, msdr_id in records.msdr.items():
-        yield put(msdr_id, call.customer_id, msdr(call, leg, msdr_id, records.mediasession[leg]))
+        yield Put(msdr_id, call.customer_id, msdr(call, leg, msdr_id, records.mediasession[leg]))
 
 
 def media_sessions(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _ended(event)
     for leg, session_id in records.mediasession.items():
-        yield put(session_id, call.customer_id, media_session(call, leg, session_id))
+        yield Put(session_id, call.customer_id, media_session(call, leg, session_id))
 
 
 def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A web call's record is made when it is placed and gets its legs' durations when it ends."""
     if isinstance(placed := event.event, CallPlaced):
         if placed.webcall_id is not None:
-            yield put(placed.webcall_id, placed.customer_id, {
+            yield Put(placed.webcall_id, placed.customer_id, {
                 "id": placed.webcall_id, "calldate": wire_time(placed.at), "charge": 0.0, "from": placed.src.number,
                 "from_charge": 0.0, "from_duration": 0, "from_rate": 0.0, "to": placed.dst.number,
                 "to_charge": 0.0, "to_duration": 0, "to_rate": 0.0, "live_id": placed.id,
@@ -233,7 +233,7 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
     if call.kind == "web" and call.webcall_id is not None:
         price = records.price
         shown_legs = {side: price.legs.get(leg) for side, leg in (("from", "src"), ("to", "dst"))}
-        yield patch(call.webcall_id, {
+        yield Patch(call.webcall_id, {
             "from_duration": call.answered_seconds("src"), "to_duration": call.answered_seconds("dst"),
             **{f"{side}_{figure}": shown(getattr(priced, figure) if priced is not None else 0)
                for side, priced in shown_legs.items() for figure in ("rate", "charge")},
@@ -243,13 +243,13 @@ def webcalls(event: RecordedEvent) -> Iterable[DocumentChange]:
 def voicemessages(event: RecordedEvent) -> Iterable[DocumentChange]:
     call, records = _ended(event)
     if records.voicemessage is not None:
-        yield put(records.voicemessage, call.customer_id, voicemessage(call, records.voicemessage))
+        yield Put(records.voicemessage, call.customer_id, voicemessage(call, records.voicemessage))
 
 
 def new_messages(event: RecordedEvent) -> Iterable[DocumentChange]:
     """A user's `vm_new` counts the message a call left on its voicemail."""
     if (counted := _ended(event)[1].vm_new) is not None:
-        yield patch(counted.user_id, {"vm_new": counted.count})
+        yield Patch(counted.user_id, {"vm_new": counted.count})
 
 
 def conversations(event: RecordedEvent) -> Iterable[DocumentChange]:

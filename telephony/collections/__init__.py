@@ -1,6 +1,6 @@
 """One collection engine for every list endpoint."""
 
-from .fields import Kind, properties
-from .query import ListQuery, envelope, parse
+from .filters import Kind, properties
+from .query import envelope, parse
 
-__all__ = ["Kind", "ListQuery", "envelope", "parse", "properties"]
+__all__ = ["Kind", "envelope", "parse", "properties"]

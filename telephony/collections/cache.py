@@ -1,14 +1,4 @@
-"""What a list read leaves for the next, until its collection changes: an in-memory projection.
-
-Rendered pages, under (kind, customer, query string), and what a read learnt: a filtered list's
-total, and where a full page ends (`listing.Page.last`), so the next starts there instead of
-skipping every row before it (clients walk pages 1, 2, ... in order). Each is kept with the generation of its
-kind when the query started; any committed event of that kind (or of a type that feeds its table,
-as call events feed CDRs; or a customer's deletion) moves the generation on, so nothing read before
-a change is served after it; a bulk load empties the cache. Pages are bounded in bytes (`[api]
-list_cache_bytes`, 0 keeps none), least recently used out, and only those starting within a list's
-first `KEPT_ROWS` rows are kept; what was learnt is bounded in number (`LEARNT`).
-"""
+"""What a list read leaves for the next, until its collection changes: an in-memory projection."""
 
 from __future__ import annotations
 
@@ -17,21 +7,25 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from ..documents.conditions import TRUE
-from ..documents.listing import Page
+from ..documents.listing import Page, Query
 from ..domain.events.accounts import CustomerDeleted
 from ..domain.events.resources import ResourceCleared, ResourceCreated, ResourceDeleted, ResourceUpdated
 from ..eventlog import RecordedEvent
 from ..projections.memory import MemoryProjection
-from .query import ListQuery
 
 Key = tuple[str, int, Hashable]
 """(kind, customer, what else tells the entry apart)."""
 KEPT_ROWS = 10_000
-"""The rows whose pages clients read again; a walk reads each deeper page once."""
+"""Only pages starting within a list's first rows are kept: a walk reads each deeper page once."""
 LEARNT = 4096
 
 
 class PageCache(MemoryProjection):
+    """Rendered pages by (kind, customer, query string), and what reads learnt (`learn`). Each is kept
+    with its kind's generation when its query started; any committed event of the kind (or of a type
+    that feeds its table, or a customer's deletion) moves that on, so nothing read before a change is
+    served after it. Pages are bounded in bytes (`[api] list_cache_bytes`), least recently used out."""
+
     name = "page_cache"
     history = False
 
@@ -71,14 +65,14 @@ class PageCache(MemoryProjection):
             _, (_, evicted) = self._pages.popitem(last=False)
             self._bytes -= len(evicted)
 
-    def recall(self, kind: str, customer_id: int, q: ListQuery) -> tuple[int | None, Any]:
+    def recall(self, kind: str, customer_id: int, q: Query) -> tuple[int | None, Any]:
         """What is known of a customer's list: its total, and the key of the row its page starts after."""
         return self._current(self._learnt, _key(kind, customer_id, q)), self._current(
             self._learnt, _key(kind, customer_id, q, q.offset))  # fmt: skip
 
-    def learn(self, kind: str, customer_id: int, q: ListQuery, generation: int, page: Page) -> None:
+    def learn(self, kind: str, customer_id: int, q: Query, generation: int, page: Page) -> None:
         """Keep what a customer's list read at `generation` tells: its total when the list is filtered,
-        and where the next page starts when the page is full."""
+        and where the next page starts when the page is full (clients walk pages in order)."""
         if generation != self.generation(kind):
             return
         if q.where != TRUE or q.group_by is not None:
@@ -111,7 +105,7 @@ class PageCache(MemoryProjection):
             self._generations[fed] += 1
 
 
-def _key(kind: str, customer_id: int, q: ListQuery, start: int | None = None) -> Key:
+def _key(kind: str, customer_id: int, q: Query, start: int | None = None) -> Key:
     """Where a list's total is kept, or (`start`: an offset) the key of the row before that offset."""
     order = (q.sort, q.descending, start) if start is not None else (q.group_by,)
     return kind, customer_id, (q.where, *order)

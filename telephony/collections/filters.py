@@ -1,27 +1,39 @@
-"""`filter=[{property, operator, value}, ...]`: parsed, checked against the resource, made a condition.
-
-Every operator of version 1.2 and its aliases, ANDed, each naming its operator. Values are read as
-the property's type ("10" equals 10 on a number); time properties compare as times and take a bare
-date, whose meaning depends on the operator (real-platform.md; in `in`, a bare date is that whole
-day, as with `eq`). `like`/`notlike` without `%` or `_` match a substring, case-insensitively in any
-alphabet. A list or an object property compares with null only (its text would be each store's own).
-Property names are whitelisted; the stores bind every value (`documents.conditions`).
-"""
+"""`filter=[{property, operator, value}, ...]`: every operator of version 1.2 and its aliases, ANDed,
+checked against a resource's properties (`properties`) and made a condition (`documents.conditions`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 import msgspec
+from msgspec import inspect as mi
 
-from ..documents.conditions import FALSE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
+from ..documents.conditions import FALSE, TRUE, AnyOf, Condition, In, Is, Like, Null, both, holds, substring
 from ..domain.errors import Invalid
 from ..domain.validation import problem
-from .fields import Kind
 
+
+class Kind(Enum):
+    """How a property compares, read off its msgspec type (`properties`)."""
+
+    INT = "integer"
+    FLOAT = "number"
+    BOOL = "boolean"
+    TEXT = "string"
+    TIME = "time"
+    ARRAY = "array"
+    OBJECT = "object"
+
+
+KINDS = ((mi.BoolType, Kind.BOOL), (mi.IntType, Kind.INT), (mi.FloatType, Kind.FLOAT),
+         (mi.ListType | mi.TupleType | mi.VarTupleType | mi.SetType, Kind.ARRAY),
+         (mi.StructType | mi.DictType | mi.TypedDictType | mi.DataclassType, Kind.OBJECT))  # fmt: skip
+TIME_NAMES = ("_at", "date", "timestamp", "origtime")
+"""Text properties holding a time. Not every `*_time` is one: a user's `ring_time` is seconds."""
 OPERATORS = {
     "eq": "=", "=": "=",
     "ne": "!=", "neq": "!=", "<>": "!=", "!=": "!=",
@@ -44,6 +56,24 @@ PLAIN_TIME = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}(?:[ T](?:[01][0-9]|2[0
 to 23: newer Pythons' `fromisoformat` reads 24:00:00 as the next midnight, `strptime` refuses it)."""
 
 
+def properties(struct: type[msgspec.Struct]) -> dict[str, Kind]:
+    """Every wire property of `struct` with its comparison kind."""
+    info = mi.type_info(struct)
+    assert isinstance(info, mi.StructType)
+    return {field.encode_name: _kind_of(field.encode_name, field.type) for field in info.fields}
+
+
+def _kind_of(name: str, info: mi.Type) -> Kind:
+    if isinstance(info, mi.Metadata):
+        return _kind_of(name, info.type)
+    if isinstance(info, mi.UnionType):
+        kinds = {_kind_of(name, t) for t in info.types if not isinstance(t, mi.NoneType)}
+        return kinds.pop() if len(kinds) == 1 else Kind.TEXT
+    if isinstance(info, mi.StrType):
+        return Kind.TIME if name.endswith(TIME_NAMES) else Kind.TEXT
+    return next((kind for types, kind in KINDS if isinstance(info, types)), Kind.TEXT)
+
+
 class Written(msgspec.Struct, forbid_unknown_fields=False):
     """A condition as a request writes it."""
 
@@ -52,58 +82,56 @@ class Written(msgspec.Struct, forbid_unknown_fields=False):
     value: Any = None
 
 
-def _bad(field: str, message: str) -> Invalid:
-    return Invalid.field(field, message)
-
-
-def parse(raw: str | None, props: Mapping[str, Kind]) -> list[tuple[str, str, Any]]:
-    """The checked conditions of a `filter` parameter: (property, canonical operator, typed value)."""
+def parse(raw: str | None, props: Mapping[str, Kind]) -> Condition:
+    """The AND of a `filter` parameter's conditions, each checked against `props`."""
     if raw is None or not raw.strip():
-        return []
+        return TRUE
     if len(raw) > MAX_FILTER_BYTES:
-        raise _bad("filter", "The filter is too long")
+        raise Invalid.field("filter", "The filter is too long")
     try:
         conditions = msgspec.json.decode(raw, type=list[Written])
     except msgspec.ValidationError as exc:
         field, problem_ = problem(exc, list[Written])
-        raise _bad("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
+        raise Invalid.field("filter", f"Malformed filter: {f'{field}: ' if field else ''}{problem_} {SHAPE}") from None
     except msgspec.DecodeError as exc:
-        raise _bad("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
+        raise Invalid.field("filter", f"Malformed filter: {str(exc).replace('`', '')} {SHAPE}") from None
     except RecursionError:
-        raise _bad("filter", "Malformed filter: it is nested too deeply") from None
+        raise Invalid.field("filter", "Malformed filter: it is nested too deeply") from None
     if len(conditions) > MAX_CONDITIONS:
-        raise _bad("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
-    return [_check(c, props) for c in conditions]
+        raise Invalid.field("filter", f"At most {MAX_CONDITIONS} conditions are allowed")
+    return both(*(_check(c, props) for c in conditions))
 
 
-def _check(condition: Written, props: Mapping[str, Kind]) -> tuple[str, str, Any]:
-    if condition.property not in props:
-        raise _bad("filter", f"Unknown property '{condition.property}'")
+def _check(condition: Written, props: Mapping[str, Kind]) -> Condition:
+    prop, value = condition.property, condition.value
+    if prop not in props:
+        raise Invalid.field("filter", f"Unknown property '{prop}'")
     if condition.operator is None:
-        raise _bad("filter", f"The condition on '{condition.property}' has no operator (eq, ne, lt, lte, gt, gte, in, "
-                             "like or notlike)")  # fmt: skip
+        raise Invalid.field("filter", f"The condition on '{prop}' has no operator (eq, ne, lt, lte, gt, gte, in, like "
+                                      "or notlike)")  # fmt: skip
     operator = OPERATORS.get(str(condition.operator).lower())
     if operator is None:
-        raise _bad("filter", f"Unknown operator '{condition.operator}'")
-    kind = props[condition.property]
+        raise Invalid.field("filter", f"Unknown operator '{condition.operator}'")
+    kind, named = props[prop], f"Operator '{condition.operator}' on '{prop}'"
     if operator == "in":
-        if not isinstance(condition.value, list):
-            raise _bad("filter", f"Operator 'in' on '{condition.property}' needs an array value")
-        if len(condition.value) > MAX_IN_VALUES:
-            raise _bad("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
-        return condition.property, operator, [_typed(condition.property, kind, v) for v in condition.value]
+        if not isinstance(value, list):
+            raise Invalid.field("filter", f"{named} needs an array value")
+        if len(value) > MAX_IN_VALUES:
+            raise Invalid.field("filter", f"Operator 'in' takes at most {MAX_IN_VALUES} values")
+        return _among(prop, kind, [_typed(prop, kind, v) for v in value])
     if operator in ("like", "notlike"):
         if kind in (Kind.ARRAY, Kind.OBJECT):
-            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text or number "
-                                 f"property, not {'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
-        if not isinstance(condition.value, str | int | float) or isinstance(condition.value, bool):
-            raise _bad("filter", f"Operator '{condition.operator}' on '{condition.property}' needs a text value")
-        return condition.property, operator, str(condition.value)
-    return condition.property, operator, _typed(condition.property, kind, condition.value)
+            raise Invalid.field("filter", f"{named} needs a text or number property, not "
+                                          f"{'a list' if kind is Kind.ARRAY else 'an object'}")  # fmt: skip
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise Invalid.field("filter", f"{named} needs a text value")
+        return _like(prop, kind, substring(str(value)), operator == "notlike")
+    return _compared(prop, operator, _typed(prop, kind, value), kind)
 
 
 def _typed(prop: str, kind: Kind, value: Any) -> Any:
-    """A filter value read as the property's type, or a 400 naming the property."""
+    """A filter value read as the property's type ("10" equals 10 on a number), or a 400 naming the
+    property. A list or an object property compares with null only (its text would be each store's own)."""
     if value is None:
         return None
     try:
@@ -125,18 +153,17 @@ def _typed(prop: str, kind: Kind, value: Any) -> Any:
             raise ValueError
         if kind is Kind.TIME:
             return _time(value)
-        if kind in (Kind.ARRAY, Kind.OBJECT):
+        if kind in (Kind.ARRAY, Kind.OBJECT) or isinstance(value, list | dict):
             raise ValueError
-        if isinstance(value, list | dict):
-            raise ValueError
-        return str(value) if not isinstance(value, str) else value
+        return str(value)
     except (ValueError, TypeError, OverflowError):
-        raise _bad(
+        raise Invalid.field(
             "filter", f"Value {value!r} is not a valid {kind.value} for '{prop}': expected {FORMS[kind]}"
         ) from None
 
 
 def _time(value: Any) -> str:
+    """A time or a bare date, as text in the one form stored (a bare date's meaning depends on the operator)."""
     text = str(value).strip()
     if PLAIN_TIME.fullmatch(text):  # the forms clients send, read by the C parser (strptime takes 7 us)
         datetime.fromisoformat(text)  # a ValueError for a day or a time there is not, as strptime's
@@ -150,16 +177,7 @@ def _time(value: Any) -> str:
     raise ValueError(text)
 
 
-def condition(conditions: list[tuple[str, str, Any]], props: Mapping[str, Kind]) -> Condition:
-    """The AND of every checked condition, as the tree the stores compile (`documents.conditions`)."""
-    return both(*(_condition(prop, operator, value, props[prop]) for prop, operator, value in conditions))
-
-
-def _condition(prop: str, operator: str, value: Any, kind: Kind) -> Condition:
-    if operator == "in":
-        return _among(prop, kind, value)
-    if operator in ("like", "notlike"):
-        return _like(prop, kind, substring(value), operator == "notlike")
+def _compared(prop: str, operator: str, value: Any, kind: Kind) -> Condition:
     if value is None:
         return Null(prop, present=operator == "!=")
     if kind is Kind.TIME and len(value) == 10:

@@ -1,21 +1,13 @@
-"""List requests: `page`, `limit`, `filter`, `sort`/`dir`, `group_by`, checked into a `ListQuery`.
-
-Pages count from 1; a missing `limit` serves `[api] default_page_size` records, a `limit` above
-`[api] max_page_size` (5000) is served as that maximum. Order is always fixed, ties broken by id,
-so a page walk returns every row exactly once. `total` counts every match, whatever the page.
-`documents.listing` runs the query, in the SQL of the store the app runs on.
-"""
+"""List requests: `page`, `limit`, `filter`, `sort`/`dir`, `group_by`, checked into a `listing.Query`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..documents import listing
+from ..documents.listing import Query
 from ..domain.errors import Invalid
 from . import filters
-from .fields import Kind
-
-ListQuery = listing.Query
+from .filters import Kind
 
 
 def _positive(query: Mapping[str, str], name: str, default: int) -> int:
@@ -31,11 +23,13 @@ def _positive(query: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
-def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int) -> ListQuery:
-    """Read a list request's parameters; anything unknown or malformed is a 400 naming it."""
+def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit: int, max_limit: int) -> Query:
+    """Read a list request's parameters; anything unknown or malformed is a 400 naming it. Pages count
+    from 1; a missing `limit` is `default_limit`, a larger one than `max_limit` is served as that. The
+    order is always fixed, ties broken by id, so a walk of the pages returns every row exactly once."""
     page = _positive(query, "page", 1)
     limit = min(_positive(query, "limit", default_limit), max_limit)
-    conditions = filters.parse(query.get("filter"), props)
+    where = filters.parse(query.get("filter"), props)
     sort, descending = query.get("sort") or None, (query.get("dir") or "ASC").upper() == "DESC"
     if (query.get("dir") or "ASC").upper() not in ("ASC", "DESC"):
         raise Invalid.field("dir", "'dir' must be ASC or DESC")
@@ -51,7 +45,7 @@ def parse(query: Mapping[str, str], props: Mapping[str, Kind], *, default_limit:
         raise Invalid.field("group_by", f"Unknown property '{group_by}'")
     if page * limit > 2**62:
         raise Invalid.field("page", "'page' is too large")
-    return ListQuery(page, limit, filters.condition(conditions, props), sort, descending, group_by)
+    return Query(page, limit, where, sort, descending, group_by)
 
 
 def envelope(joined: bytes, total: int) -> bytes:

@@ -9,6 +9,7 @@ from aiohttp import web
 
 from ..collections import parse, properties
 from ..documents import listing
+from ..documents.conditions import equals
 from ..keys import READER, SETTINGS
 
 
@@ -23,4 +24,4 @@ async def documents(request: web.Request, kind: str, customer_id: int, limit: in
                     descending: bool = False) -> list[dict[str, Any]]:  # fmt: skip
     query = {"limit": str(limit), "sort": sort, "dir": "DESC" if descending else "ASC"}
     q = parse(query, properties(Sorted), default_limit=limit, max_limit=request.app[SETTINGS].api.max_page_size)
-    return (await listing.page(request.app[READER], kind, listing.owned_having(customer_id), q)).documents()
+    return (await listing.page(request.app[READER], kind, equals(customer_id=customer_id), q)).documents()

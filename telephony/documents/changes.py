@@ -1,9 +1,5 @@
-"""The four changes a document table applies, in the shape its SQL takes them: plain JSON values.
-
-A kind's own events become these (`of_event`: a new document is its record's Struct); feeds make
-them from other events (call events make CDRs). A clear may keep to the documents whose properties
-have given values (`where`: a read model's own narrowing, which no event carries).
-"""
+"""The four changes a document table applies, as plain JSON values: a kind's own events make them
+(`of_event`), feeds make them of other events (call events make CDRs)."""
 
 from __future__ import annotations
 
@@ -26,8 +22,6 @@ class Put(msgspec.Struct, frozen=True):
 
 
 class Patch(msgspec.Struct, frozen=True):
-    """Fields of a document change."""
-
     id: Any
     changes: dict[str, Any]
 
@@ -37,13 +31,19 @@ class Remove(msgspec.Struct, frozen=True):
 
 
 class Clear(msgspec.Struct, frozen=True):
-    """Every document of a customer goes (only those whose properties `where` have these values)."""
+    """Every document of a customer goes (only those whose properties `where` have these values: a read
+    model's own narrowing, which no event carries)."""
 
     customer_id: int
     where: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
 
 DocumentChange = Put | Patch | Remove | Clear
+
+
+def json_text(body: Any) -> str:
+    """A body as the JSON text a table keeps (text already, or values or a record's Struct to encode)."""
+    return body if isinstance(body, str) else msgspec.json.encode(body).decode()
 
 
 def of_event(event: Event) -> DocumentChange:

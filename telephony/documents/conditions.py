@@ -1,20 +1,5 @@
-"""What a list's conditions mean, written once: a small tree of conditions on a record's properties.
-
-`collections.filters` makes one of a `filter`, the registry's views and `reads` of what they narrow
-by; each store compiles it to its own SQL (`sql`: `sqlite.sql`, `postgresql.sql`), and `holds`
-answers it for a record in memory (live calls). A value is already of its property's type; a
-property that is missing or null meets no comparison. Text compares by code point.
-
-- `Is(prop, op, value)`: `op` one of `COMPARE`, `value` not None; `Null(prop, present)`: the property
-  is missing or null (`present`: it is not); `In(prop, values)`: equals one of them.
-- `Like(prop, pattern, negate)`: its text (a number's digits) matches a pattern of SQL's `%` and `_`,
-  with no escape character, its letters in any case (`negate`: does not; a null never does).
-- `All(parts)`, `AnyOf(parts)`; `TRUE` and `FALSE` are those of no part.
-- `Number(props, number)`: one of the phone numbers `props`, a leading `+` aside, is `number`;
-  `NumberOf(props, kind, numbers, where)`: is one of the `numbers` of a document of `kind` that
-  meets `where`; `Holds(prop, values, member)`: the list `prop` holds one of `values`, as an item or
-  under the key `member` of an object item; `Exists(kind, where)`: a document of `kind` meets it.
-  These three narrow documents by others: SQL only."""
+"""What a list's conditions mean, written once: a tree of conditions that each store compiles to its
+SQL (`sql`) and `holds` answers for a record in memory (live calls)."""
 
 from __future__ import annotations
 
@@ -31,64 +16,67 @@ COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
 }  # fmt: skip
 
 
-class Node(msgspec.Struct, frozen=True):
-    """A condition of the tree (the module says what each means)."""
-
-
-class Is(Node, frozen=True):
+class Is(msgspec.Struct, frozen=True):
     prop: str
     op: str
     value: Any
 
 
-class Null(Node, frozen=True):
+class Null(msgspec.Struct, frozen=True):
     prop: str
     present: bool = False
 
 
-class In(Node, frozen=True):
+class In(msgspec.Struct, frozen=True):
     prop: str
     values: tuple[Any, ...]
 
 
-class Like(Node, frozen=True):
+class Like(msgspec.Struct, frozen=True):
     prop: str
     pattern: str
     negate: bool = False
 
 
-class All(Node, frozen=True):
+class All(msgspec.Struct, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class AnyOf(Node, frozen=True):
+class AnyOf(msgspec.Struct, frozen=True):
     parts: tuple[Condition, ...]
 
 
-class Number(Node, frozen=True):
+class Number(msgspec.Struct, frozen=True):
     props: tuple[str, ...]
     number: str
 
 
-class NumberOf(Node, frozen=True):
+class NumberOf(msgspec.Struct, frozen=True):
     props: tuple[str, ...]
     kind: str
     numbers: tuple[str, ...]
     where: Condition
 
 
-class Holds(Node, frozen=True):
+class Holds(msgspec.Struct, frozen=True):
     prop: str
     values: tuple[Any, ...]
     member: str | None = None
 
 
-class Exists(Node, frozen=True):
+class Exists(msgspec.Struct, frozen=True):
     kind: str
     where: Condition
 
 
 Condition = Is | Null | In | Like | All | AnyOf | Number | NumberOf | Holds | Exists
+"""A condition on a record's properties, each compared with a value of the property's type; a property
+missing or null meets no comparison, and text compares by code point. `Null`: missing or null
+(`present`: not); `Like`: its text (a number's digits) matches a pattern of SQL's `%` and `_`, with
+no escape character, in any case (`negate`: does not; a null never does); `Number`: one of the phone
+numbers `props`, a leading `+` aside, is `number`; `NumberOf`: is one of the `numbers` of a document
+of `kind` that meets `where`; `Holds`: the list `prop` holds one of `values`, as an item or as the
+`member` of an object item; `Exists`: a document of `kind` meets `where` (the last three: SQL only)."""
 TRUE: Condition = All(())
 FALSE: Condition = AnyOf(())
 

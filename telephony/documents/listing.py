@@ -1,26 +1,25 @@
-"""One page of a list and its total, read by the store the app runs on.
-
-The list engine (`collections/`) checks a request into a `Query`; a `ReadStore` (`sqlite.reader`,
-`postgresql.reader`) runs it against the rows of a resource kind, or of a table (or view) its
-projection module owns, with an `id`, a `customer_id` and a JSON `body`, each in one statement of its
-own SQL. Which rows a list may show (its scope) is a condition too (`conditions`)."""
+"""One page of a list and its total, read in one statement of its store's SQL (`sql`)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
-from .conditions import TRUE, All, Condition, Exists, equals
+from .conditions import Condition, Exists, equals
 from .names import Table, documents_of
+from .postgresql.sql import SQL as POSTGRESQL
+from .sql import Sql
+from .sqlite.sql import SQL as SQLITE
+
+SQL: dict[str, Sql] = {"sqlite": SQLITE, "postgresql": POSTGRESQL}
+"""Each store's SQL, by the dialect its readers and connections speak."""
 
 
 class Page(NamedTuple):
-    """A page of a list: its rows' JSON bodies joined by commas, the total of matches, how many rows it
-    holds, and the key of its last row where the next page can start from it (id, or sort value and
-    id: `page`'s `after`)."""
+    """Its rows' JSON bodies joined by commas, the total of matches, how many rows it holds, and the key
+    (id, or sort value and id) of its last row when the next page can start after it (`page`'s `after`)."""
 
     joined: bytes
     total: int
@@ -32,7 +31,7 @@ class Page(NamedTuple):
 
 
 class Query(msgspec.Struct, frozen=True):
-    """A checked list request (`collections.parse`): conditions, order, grouping and page."""
+    """A checked list request (`collections.parse`)."""
 
     page: int
     limit: int
@@ -47,8 +46,7 @@ class Query(msgspec.Struct, frozen=True):
 
     @property
     def order(self) -> str | None:
-        """The property the list is sorted by before its id; None when by id alone (a row's `id` is
-        its body's: the key's order is the same)."""
+        """The property sorted by before the id; None when by id alone (a row's `id` is its body's)."""
         return None if self.sort == "id" else self.sort
 
     @property
@@ -59,10 +57,9 @@ class Query(msgspec.Struct, frozen=True):
 
 class Listed(NamedTuple):
     """What a store reads for a page: the rows of `table` within `scope` that meet the query. An
-    unfiltered total is the kept count of customer `counted` when given (`scope` is then exactly that
-    customer's rows); `known` is what was learnt before (total, the key the page starts after); under a
-    `parent` (a condition), it narrows the rows and says whether it is there, at the same moment (None:
-    it is not). `searched` names the properties whose `like` a store may answer from an index of its own."""
+    unfiltered total is the kept count of customer `counted` when given (`scope` is then exactly its
+    rows); `known` is what was learnt before (total, the key the page starts after); a `parent` narrows
+    the rows and is read at the same moment; `searched` likes may be answered by an index of the store's."""
 
     table: Table
     scope: Condition
@@ -74,18 +71,13 @@ class Listed(NamedTuple):
 
 
 class ReadStore(Protocol):
-    """The read side for GET handlers, one per store: statements of the SQL both stores share
-    (`?` placeholders), and a page of a list in the store's own."""
+    """The read side for GET handlers, one per store: SQL both stores take (`?` placeholders), or its own."""
 
     dialect: str
 
     async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]: ...
 
-    def execute(self, sql: str, parameters: Iterable[Any] = ()) -> AbstractAsyncContextManager[AsyncIterator[Any]]:
-        """The rows of a query, for reads written `async with reader.execute(...) as cursor`."""
-        ...
-
-    async def page(self, listed: Listed) -> Page | None: ...
+    def each(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[Any]: ...
 
     async def close(self) -> None: ...
 
@@ -94,36 +86,32 @@ async def page(reader: ReadStore, kind: str, scope: Condition, q: Query, *, coun
                total: int | None = None, after: Any = None, searched: Sequence[str] = ()) -> Page:  # fmt: skip
     """A page of documents of `kind` within `scope` (see `Listed`). What is known already is not read
     again: the `total`, and the key of the row just `after` which the page starts (`Page.last`)."""
-    found = await reader.page(Listed(documents_of(kind), scope, q, counted, None, (total, after), searched))
+    found = await read(reader, Listed(documents_of(kind), scope, q, counted, None, (total, after), searched))
     assert found is not None
     return found
 
 
 async def page_of(reader: ReadStore, table: Table, scope: Condition, q: Query) -> Page:
     """A page of the rows of a table or view that is not a kind's within `scope`."""
-    found = await reader.page(Listed(table, scope, q))
+    found = await read(reader, Listed(table, scope, q))
     assert found is not None
     return found
 
 
 async def page_under(reader: ReadStore, kind: str, scope: Condition, q: Query, parent: Condition) -> Page | None:
-    """A page of documents of `kind` within `scope` under a parent record (a condition from `one_of`),
-    read together with the parent: None when the parent is not there."""
-    return await reader.page(Listed(documents_of(kind), scope, q, None, parent))
+    """A page of documents of `kind` within `scope` under a parent record (`one_of`): None when it is not there."""
+    return await read(reader, Listed(documents_of(kind), scope, q, None, parent))
 
 
-def owned_having(customer_id: int, **props: Any) -> Condition:
-    """A customer's documents whose properties have these values."""
-    return equals(customer_id=customer_id, **props)
+async def read(reader: ReadStore, listed: Listed) -> Page | None:
+    """The page `listed` asks for, read in one statement of the store's SQL (None: its parent is not there)."""
+    statement, params = SQL[reader.dialect].page(listed)
+    total, found, size, there, *last = (await reader.execute_fetchall(statement, params))[0]
+    if not there:
+        return None
+    return Page(bytes(found or b""), total, size, tuple(last) if listed.q.keyed and None not in last else None)
 
 
 def one_of(kind: str, key: str, value: Any, customer_id: int) -> Condition:
-    """The condition that a document of `kind` whose `key` is `value` belongs to `customer_id`: a
-    nested list's parent."""
+    """A nested list's parent: a document of `kind` whose `key` is `value` belongs to `customer_id`."""
     return Exists(kind, equals(**{key: value}, customer_id=customer_id))
-
-
-def narrowed(listed: Listed) -> Condition:
-    """The rows a page is drawn from: the scope, under its parent, that meet the query's conditions."""
-    parts = (listed.scope, *([listed.parent] if listed.parent is not None else ()), listed.q.where)
-    return All(tuple(p for p in parts if p != TRUE))

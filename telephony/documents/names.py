@@ -1,10 +1,4 @@
-"""The names of a kind's document tables, made in one place, and the shape of a table lists read.
-
-Every document table has the same shape: `id`, `customer_id` and the JSON `body`, and each store
-keeps the properties some kind indexes or searches (`COLUMNS`) its way, so filters, sorts and indexes
-on them never parse a body: SQLite as a column per property, PostgreSQL as a `jsonb` document
-(`sqlite.rows`, `postgresql.rows`). Other properties are read from the body.
-"""
+"""The names of a kind's document tables, made in one place, and the shape of a table lists read."""
 
 from __future__ import annotations
 
@@ -12,7 +6,8 @@ from typing import NamedTuple
 
 COLUMNS = ("calldate", "live_id", "user_id", "type", "src", "dst", "e164", "campaign_id", "period", "created_at",
            "name", "webhook_id", "call_id")  # fmt: skip
-"""The properties a kind may index or search: a column of every document table."""
+"""The properties a kind may index or search, which each store keeps its way so that filters, sorts and
+indexes never parse a body (SQLite: a column each; PostgreSQL: a `jsonb` document)."""
 
 KEYS = frozenset({"id", "customer_id"})
 
@@ -34,12 +29,10 @@ def documents_of(kind: str) -> Table:
 
 
 def table_of(kind: str) -> str:
-    """The document table of a resource kind."""
     return f"doc_{kind}"
 
 
 def counts_of(kind: str) -> str:
-    """The table of a kind's document counts per customer."""
     return f"doc_{kind}_counts"
 
 
@@ -49,7 +42,7 @@ def search_of(table: str, prop: str) -> str:
 
 
 def sources_of(kind: str) -> str:
-    """The table of the ids a derived kind gave the records it is drawn from (`documents.derived`)."""
+    """The table of the ids a derived kind gave the records it is drawn from (`projection.DerivedTable`)."""
     return f"doc_{kind}_sources"
 
 

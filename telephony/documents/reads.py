@@ -1,7 +1,5 @@
-"""Reads of document tables, named by resource kind: the only place other packages get documents from.
-The async reads serve GET handlers on the `ReadStore`; the sync ones take the writer's connection, so a
-decision sees the state inside its own transaction. Each is written once, its conditions compiled to
-the SQL of the store it reads (`stores.SQL`)."""
+"""Reads of document tables by kind: the only place other packages get documents from. The async ones
+serve GET handlers; the sync ones take the writer's connection, to see the state inside its transaction."""
 
 from __future__ import annotations
 
@@ -12,16 +10,10 @@ import msgspec
 
 from ..eventlog.connection import Connection
 from .conditions import FALSE, Condition, Holds, In, Is, Number, both, equals
-from .listing import ReadStore
+from .listing import SQL, ReadStore
 from .names import documents_of, source, sources_of, table_of
-from .stores import SQL
 
 MAX_ID = 2**63 - 1
-
-
-def storable(ids: list[Any]) -> list[Any]:
-    """The ids that could exist: an integer beyond 64 bits names nothing (and SQLite cannot bind it)."""
-    return [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
 
 
 def _select(dialect: str, kind: str, selected: str, condition: Condition, then: str = "") -> tuple[str, list[Any]]:
@@ -32,8 +24,9 @@ def _select(dialect: str, kind: str, selected: str, condition: Condition, then: 
 
 
 def _among(dialect: str, kind: str, selected: str, ids: list[Any], customer_id: int) -> tuple[str, list[Any]]:
-    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist)."""
-    ids = storable(ids)
+    """The query of `selected` of a customer's documents of `kind` among `ids` (none when none could exist:
+    an integer beyond 64 bits names nothing, and SQLite cannot bind it)."""
+    ids = [i for i in ids if not isinstance(i, int) or -MAX_ID <= i <= MAX_ID]
     return _select(dialect, kind, selected, both(Is("customer_id", "=", customer_id), In("id", tuple(ids))) if ids
                    else FALSE)  # fmt: skip
 
@@ -68,10 +61,7 @@ async def bodies_by(reader: ReadStore, kind: str, prop: str, values: Iterable[An
     """The JSON bodies of a customer's documents of `kind` whose `prop` is one of `values`, by that value."""
     column = SQL[reader.dialect].expression(prop, documents_of(kind))
     among = both(Is("customer_id", "=", customer_id), In(prop, tuple(values)))
-    return {
-        row[0]: row[1]
-        for row in await reader.execute_fetchall(*_select(reader.dialect, kind, f"{column}, body", among))
-    }
+    return dict(await reader.execute_fetchall(*_select(reader.dialect, kind, f"{column}, body", among)))
 
 
 async def first_with_number(reader: ReadStore, kind: str, customer_id: int, props: Iterable[str], number: str
@@ -84,12 +74,9 @@ async def first_with_number(reader: ReadStore, kind: str, customer_id: int, prop
 
 async def each_with(reader: ReadStore, kind: str, customer_id: int, prop: str, value: Any) -> AsyncIterator[str]:
     """Every JSON body of a customer's documents of `kind` whose `prop` equals `value`, by id, streamed."""
-    sql, params = _select(
-        reader.dialect, kind, "body", equals(customer_id=customer_id, **{prop: value}), " ORDER BY id"
-    )
-    async with reader.execute(sql, params) as cursor:
-        async for (found,) in cursor:
-            yield found
+    held = equals(customer_id=customer_id, **{prop: value})
+    async for (found,) in reader.each(*_select(reader.dialect, kind, "body", held, " ORDER BY id")):
+        yield found
 
 
 def owned(conn: Connection, kind: str, ids: list[Any], customer_id: int) -> set[Any]:
@@ -109,7 +96,7 @@ def every(conn: Connection, kind: str) -> Iterator[tuple[int, str]]:
 
 def in_order_drawn(conn: Connection, derived: str, kinds: Sequence[str]) -> Iterator[tuple[str, int, str]]:
     """(kind, customer id, JSON body) of every document of `kinds`, in the order the `derived` kind drew
-    its documents from them (`documents.derived`); those it drew none from last, by kind and id."""
+    its documents from them (`projection.DerivedTable`); those it drew none from last, by kind and id."""
     parts = " UNION ALL ".join(
         f"SELECT ? AS kind, d.id AS id, d.customer_id AS customer_id, d.body AS body, s.id AS drawn "
         f'FROM "{table_of(kind)}" d LEFT JOIN "{sources_of(derived)}" s ON s.source = ? || d.id'
@@ -122,10 +109,8 @@ def in_order_drawn(conn: Connection, derived: str, kinds: Sequence[str]) -> Iter
 
 def documents(conn: Connection, kind: str, ids: list[Any], customer_id: int) -> dict[Any, dict]:
     """The documents of `kind` of `customer_id` among `ids`, decoded, by id (inside a transaction)."""
-    return {
-        id_: msgspec.json.decode(body)
-        for id_, body in conn.execute(*_among(conn.dialect, kind, "id, body", ids, customer_id))
-    }
+    rows = conn.execute(*_among(conn.dialect, kind, "id, body", ids, customer_id))
+    return {id_: msgspec.json.decode(body) for id_, body in rows}
 
 
 def ids_of(conn: Connection, kind: str, customer_id: int) -> list[Any]:
@@ -139,15 +124,9 @@ def holding(conn: Connection, kind: str, customer_id: int, among: Mapping[str, I
     return _decoded(conn.execute(*_select(conn.dialect, kind, "body", held)))
 
 
-def every_document(conn: Connection, kind: str, customer_id: int) -> list[dict]:
-    """Every document of `kind` of a customer, by id (small configuration tables)."""
-    sql = f'SELECT body FROM "{table_of(kind)}" WHERE customer_id = ? ORDER BY id'
-    return _decoded(conn.execute(sql, (customer_id,)))
-
-
-def having(conn: Connection, kind: str, customer_id: int, prop: str, value: Any) -> list[dict]:
-    """A customer's documents of `kind` whose `prop` equals `value`, by id."""
-    held = equals(customer_id=customer_id, **{prop: value})
+def every_document(conn: Connection, kind: str, customer_id: int, **props: Any) -> list[dict]:
+    """Every document of `kind` of a customer whose properties equal these values, by id."""
+    held = equals(customer_id=customer_id, **props)
     return _decoded(conn.execute(*_select(conn.dialect, kind, "body", held, " ORDER BY id")))
 
 

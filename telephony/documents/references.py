@@ -1,44 +1,21 @@
-"""References inside the writer's transaction: check the ones a change sets, unlink removed records.
-
-A record names another only of its own customer: a change whose reference fields name a missing
-record, or another customer's, is refused with a 400 naming the field. A removed record leaves no
-dangling reference: every document that named it gets an update event dropping it (a list loses
-the id, a single reference becomes null, a final destination its resource's default), in the
-transaction of the removal. The declarations are `domain/references.py`'s.
-"""
+"""References inside the writer's transaction: check the ones a change sets, unlink removed records
+(the declarations are `domain/references.py`'s)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..domain.errors import Invalid, Problems
+from ..domain.errors import Problems
 from ..domain.events import events_of
 from ..domain.nouns import not_found
-from ..domain.references import Destination, Ref, Reference, codes_of, number_id
+from ..domain.references import Destination, Reference, codes_of, number_id
 from ..eventlog import NewEvent
 from ..eventlog.connection import Connection
 from . import reads
 
 Table = Mapping[str, Sequence[Reference]]
 """Every kind's reference fields, by the kind of the documents holding them."""
-
-
-def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """`fields` with each reference as stored (numbers as their ids, with `+`)."""
-    out = dict(fields)
-    for ref in refs:
-        if isinstance(ref, Ref) and ref.field in out:
-            out[ref.field] = ref.normal(out[ref.field])
-    return out
-
-
-def check(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
-          changed: Collection[str], names: Mapping[str, str] | None = None) -> None:  # fmt: skip
-    """`problems`, refused as `Invalid` when there are any."""
-    found = problems(conn, refs, customer_id, document, changed, names)
-    if found:
-        raise Invalid.of(found)
 
 
 def problems(conn: Connection, refs: Iterable[Reference], customer_id: int, document: Mapping[str, Any],
@@ -76,8 +53,9 @@ def _holders(conn: Connection, holder: str, ref: Reference, customer_id: int, ki
 
 
 def unlink(conn: Connection, table: Table, customer_id: int, kind: str, ids: Iterable[Any]) -> list[NewEvent]:
-    """The update events that drop removed records (`ids` of `kind`) from every document of the
-    customer naming them; documents removed with them are left alone. One event per document."""
+    """The update events, one per document, that drop removed records (`ids` of `kind`) from the customer's
+    documents naming them (but those removed with them): a list loses the id, a single reference becomes
+    null, a final destination its resource's default."""
     removed = list(dict.fromkeys(ids))
     if not removed:
         return []

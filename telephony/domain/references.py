@@ -16,7 +16,7 @@ removed record lives with the document reads (`documents/references.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +139,15 @@ class Destination:
 
 
 Reference = Ref | Destination
+
+
+def normal(refs: Iterable[Reference], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` with each reference as stored (numbers as their ids, with `+`)."""
+    out = dict(fields)
+    for ref in refs:
+        if isinstance(ref, Ref) and ref.field in out:
+            out[ref.field] = ref.normal(out[ref.field])
+    return out
 
 
 def codes_of(kind: str) -> list[Any]:

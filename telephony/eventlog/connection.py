@@ -55,10 +55,17 @@ class ConnectionState:
     """The dictionaries of the log it opens (shared by the log's connections)."""
     claimed: dict[str, int]
     """The highest id of each kind the open request's events claimed, not yet in the `sequences` table."""
+    lasts: dict[str, int]
+    """The `sequences` row of each kind as the open write batch has read and raised it: the batch holds
+    the write lock, so only its own requests move them (read once a batch, not once a request)."""
 
     def carry(self, dictionaries: Dictionaries | None = None) -> None:
         self.dictionaries = Dictionaries() if dictionaries is None else dictionaries
-        self.claimed = {}
+        self.claimed, self.lasts = {}, {}
+
+    def batch_begun(self) -> None:
+        """A write batch holds the write lock from now: what an earlier one read may have moved since."""
+        self.lasts.clear()
 
 
 class SqliteConnection(sqlite3.Connection):

@@ -214,6 +214,7 @@ class GroupCommitWriter:
         results: list[list[RecordedEvent] | BaseException] = []
         try:
             self._begin(conn)
+            carried(conn).batch_begun()
             for request in batch:
                 conn.execute("SAVEPOINT request")
                 saved, packed = (self._position, self._hash), packer.mark()

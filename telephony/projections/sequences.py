@@ -84,13 +84,18 @@ class Sequences(Projection):
         self._highest.clear()
 
     def gathered(self, conn: Connection) -> None:
-        claimed = carried(conn).claimed
-        for kind, highest in claimed.items():
+        state = carried(conn)
+        for kind, highest in state.claimed.items():
             self._raise(conn, kind, highest)
-        claimed.clear()
+            if kind in state.lasts:
+                state.lasts[kind] = max(state.lasts[kind], highest)
+        state.claimed.clear()
 
     def forget(self, conn: Connection) -> None:
-        carried(conn).claimed.clear()
+        """A request was taken back: its claims, and what the batch read of rows it may have raised."""
+        state = carried(conn)
+        state.claimed.clear()
+        state.lasts.clear()
 
     @staticmethod
     def _raise(conn: Connection, kind: str, highest: int) -> None:
@@ -102,10 +107,13 @@ class Sequences(Projection):
 
 
 def next_id(conn: Connection, kind: str, first: int = 1) -> int:
-    """The next free id of `kind` (call inside the writer's transaction, on its connection)."""
-    row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
-    last = max(row[0] if row else 0, carried(conn).claimed.get(kind, 0))
-    return max(first, last + 1)
+    """The next free id of `kind` (call inside the writer's transaction, on its connection); the row is
+    read once a batch (a read drains PostgreSQL's pipeline)."""
+    state = carried(conn)
+    if (last := state.lasts.get(kind)) is None:
+        row = conn.execute("SELECT last FROM sequences WHERE kind = ?", (kind,)).fetchone()
+        last = state.lasts[kind] = row[0] if row else 0
+    return max(first, max(last, state.claimed.get(kind, 0)) + 1)
 
 
 def highest(conn: Connection) -> list[tuple[str, int]]:

@@ -131,7 +131,10 @@ class Duty:
         await self.lease.lost()
 
     async def try_acquire(self) -> bool:
-        return self.held or await self.lease.try_acquire()
+        """Take the lease if it is free; False while this process already waits for it (held elsewhere)."""
+        if self.held:
+            return True
+        return (self._taking is None or self._taking.done()) and await self.lease.try_acquire()
 
     async def release(self) -> None:
         if self._taking is not None:

@@ -144,12 +144,20 @@ class ReactorRunner:
         """Follow the log while the lease is held; stand by while it is not (lost: resume when taken)."""
         while True:
             if not self._lease.held:
-                self.state = "standby"
-                self.moved()
-                await self._lease.acquire()
+                await self._take_lease()
             self._start = 0 if self.reactor.from_beginning else self._log.position
             await while_held(self._lease, self._follow)
             self._resumed = False  # lost: the next taking reads the recorded position again
+
+    async def _take_lease(self) -> None:
+        """Take the lease at once when it is free: meanwhile the reactor is still starting, and a settled
+        clock move waits for it. Held elsewhere (or out of reach), stand by until it is taken."""
+        with contextlib.suppress(Exception):  # out of reach: `acquire` tries again
+            if await self._lease.try_acquire():
+                return
+        self.state = "standby"
+        self.moved()
+        await self._lease.acquire()
 
     async def _follow(self) -> None:
         while True:

@@ -22,6 +22,7 @@ from ..domain.bodies import changed
 from ..domain.errors import Invalid, Problems, Unknown
 from ..domain.events import events_of
 from ..domain.nouns import missing as missing_ids
+from ..domain.references import normal
 from ..eventlog import NO_STREAM, Decision, NewEvent, store
 from ..eventlog.connection import Connection
 from ..projections.sequences import next_id
@@ -55,7 +56,7 @@ def _settled(conn: Connection, resource: Resource, customer_id: int, current: di
         for name in resource.fixed & fields.keys():
             if fields.pop(name) != current.get(name):
                 problems.append((resource.wire_names.get(name, name), "This value cannot be changed."))
-    fields = references.normal(resource.refs, fields)
+    fields = normal(resource.refs, fields)
     try:
         fields = resource.fold(current, fields) if resource.fold is not None else fields
     except Invalid as exc:

@@ -12,7 +12,7 @@ from ..api.wire import read_json
 from ..clock import wire_time
 from ..collections import envelope, parse
 from ..documents import listing, reads
-from ..documents.conditions import Condition, both
+from ..documents.conditions import Condition, both, equals
 from ..domain import phone
 from ..domain.bodies import echoes
 from ..domain.dictionaries import resource_dictionaries
@@ -38,7 +38,7 @@ def _ids(request: web.Request) -> list[int]:
 
 def scoped(resource: Resource, request: web.Request, customer_id: int) -> Condition:
     """The rows a list may show: the caller's customer's, narrowed by a nested path if any."""
-    owned = listing.owned_having(customer_id)
+    owned = equals(customer_id=customer_id)
     return owned if resource.scope is None else both(owned, resource.scope(request, customer_id))
 
 

@@ -91,7 +91,7 @@ class Resource:
     fold: a change as it applies to the stored document (queue members keep their login state).
     effects: the events a change brings on other records (a number listed by one destination leaves another).
     drawn_from: the kinds of the records a derived read model (conversations) is drawn from, in order
-        (documents.derived): it is never exported nor imported, since those records make it again, and
+        (documents.DerivedTable): it is never exported nor imported, since those records make it again, and
         an export lists them in the order they made it, so an import gives its ids in the same order.
     computed: fields the server draws from the document and the clock at each create and change (a report
         schedule's `next_run_at`), so the answer and a GET after it show them.

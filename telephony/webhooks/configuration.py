@@ -54,7 +54,7 @@ def shown(document: dict[str, Any], secret: str | None = None) -> dict[str, Any]
 
 
 def named(conn: Connection, customer_id: int, name: str) -> dict[str, Any] | None:
-    found = reads.having(conn, KIND, customer_id, "name", name)
+    found = reads.every_document(conn, KIND, customer_id, name=name)
     return found[0] if found else None
 
 

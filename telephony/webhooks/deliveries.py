@@ -21,7 +21,8 @@ import msgspec
 
 from ..clock import wire_time
 from ..documents import reads
-from ..documents.projection import DocumentChange, Feed, patch, put
+from ..documents.changes import Patch, Put
+from ..documents.projection import DocumentChange, Feed
 from ..domain.errors import Unknown
 from ..domain.events import Event
 from ..domain.events.accounts import CustomerDeleted
@@ -147,11 +148,11 @@ STATUS = {"delivered": "delivered", "retry": "pending", "failed": "failed"}
 def documents(event: RecordedEvent) -> Iterable[DocumentChange]:
     match event.event:
         case DeliveryQueued() as queued_:
-            yield put(queued_.id, queued_.customer_id, document(queued_))
+            yield Put(queued_.id, queued_.customer_id, document(queued_))
         case DeliveryAttempted() as attempted:
             next_at = None if attempted.next_at is None else wire_time(attempted.next_at)
             history = msgspec.to_builtins(attempted.history)
-            yield patch(attempted.id, {"status": STATUS[attempted.outcome], "attempts": attempted.attempt,
+            yield Patch(attempted.id, {"status": STATUS[attempted.outcome], "attempts": attempted.attempt,
                                        "next_at": next_at, "history": history})  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from ..api.shapes import Shape
 from ..api.wire import read_json
 from ..collections import envelope, parse, properties
 from ..documents import listing, reads
+from ..documents.conditions import equals
 from ..domain.schemas import Delivery, Webhook
 from ..keys import PRINCIPAL, READER, SETTINGS, WEBHOOKS
 from .configuration import KIND, WebhookCreate, WebhookPatch, shown
@@ -60,7 +61,7 @@ async def _webhook(request: web.Request, customer_id: int) -> dict[str, Any]:
 
 async def list_webhooks(request: web.Request) -> web.Response:
     customer_id = _customer(request)
-    found = await listing.page(request.app[READER], KIND, listing.owned_having(customer_id),
+    found = await listing.page(request.app[READER], KIND, equals(customer_id=customer_id),
                                _query(request, WEBHOOK_PROPS))  # fmt: skip
     return collection([shown(document) for document in found.documents()], found.total)
 
@@ -105,7 +106,7 @@ async def webhook_deliveries(request: web.Request) -> web.Response:
     customer_id = _customer(request)
     webhook = await _webhook(request, customer_id)
     found = await listing.page(request.app[READER], "delivery",
-                               listing.owned_having(customer_id, webhook_id=webhook["id"]),
+                               equals(customer_id=customer_id, webhook_id=webhook["id"]),
                                _query(request, DELIVERY_PROPS))  # fmt: skip
     return raw_collection(envelope(found.joined, found.total))
 

@@ -276,7 +276,7 @@ class Sender:
             url = urls.displayed(webhook["url"])
             text = (f"The webhook {webhook['name']} ({url}) was disabled: every delivery to it failed "
                     f"since {webhook['failing_since']} UTC. Enable it again once its receiver answers.")  # fmt: skip
-            roots = reads.having(conn, "user", customer_id, "is_root", True)
+            roots = reads.every_document(conn, "user", customer_id, is_root=True)
             events += [self._mailer.message(user["email"], f"Webhook {webhook['name']} disabled", text)
                        for user in roots]  # fmt: skip
         return events

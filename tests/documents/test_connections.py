@@ -69,8 +69,7 @@ async def test_each_read_sees_the_latest_commit(database):
         writer.execute("INSERT INTO t VALUES (101, 'v101')")
         assert await reader.execute_fetchall("SELECT count(*) FROM t") == [(101,)]
         writer.execute("INSERT INTO t VALUES (102, 'v102')")
-        async with reader.execute("SELECT count(*) FROM t") as cursor:
-            assert await cursor.fetchall() == [(102,)]
+        assert [row async for row in reader.each("SELECT count(*) FROM t")] == [(102,)]
     finally:
         await reader.close()
         writer.close()

@@ -18,8 +18,9 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import listing
+from telephony.documents.conditions import equals
 from telephony.documents.names import documents_of
-from telephony.documents.sqlite import pages
+from telephony.documents.sqlite.sql import SQL
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.keys import READER
@@ -100,7 +101,7 @@ async def check(api: Api, caller: Caller, path: str, records: dict[int, dict], q
     assert ([r["id"] for r in body["data"]], body["total"]) == want, (params, body["total"])
     resource = BY_PATH[path.strip("/")]
     q = parse({k: str(v) for k, v in params.items()}, resource.props, default_limit=50, max_limit=5000)
-    found = await listing.page(api.app[READER], resource.kind, listing.owned_having(caller.customer_id), q)
+    found = await listing.page(api.app[READER], resource.kind, equals(customer_id=caller.customer_id), q)
     assert ([document["id"] for document in found.documents()], found.total) == want
 
 
@@ -225,8 +226,8 @@ async def test_lists_on_the_columns_are_read_from_an_index(api: Api, home: Calle
         params["filter"] = json.dumps([{"property": p, "operator": o, "value": v} for p, o, v in request_["filter"]])
     q = parse({**params, "limit": "2"}, CDRS.props, default_limit=50, max_limit=5000)
     reader = api.app[READER]
-    listed = listing.Listed(documents_of(CDRS.kind), listing.owned_having(home.customer_id), q, home.customer_id)
-    for sql, bound in [pages.statement(listed)]:
+    listed = listing.Listed(documents_of(CDRS.kind), equals(customer_id=home.customer_id), q, home.customer_id)
+    for sql, bound in [SQL.page(listed)]:
         plan = [row[3] for row in await reader.execute_fetchall(f"EXPLAIN QUERY PLAN {sql}", bound)]
         assert not [step for step in plan if step.startswith("SCAN doc_")], plan
         assert [step for step in plan if step.startswith("SEARCH doc_cdr USING COVERING INDEX")], plan

@@ -12,9 +12,10 @@ import random
 import pytest
 
 from telephony.clock import Clock
-from telephony.collections.fields import Kind
-from telephony.collections.filters import condition, parse
+from telephony.collections import Kind
+from telephony.collections.filters import parse
 from telephony.documents import DocumentTable, listing
+from telephony.documents.conditions import equals
 from telephony.documents.postgresql.reader import PgReader
 from telephony.documents.sqlite.reader import Reader
 from telephony.domain.events import Catalogue
@@ -76,10 +77,10 @@ async def walk(reader, customer: int, sort: str | None, descending: bool, filter
                ) -> list[tuple[int, list]]:  # fmt: skip
     """Every page of a customer's notes, 7 at a time, each after the last row of the one before."""
     pages, after, number = [], None, 1
-    where = condition(parse(json.dumps(filters or []), PROPS), PROPS)
+    where = parse(json.dumps(filters or []), PROPS)
     while True:
         q = listing.Query(number, 7, where, sort, descending, None)
-        found = await listing.page(reader, "note", listing.owned_having(customer), q, after=after, searched=("name",))
+        found = await listing.page(reader, "note", equals(customer_id=customer), q, after=after, searched=("name",))
         pages.append((found.total, found.documents()))
         if found.size < 7:
             return pages

@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from telephony.documents import DocumentTable
+from telephony.documents.changes import Patch, Put
 from telephony.documents.names import COLUMNS
-from telephony.documents.projection import patch, put
 from telephony.eventlog import store
 from telephony.eventlog.connection import SqliteConnection
 from telephony.wiring import read_models
@@ -24,12 +24,12 @@ def table_with(conn: sqlite3.Connection, **options) -> DocumentTable:
 def test_the_indexed_and_searched_properties_are_stored_and_the_others_read_from_the_body():
     conn = sqlite3.connect(":memory:", factory=SqliteConnection)
     table = table_with(conn, indexed=("calldate", ("type", "user_id")), searched=("src",))
-    assert table.rows.stored == ("calldate", "user_id", "type", "src")
+    assert table.store.stored == ("calldate", "user_id", "type", "src")
     stored = {row[1] for row in conn.execute("PRAGMA table_info(doc_note)")}
-    assert stored == {"id", "customer_id", "body", *table.rows.stored}
+    assert stored == {"id", "customer_id", "body", *table.store.stored}
     body = {"calldate": "2026-03-01 08:00:00", "type": "incoming", "user_id": True, "src": "+4420", "name": "Ann",
             "live_id": 2**70}  # fmt: skip
-    table._change(conn, [put(1, 7, body), patch(1, {"type": "outgoing", "name": ["A", "B"]})])
+    table._change(conn, [Put(1, 7, body), Patch(1, {"type": "outgoing", "name": ["A", "B"]})])
     columns = ", ".join(COLUMNS)
     extracted = ", ".join(f"json_extract(body, '$.{name}')" for name in COLUMNS)
     (row,) = conn.execute(f"SELECT {columns} FROM doc_note").fetchall()
@@ -57,7 +57,7 @@ def test_a_new_data_dirs_tables_are_made_whole_and_a_loaded_rebuilds_get_their_c
     loaded = DocumentTable("note", indexed=("calldate",))
     loaded.rebuilding = True
     loaded.create(conn)
-    loaded._change(conn, [put(1, 7, {"calldate": "2026-03-01 08:00:00"})])
+    loaded._change(conn, [Put(1, 7, {"calldate": "2026-03-01 08:00:00"})])
     loaded.settle(conn)
     assert len(changes) == len(COLUMNS) - 1  # a table holding rows gets its virtual columns after the load
     note = [row[1] for row in conn.execute("PRAGMA table_xinfo(doc_note)")]

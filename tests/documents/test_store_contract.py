@@ -25,7 +25,7 @@ from telephony.clock import Clock
 from telephony.collections import Kind, parse
 from telephony.collections.filters import OPERATORS
 from telephony.documents import DocumentTable, listing
-from telephony.documents.conditions import holds, ordered
+from telephony.documents.conditions import equals, holds, ordered
 from telephony.documents.postgresql.reader import PgReader
 from telephony.documents.sqlite.reader import Reader
 from telephony.domain.events import Catalogue, events_of
@@ -176,7 +176,7 @@ async def walk(reader: Any, resource: Any, params: dict[str, str], after_last: b
     while True:
         q = parse({**params, "page": str(number), "limit": str(LIMIT)}, resource.props, default_limit=50,
                   max_limit=5000)  # fmt: skip
-        found = await listing.page(reader, resource.kind, listing.owned_having(CUSTOMER), q, counted=CUSTOMER,
+        found = await listing.page(reader, resource.kind, equals(customer_id=CUSTOMER), q, counted=CUSTOMER,
                                    after=after if after_last else None, searched=resource.searched)  # fmt: skip
         pages.append((found.total, found.joined))
         if found.size < LIMIT:

@@ -20,10 +20,10 @@ import pytest
 
 from telephony.collections import parse
 from telephony.documents import DocumentTable, listing
-from telephony.documents.listing import Listed
+from telephony.documents.conditions import equals
+from telephony.documents.listing import SQL, Listed
 from telephony.documents.names import documents_of
-from telephony.documents.sqlite import pages
-from telephony.documents.stores import SQL
+from telephony.documents.sqlite.sql import SQL as SQLITE
 from telephony.domain.events import events_of
 from telephony.eventlog import NewEvent
 from telephony.eventlog.connection import SqliteConnection
@@ -75,7 +75,7 @@ async def scanned(api: Api, customer_id: int, params: dict[str, Any]) -> tuple[l
     """The page and total by the SQL path without the index (LIKE over every row of the customer), and
     the same from every matching id in order, cut in Python: the list engine's page and total equal it."""
     q = parse({k: str(v) for k, v in params.items()}, CDRS.props, default_limit=50, max_limit=5000)
-    found = await listing.page(api.app[READER], "cdr", listing.owned_having(customer_id), q)  # none searched
+    found = await listing.page(api.app[READER], "cdr", equals(customer_id=customer_id), q)  # none searched
     direction, table, reader = "DESC" if q.descending else "ASC", documents_of("cdr"), api.app[READER]
     sql = SQL[reader.dialect]
     order = (
@@ -132,8 +132,8 @@ async def test_like_from_the_index_equals_the_scan_while_records_change(api: Api
             assert ([r["id"] for r in body["data"]], body["total"]) == want, params
             assert all(r["id"] in records for r in body["data"])
             q = parse({k: str(v) for k, v in params.items()}, CDRS.props, default_limit=50, max_limit=5000)
-            listed = Listed(documents_of("cdr"), listing.owned_having(caller.customer_id), q, searched=CDRS.searched)
-            from_index += pages.indexed_like(q.where, listed)[0] is not None
+            listed = Listed(documents_of("cdr"), equals(customer_id=caller.customer_id), q, searched=CDRS.searched)
+            from_index += SQLITE.searched(listed)[0] is not None
     assert from_index > 12
     if not api.app[SETTINGS].eventlog.url:  # SQLite's full-text tables (PostgreSQL keeps a trigram index)
         assert await rebuilt_index_holds_what_the_live_one_holds(api, rng)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from telephony.audit import Chain, Problem, split, verify_projections
 from telephony.clock import Clock
 from telephony.documents import DocumentTable
-from telephony.documents.projection import patch, put
+from telephony.documents.changes import Patch, Put
 from telephony.domain.events import Catalogue, Event
 from telephony.domain.events.base import Upcaster
 from telephony.domain.events.resources import ResourceCreated
@@ -115,10 +115,10 @@ def call_billed(event: RecordedEvent):
     """A CDR made by a call event, dated by when the event was recorded, naming its stream."""
     billed = event.event
     assert isinstance(billed, CallBilled)
-    yield put(billed.call_id, billed.customer_id, {"id": billed.call_id, "calldate": event.recorded_at,
+    yield Put(billed.call_id, billed.customer_id, {"id": billed.call_id, "calldate": event.recorded_at,
                                                    "call": event.stream, "billsec": billed.billsec})  # fmt: skip
     if billed.billsec == 0:
-        yield patch(billed.call_id, {"disposition": "NO ANSWER"})
+        yield Patch(billed.call_id, {"disposition": "NO ANSWER"})
 
 
 async def test_a_document_table_fed_by_other_events_sees_their_envelope_live_and_on_replay(tmp_path):

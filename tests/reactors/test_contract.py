@@ -19,6 +19,7 @@ from telephony.eventlog import store as sqlite_store
 from telephony.eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from telephony.projections import Projections
 from telephony.reactors import tracking
+from telephony.reactors.leases import LocalLease
 from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
 
 from .kinds import ECHOED, HAPPENED, KINDS, THINGS, Echo, Outside, echoes, happened, happenings
@@ -274,6 +275,33 @@ async def test_a_serial_reactor_sees_each_reaction_committed_before_the_next_eve
     reactors = await running(runner)
     await settled(runner, log)
     assert reactor.echoed_before == [0, 1, 2, 3]
+    await reactors.stop()
+
+
+class SlowLease(LocalLease):
+    """A free lease whose taking takes a while (a database round trip under load)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.free = asyncio.Event()
+
+    async def try_acquire(self) -> bool:
+        await self.free.wait()
+        return await super().try_acquire()
+
+
+async def test_a_settled_move_waits_for_a_reactor_still_taking_its_free_lease(log, clock):
+    lease = SlowLease("echo")
+    runner = ReactorRunner(Echo(), log, clock, lease=lease)
+    reactors = await running(runner)
+    await log.append([happened(0)])
+    waiting = asyncio.ensure_future(reactors.settled(lambda: log.position))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not waiting.done() and runner.state == "starting"  # not standing by: nobody else holds it
+    lease.free.set()
+    await asyncio.wait_for(waiting, SOON)
+    assert await echoes(log) == [0]
     await reactors.stop()
 
 

@@ -1,23 +1,15 @@
-"""The read side for GET handlers: short queries at once, long ones on aiosqlite's thread.
-
-Most reads are index lookups of tens of microseconds, less than a trip to a thread and back. So a
-query first runs on the event loop's own read-only connection under a budget of SQLite steps; one
-that goes past it is interrupted and run again on aiosqlite's thread, so a long scan never holds
-up other requests. Each statement reads the latest commit (no read transaction held between). Both
-know `unicode_lower(text)`, any alphabet's lower case (SQLite's `lower` and `LIKE` fold ASCII only:
-`sql`). A page is read in one statement (`pages`)."""
+"""The read side for GET handlers on SQLite (a `listing.ReadStore`): short queries at once, long ones on
+aiosqlite's thread."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
-from ..listing import Listed, Page
-from . import pages
 from .sql import UNICODE_LOWER
 
 STEPS_PER_CHECK = 1000
@@ -30,7 +22,10 @@ def _lower(value: Any) -> Any:
 
 
 class Reader:
-    """The `ReadStore` of a data dir's SQLite database."""
+    """Most reads are index lookups of tens of microseconds, less than a trip to a thread: a query first
+    runs on the loop's own read-only connection under a budget of SQLite steps, and one that goes past it
+    is run again on aiosqlite's thread, so a long scan never holds up other requests. No read transaction
+    is held between statements; both connections know `unicode_lower` (SQLite folds ASCII only: `sql`)."""
 
     dialect = "sqlite"
 
@@ -68,13 +63,11 @@ class Reader:
                     raise
         return list(await self._threaded.execute_fetchall(sql, tuple(parameters)))
 
-    async def page(self, listed: Listed) -> Page | None:
-        sql, params = pages.statement(listed)
-        return pages.page_of((await self.execute_fetchall(sql, params))[0], listed)
-
-    def execute(self, sql: str, parameters: Iterable[Any] = ()) -> Any:
-        """A cursor on the thread, for reads that stream their rows (`async with reader.execute(...)`)."""
-        return self._threaded.execute(sql, tuple(parameters))
+    async def each(self, sql: str, parameters: Iterable[Any] = ()) -> AsyncIterator[Any]:
+        """The rows of a query, streamed from the thread."""
+        async with self._threaded.execute(sql, tuple(parameters)) as cursor:
+            async for row in cursor:
+                yield row
 
     async def close(self) -> None:
         self._inline.close()

@@ -1,12 +1,5 @@
-"""Substring search of text properties from an index: FTS5 `trigram` tables.
-
-A document table names the text properties clients search with `like` (CDRs: `src`, `dst`); it keeps
-each in a contentless FTS5 table of its own whose rowid is the document's id, in the documents'
-transaction (one per property: a trigram common in one costs nothing to a search of another). `like`
-of three or more ASCII characters without wildcards is a phrase of trigrams the index answers
-(`match`), meaning what the SQL path means: it folds ASCII case as LIKE does, and indexes every other
-character as one no such pattern holds. Any other `like` is read by SQL.
-"""
+"""Substring search of a document table's text properties on SQLite: a contentless FTS5 `trigram` table
+per searched property (a trigram common in one costs nothing to a search of another)."""
 
 from __future__ import annotations
 
@@ -28,20 +21,11 @@ FOREIGN = "\xff"
 
 
 def searchable(value: Any) -> str | None:
-    """The text a value is indexed as: the SQL path's `CAST(value AS TEXT)` with non-ASCII characters
-    made `FOREIGN`; None for a null (never matched) or a value that is not text (searched properties
-    are text)."""
+    """The text a value is indexed as: the SQL path's `CAST(value AS TEXT)` with non-ASCII characters made
+    `FOREIGN`; None for a null (never matched) or a value that is not text (searched properties are)."""
     if isinstance(value, str):
         return value if value.isascii() else "".join(c if c.isascii() else FOREIGN for c in value)
     return str(int(value)) if isinstance(value, int) else None  # a bool as 1 or 0
-
-
-def phrase(pattern: str) -> str | None:
-    """The FTS5 phrase that finds `like` `pattern` when the index can (see module); None otherwise."""
-    text = pattern[1:-1] if pattern.startswith("%") and pattern.endswith("%") else ""
-    if len(text) < 3 or not text.isascii() or "%" in text or "_" in text:
-        return None
-    return '"' + text.replace('"', '""') + '"'
 
 
 class Match(msgspec.Struct, frozen=True):
@@ -57,13 +41,18 @@ class Match(msgspec.Struct, frozen=True):
 
 
 def match(table: str, prop: str, pattern: str) -> Match | None:
-    """`prop like pattern` on the documents of `table`, when its search index answers it."""
-    found = phrase(pattern)
-    return None if found is None else Match(search_of(table, prop), found)
+    """`prop like pattern` on the documents of `table`, when its search index answers it: a substring of
+    three or more ASCII characters without wildcards is a phrase of trigrams, which means what the SQL
+    path means (ASCII case folded as LIKE folds it; no ASCII pattern holds a `FOREIGN` character)."""
+    text = pattern[1:-1] if pattern.startswith("%") and pattern.endswith("%") else ""
+    if len(text) < 3 or not text.isascii() or "%" in text or "_" in text:
+        return None
+    return Match(search_of(table, prop), '"' + text.replace('"', '""') + '"')
 
 
 class SearchIndex:
-    """The FTS5 tables of one kind's searched properties, kept by its document table."""
+    """The FTS5 tables of one kind's searched properties, each row's rowid its document's id, kept in the
+    documents' transaction and filled once after a rebuild."""
 
     def __init__(self, kind: str, props: Sequence[str]) -> None:
         self.props = tuple(props)
@@ -92,27 +81,20 @@ class SearchIndex:
         for n, delete in enumerate(self._remove, start=1):
             conn.executemany(delete, [(row[0], text) for row in rows if (text := searchable(row[n])) is not None])
 
-    def remove_all(self, conn: Connection) -> None:
+    def command(self, conn: Connection, command: str, value: Any = None) -> None:
+        """An FTS5 command to each table: `delete-all`; `optimize` (each index in one segment, read as one
+        b-tree: a fifth off a search after a rebuild); `hashsize` (`value`, in bytes)."""
         for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'delete-all\')')
-
-    def optimize(self, conn: Connection) -> None:
-        """Merge each index into one segment, read as one b-tree: a fifth off a search after a rebuild."""
-        for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}") VALUES (\'optimize\')')
+            conn.execute(f'INSERT INTO "{table}" ("{table}", rank) VALUES (?, ?)', (command, value))
 
     def fill(self, conn: SqliteConnection, documents: str) -> None:
         """Index every row of the document table `documents` (after a rebuild) by one statement per property."""
         conn.create_function("searchable", 1, searchable, deterministic=True)
-        self._hash_bytes(conn, FILL_HASH_BYTES)
+        self.command(conn, "hashsize", FILL_HASH_BYTES)
         try:
             for prop, table in zip(self.props, self.tables, strict=True):
                 text = f"iif(typeof({prop}) = 'text' AND NOT {prop} GLOB ?, {prop}, searchable({prop}))"
                 conn.execute(f'INSERT INTO "{table}" (rowid, text) SELECT id, {text} FROM "{documents}" '
                              f"WHERE typeof({prop}) IN ('text', 'integer')", (NOT_ASCII,))  # fmt: skip
         finally:
-            self._hash_bytes(conn, DEFAULT_HASH_BYTES)
-
-    def _hash_bytes(self, conn: Connection, size: int) -> None:
-        for table in self.tables:
-            conn.execute(f'INSERT INTO "{table}" ("{table}", rank) VALUES (\'hashsize\', ?)', (size,))
+            self.command(conn, "hashsize", DEFAULT_HASH_BYTES)

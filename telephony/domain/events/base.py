@@ -16,6 +16,7 @@ stream must be at (optimistic concurrency).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
@@ -66,6 +67,7 @@ def data_of(event: Event) -> dict[str, Any]:
     return data
 
 
+@functools.cache  # a pure function of a few dozen sets, asked on every commit
 def tags_of(classes: frozenset[type[Event]] | None) -> frozenset[str] | None:
     """The stored types of event classes (None stays None: every type)."""
     return None if classes is None else frozenset(tag_of(cls) for cls in classes)
