@@ -150,11 +150,13 @@ class ReactorRunner:
             self._resumed = False  # lost: the next taking reads the recorded position again
 
     async def _take_lease(self) -> None:
-        """Take the lease at once when it is free: meanwhile the reactor is still starting, and a settled
-        clock move waits for it. Held elsewhere (or out of reach), stand by until it is taken."""
-        with contextlib.suppress(Exception):  # out of reach: `acquire` tries again
-            if await self._lease.try_acquire():
-                return
+        """At start, take the lease at once when it is free: meanwhile the reactor is still starting, and
+        a settled clock move waits for it. Held elsewhere (or out of reach), or lost (another process
+        takes it over), stand by until it is taken."""
+        if self.state == "starting":
+            with contextlib.suppress(Exception):  # out of reach: `acquire` tries again
+                if await self._lease.try_acquire():
+                    return
         self.state = "standby"
         self.moved()
         await self._lease.acquire()
