@@ -29,7 +29,8 @@ from telephony.clock import Clock
 from telephony.domain.events import EVENTS, Event
 from telephony.eventlog import LOG_FILE, EventLog, NewEvent, RecordedEvent
 from telephony.projections import Projections
-from telephony.reactors.reactor import Reaction, Reactor, ReactorRunner, Reactors
+from telephony.reactors.reactor import Reaction, Reactor, ReactorRunner
+from telephony.reactors.running import Reactors
 from telephony.reactors.scheduler import Scheduler
 
 START = 1_800_000_000.0

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .openapi import Document
     from .projections.memory import MemoryProjections
     from .reactors.leases import Duties
-    from .reactors.reactor import Reactors
+    from .reactors.running import Reactors
     from .reactors.scheduler import Scheduler
     from .reactors.shared_clock import SharedClock
     from .reports import ReportRuns

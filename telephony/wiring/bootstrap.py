@@ -80,7 +80,8 @@ from ..projections import snapshots
 from ..projections.clock import ClockOffset
 from ..projections.memory import MemoryProjections
 from ..reactors.leases import Duties
-from ..reactors.reactor import Reactor, runners
+from ..reactors.reactor import Reactor
+from ..reactors.running import runners
 from ..reactors.scheduler import Scheduler, Source, Timers
 from ..reactors.shared_clock import SharedClock
 from . import read_models

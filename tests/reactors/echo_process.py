@@ -12,7 +12,8 @@ from pathlib import Path
 from telephony.clock import Clock
 from telephony.eventlog import EventLog
 from telephony.projections import Projections
-from telephony.reactors.reactor import ReactorRunner, Reactors
+from telephony.reactors.reactor import ReactorRunner
+from telephony.reactors.running import Reactors
 from tests.reactors.kinds import THINGS, Echo, happened
 
 

@@ -20,7 +20,8 @@ from telephony.eventlog.hashing import GENESIS, canonical_bytes, chain_hash
 from telephony.projections import Projections
 from telephony.reactors import tracking
 from telephony.reactors.leases import LocalLease
-from telephony.reactors.reactor import Backoff, ReactorRunner, Reactors
+from telephony.reactors.reactor import Backoff, ReactorRunner
+from telephony.reactors.running import Reactors
 
 from .kinds import ECHOED, HAPPENED, KINDS, THINGS, Echo, Outside, echoes, happened, happenings
 

@@ -17,7 +17,7 @@ from telephony.eventlog.pg_notices import Notices
 from telephony.projections import Projections
 from telephony.projections.clock import clock_moved
 from telephony.reactors.leases import Duties
-from telephony.reactors.reactor import runners
+from telephony.reactors.running import runners
 from telephony.reactors.scheduler import Scheduler
 from telephony.reactors.shared_clock import SharedClock
 
